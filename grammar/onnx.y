@@ -1,0 +1,393 @@
+/* lemon grammar of the ONNX textual syntax. Actions are one-liners that call the
+ * builders in src/build.c, which construct the protobuf-c structs directly.
+ *
+ * Lists: items are pushed on the parser's scratch stack as they are reduced; a list's
+ * value is the stack mark where it started, and the rule that closes the list hands the
+ * mark to a builder, which moves the items into one exactly-sized arena array. */
+
+%name ox_lemon
+%token_prefix TK_
+%token_type {ox_tok}
+%extra_context {ox_parser *P}
+%start_symbol start
+%stack_size 1200
+
+%include {
+#include <assert.h>
+#include "build.h"
+/* The first error ends the parse: builders and ox_syntax_error never return. */
+#define YYNOERRORRECOVERY 1
+}
+
+%syntax_error { ox_syntax_error(P, yymajor, &yyminor); }
+%stack_overflow { ox_fail_depth(P); }
+
+/* Token order is fixed here so that codes are stable; ENTRY_* select the entry point. */
+%token ENTRY_MODEL ENTRY_GRAPH ENTRY_FUNCTION ENTRY_NODE ENTRY_NODES ENTRY_TYPE ENTRY_TENSOR
+       ENTRY_ATTRIBUTE ENTRY_VALUE_INFO.
+%token LT GT LPAREN RPAREN LBRACKET RBRACKET LBRACE RBRACE COMMA COLON EQ ARROW DOT AT QUESTION.
+%token ID STRING INT FLOAT FLOATWORD ANNOT.
+%token ELEMTYPE SEQ MAP OPTIONAL SPARSE_TENSOR OPAQUE.
+%token IR_VERSION OPSET_IMPORT PRODUCER_NAME PRODUCER_VERSION DOMAIN MODEL_VERSION DOC_STRING
+       METADATA_PROPS OVERLOAD.
+
+/* No reserved words: a keyword with no meaning in the current state is an identifier. */
+%fallback ID ELEMTYPE SEQ MAP OPTIONAL SPARSE_TENSOR OPAQUE FLOATWORD
+             IR_VERSION OPSET_IMPORT PRODUCER_NAME PRODUCER_VERSION DOMAIN MODEL_VERSION
+             DOC_STRING METADATA_PROPS OVERLOAD.
+
+%type model {Onnx__ModelProto *}
+%type mgraph {Onnx__ModelProto *}
+%type mhead {ox_mhead}
+%type mh_open {ox_mhead}
+%type mh_sep {ox_mhead}
+%type mh_items {ox_mhead}
+%type functions {size_t}
+%type opsets {size_t}
+%type opset_items {size_t}
+%type opset {Onnx__OperatorSetIdProto *}
+%type props {size_t}
+%type kvs {size_t}
+%type kv {Onnx__StringStringEntryProto *}
+%type graph {Onnx__GraphProto *}
+%type gbody {Onnx__GraphProto *}
+%type gvi {Onnx__GraphProto *}
+%type gout {Onnx__GraphProto *}
+%type gin {Onnx__GraphProto *}
+%type gname {Onnx__GraphProto *}
+%type ginputs {size_t}
+%type ginput {size_t}
+%type ginits {size_t}
+%type ginit {size_t}
+%type in_init {Onnx__TensorProto *}
+%type vi_init {Onnx__TensorProto *}
+%type vis {size_t}
+%type avi {size_t}
+%type vi {Onnx__ValueInfoProto *}
+%type type {ox_type}
+%type tbare {ox_type}
+%type tnb {ox_type}
+%type dotted {char *}
+%type dims {size_t}
+%type tensor {ox_value}
+%type atnamed {ox_value}
+%type atbrace {ox_value}
+%type atext {ox_value}
+%type attr {Onnx__AttributeProto *}
+%type attr_body {Onnx__AttributeProto *}
+%type ahead {Onnx__AttributeProto *}
+%type alist {ox_alist}
+%type aval {ox_value}
+%type attrs {size_t}
+%type attr_items {size_t}
+%type nodes {size_t}
+%type node {Onnx__NodeProto *}
+%type nbody {Onnx__NodeProto *}
+%type nin {Onnx__NodeProto *}
+%type nattr {Onnx__NodeProto *}
+%type nop {Onnx__NodeProto *}
+%type nopname {Onnx__NodeProto *}
+%type nstart {Onnx__NodeProto *}
+%type ids {size_t}
+%type ids_open {size_t}
+%type ids_name {size_t}
+%type function {Onnx__FunctionProto *}
+%type fbody {Onnx__FunctionProto *}
+%type fvi {Onnx__FunctionProto *}
+%type fout {Onnx__FunctionProto *}
+%type fin {Onnx__FunctionProto *}
+%type fattrs {Onnx__FunctionProto *}
+%type fname {Onnx__FunctionProto *}
+%type fh_open {Onnx__FunctionProto *}
+%type fh_sep {Onnx__FunctionProto *}
+%type fh_items {Onnx__FunctionProto *}
+%type fattr_items {size_t}
+%type fattr {size_t}
+%type fio {size_t}
+%type ann {size_t}
+%type anns {size_t}
+
+/* ---- entry points -------------------------------------------------------------- */
+
+start ::= ENTRY_MODEL model(M).                    { P->result = M; }
+start ::= ENTRY_GRAPH graph(G).                    { P->result = G; }
+start ::= ENTRY_FUNCTION function(F).              { P->result = F; }
+start ::= ENTRY_NODE node(N).                      { P->result = N; }
+start ::= ENTRY_NODES nodes(L).                    { P->result = ox_node_list(P, L); }
+start ::= ENTRY_NODES LBRACE nodes(L) RBRACE.      { P->result = ox_node_list(P, L); }
+start ::= ENTRY_TYPE type(T).                      { P->result = T.tp; }
+start ::= ENTRY_TENSOR tensor(T).                  { P->result = T.msg; }
+start ::= ENTRY_TENSOR type(T).                    { P->result = ox_tensor_begin(P, &T, NULL).msg; }
+start ::= ENTRY_ATTRIBUTE attr(A).                 { P->result = A; }
+start ::= ENTRY_VALUE_INFO ann(A) vi(V).           { ox_annotate_value_info(P, V, NULL, A); P->result = V; }
+
+/* ---- model --------------------------------------------------------------------- */
+
+model(M) ::= mgraph(M).
+model(M) ::= mgraph(M) functions(L).               { ox_model_functions(P, M, L); }
+functions(L) ::= function(F).                      { L = ox_push(P, F); }
+functions(L) ::= functions(L) function(F).         { ox_push(P, F); }
+
+/* Annotations before the header belong to the model, those after it to the graph. */
+mgraph(M) ::= mhead(H) gbody(G).                   { M = ox_model_graph(P, &H, G); }
+mhead(H) ::= ann(A).                               { H = ox_model_new(P, A, false); }
+mhead(H) ::= mh_items(H) GT ann(A).                { H.graph_ann = A; }
+mh_open(H) ::= ann(A) LT.                          { H = ox_model_new(P, A, true); }
+mh_sep(H) ::= mh_open(H).
+mh_sep(H) ::= mh_items(H) COMMA.
+mh_items(H) ::= mh_sep(H) IR_VERSION COLON INT(V).          { ox_model_int(P, &H, TK_IR_VERSION, V); }
+mh_items(H) ::= mh_sep(H) MODEL_VERSION COLON INT(V).       { ox_model_int(P, &H, TK_MODEL_VERSION, V); }
+mh_items(H) ::= mh_sep(H) PRODUCER_NAME COLON STRING(V).    { ox_model_str(P, &H, TK_PRODUCER_NAME, V); }
+mh_items(H) ::= mh_sep(H) PRODUCER_VERSION COLON STRING(V). { ox_model_str(P, &H, TK_PRODUCER_VERSION, V); }
+mh_items(H) ::= mh_sep(H) DOMAIN COLON STRING(V).           { ox_model_str(P, &H, TK_DOMAIN, V); }
+mh_items(H) ::= mh_sep(H) DOC_STRING COLON STRING(V).       { ox_model_str(P, &H, TK_DOC_STRING, V); }
+mh_items(H) ::= mh_sep(H) OPSET_IMPORT COLON opsets(L).        { ox_model_opsets(P, &H, L); }
+mh_items(H) ::= mh_sep(H) METADATA_PROPS COLON props(L).       { ox_model_props(P, &H, L); }
+
+opsets(L) ::= LBRACKET RBRACKET.                   { L = ox_mark(P); }
+opsets(L) ::= opset_items(L) RBRACKET.
+opset_items(L) ::= LBRACKET opset(O).              { L = ox_push(P, O); }
+opset_items(L) ::= opset_items(L) COMMA opset(O).  { ox_push(P, O); }
+opset(O) ::= STRING(D) COLON INT(V).               { O = ox_opset(P, D, V); }
+
+props(L) ::= LBRACKET RBRACKET.                    { L = ox_mark(P); }
+props(L) ::= LBRACKET kvs(K) RBRACKET.             { L = K; }
+kvs(L) ::= kv(E).                                  { L = ox_push(P, E); }
+kvs(L) ::= kvs(L) COMMA kv(E).                     { ox_push(P, E); }
+kv(E) ::= STRING(K) COLON STRING(V).               { E = ox_entry(P, K, V); }
+
+/* ---- graph --------------------------------------------------------------------- */
+
+graph(G) ::= ann(A) gbody(B).                      { G = B; ox_annotate_graph(P, G, A); }
+gbody(G) ::= gvi(G) LBRACE nodes(L) RBRACE.        { ox_graph_nodes(P, G, L); }
+gvi(G) ::= gout(G).
+gvi(G) ::= gout(G) LT GT.
+gvi(G) ::= gout(G) LT ginits(L) GT.                { ox_graph_value_infos(P, G, L); }
+gout(G) ::= gin(G) ARROW LPAREN RPAREN.
+gout(G) ::= gin(G) ARROW LPAREN vis(L) RPAREN.     { ox_graph_outputs(P, G, L); }
+gin(G) ::= gname(G).
+gin(G) ::= gname(G) LPAREN RPAREN.
+gin(G) ::= gname(G) LPAREN ginputs(L) RPAREN.      { ox_graph_inputs(P, G, L); }
+gname(G) ::= ID(N).                                { G = ox_graph_new(P, N); }
+gname(G) ::= STRING(N).                            { G = ox_graph_new(P, N); }
+
+/* Graph inputs push (value info, initializer or NULL); the '<...>' list pushes
+ * (value info, NULL) or (NULL, initializer). */
+ginputs(L) ::= ginput(L).
+ginputs(L) ::= ginputs(L) COMMA ginput.
+ginput(M) ::= ann(A) vi(V).                        { ox_annotate_value_info(P, V, NULL, A); M = ox_push_pair(P, V, NULL); }
+ginput(M) ::= ann(A) in_init(T) tdata.             { M = P->top - 2; ox_annotate_value_info(P, P->stack[M].p, T, A); }
+in_init(T) ::= vi(V) EQ(E).                        { T = ox_init_begin(P, V, E); ox_push_pair(P, V, T); }
+
+ginits(L) ::= ginit(L).
+ginits(L) ::= ginits(L) COMMA ginit.
+ginit(M) ::= ann(A) vi(V).                         { ox_annotate_value_info(P, V, NULL, A); M = ox_push_pair(P, V, NULL); }
+ginit(M) ::= ann(A) vi_init(T) tdata.              { ox_annotate_value_info(P, NULL, T, A); M = P->top - 2; }
+vi_init(T) ::= vi(V) EQ(E).                        { T = ox_init_begin(P, V, E); ox_push_pair(P, NULL, T); }
+
+vis(L) ::= avi(L).
+vis(L) ::= vis(L) COMMA avi.
+avi(M) ::= ann(A) vi(V).                           { ox_annotate_value_info(P, V, NULL, A); M = ox_push(P, V); }
+
+vi(V) ::= ID(N).                                   { V = ox_value_info(P, NULL, N); }
+vi(V) ::= STRING(N).                               { V = ox_value_info(P, NULL, N); }
+vi(V) ::= type(T) ID(N).                           { V = ox_value_info(P, &T, N); }
+vi(V) ::= type(T) STRING(N).                       { V = ox_value_info(P, &T, N); }
+
+/* ---- types ---------------------------------------------------------------------- */
+
+/* A bare element type (rank 0) is kept apart from the others so that, in attribute
+ * values, '[' after it can only open its dimensions, never external data. */
+type(T) ::= tbare(T).
+type(T) ::= tnb(T).
+tbare(T) ::= ELEMTYPE(E).                                   { T = ox_tensor_type(P, E, OX_RANK0, 0, false); }
+tnb(T) ::= ELEMTYPE(E) LBRACKET RBRACKET.                    { T = ox_tensor_type(P, E, OX_RANK_UNKNOWN, 0, false); }
+tnb(T) ::= ELEMTYPE(E) LBRACKET dims(D) RBRACKET.            { T = ox_tensor_type(P, E, OX_RANK_DIMS, D, false); }
+tnb(T) ::= SEQ(K) LPAREN type(E) RPAREN.                     { T = ox_wrap_type(P, TK_SEQ, K, E); }
+tnb(T) ::= OPTIONAL(K) LPAREN type(E) RPAREN.                { T = ox_wrap_type(P, TK_OPTIONAL, K, E); }
+tnb(T) ::= MAP(K) LPAREN ELEMTYPE(E) COMMA type(V) RPAREN.   { T = ox_map_type(P, K, E, V); }
+tnb(T) ::= SPARSE_TENSOR LPAREN ELEMTYPE(E) RPAREN.          { T = ox_tensor_type(P, E, OX_RANK0, 0, true); }
+tnb(T) ::= SPARSE_TENSOR LPAREN ELEMTYPE(E) LBRACKET RBRACKET RPAREN.
+                                                             { T = ox_tensor_type(P, E, OX_RANK_UNKNOWN, 0, true); }
+tnb(T) ::= SPARSE_TENSOR LPAREN ELEMTYPE(E) LBRACKET dims(D) RBRACKET RPAREN.
+                                                             { T = ox_tensor_type(P, E, OX_RANK_DIMS, D, true); }
+tnb(T) ::= OPAQUE(K) LPAREN RPAREN.                          { T = ox_opaque_type(P, K, NULL, NULL); }
+tnb(T) ::= OPAQUE(K) LPAREN dotted(N) RPAREN.                { T = ox_opaque_type(P, K, NULL, N); }
+tnb(T) ::= OPAQUE(K) LPAREN dotted(D) COMMA ID(N) RPAREN.    { T = ox_opaque_type(P, K, D, ox_name(P, N)); }
+dotted(A) ::= ID(N).                                         { A = ox_name(P, N); }
+dotted(A) ::= dotted(A) DOT ID(N).                           { A = ox_dotted(P, A, N); }
+
+dims(L) ::= dim.                                   { L = P->top - 1; }
+dims(L) ::= dims(L) COMMA dim.
+dim ::= QUESTION.                                  { ox_dim_push(P, NULL); }
+dim ::= ID(X).                                     { ox_dim_push(P, &X); }
+dim ::= STRING(X).                                 { ox_dim_push(P, &X); }
+dim ::= INT(X).                                    { ox_dim_push(P, &X); }
+
+/* ---- tensor constants ------------------------------------------------------------ */
+
+tdata ::= .
+tdata ::= tdopen tbody.
+tdata ::= LBRACKET kvs(L) RBRACKET.                { ox_tdata_external(P, L); }
+tdopen ::= LBRACE(B).                              { ox_tdata_open(P, B); }
+tbody ::= RBRACE(B).                               { ox_tdata_close(P, B); }
+tbody ::= tvals RBRACE(B).                         { ox_tdata_close(P, B); }
+tvals ::= tlit.
+tvals ::= tvals COMMA tlit.
+tlit ::= INT(X).                                   { ox_tdata_value(P, TK_INT, X); }
+tlit ::= FLOAT(X).                                 { ox_tdata_value(P, TK_FLOAT, X); }
+tlit ::= FLOATWORD(X).                             { ox_tdata_value(P, TK_FLOAT, X); }
+tlit ::= STRING(X).                                { ox_tdata_value(P, TK_STRING, X); }
+
+tensor(T) ::= atnamed(T) tdata.
+tensor(T) ::= atbrace(T) tbody.
+tensor(T) ::= atext(T) kvs(L) RBRACKET.            { ox_tdata_external(P, L); }
+atnamed(T) ::= type(Y) ID(N).                      { T = ox_tensor_begin(P, &Y, &N); }
+atnamed(T) ::= type(Y) STRING(N).                  { T = ox_tensor_begin(P, &Y, &N); }
+atnamed(T) ::= type(Y) ID(N) EQ.                   { T = ox_tensor_begin(P, &Y, &N); }
+atnamed(T) ::= type(Y) STRING(N) EQ.               { T = ox_tensor_begin(P, &Y, &N); }
+atnamed(T) ::= type(Y) EQ.                         { T = ox_tensor_begin(P, &Y, NULL); }
+atbrace(T) ::= type(Y) LBRACE(B).                  { T = ox_tensor_begin(P, &Y, NULL); ox_tdata_open(P, B); }
+atext(T) ::= tnb(Y) LBRACKET.                      { T = ox_tensor_begin(P, &Y, NULL); }
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+attr(A) ::= ann(N) attr_body(B).                   { A = B; ox_annotate_attr(P, A, N); }
+attr_body(A) ::= ahead(A) aval(V).                 { ox_attr_single(P, A, &V); }
+attr_body(A) ::= ahead(A) LBRACKET RBRACKET(B).    { ox_attr_empty_list(P, A, B); }
+attr_body(A) ::= alist(L) RBRACKET.                { A = ox_attr_list_end(P, &L); }
+alist(L) ::= ahead(A) LBRACKET aval(V).            { L = ox_attr_list_begin(P, A); ox_attr_list_add(P, &L, &V); }
+alist(L) ::= alist(L) COMMA aval(V).               { ox_attr_list_add(P, &L, &V); }
+ahead(A) ::= ID(N) EQ.                             { A = ox_attr_new(P, N, NULL); }
+ahead(A) ::= STRING(N) EQ.                         { A = ox_attr_new(P, N, NULL); }
+ahead(A) ::= ID(N) COLON ID(T) EQ.                 { A = ox_attr_new(P, N, &T); }
+ahead(A) ::= STRING(N) COLON ID(T) EQ.             { A = ox_attr_new(P, N, &T); }
+
+aval(V) ::= INT(X).                                { V = ox_literal(TK_INT, X); }
+aval(V) ::= FLOAT(X).                              { V = ox_literal(TK_FLOAT, X); }
+aval(V) ::= FLOATWORD(X).                          { V = ox_literal(TK_FLOAT, X); }
+aval(V) ::= STRING(X).                             { V = ox_literal(TK_STRING, X); }
+aval(V) ::= AT(K) ID(N).                           { V = ox_ref(P, K, N); }
+aval(V) ::= AT(K) STRING(N).                       { V = ox_ref(P, K, N); }
+aval(V) ::= type(T).                               { V = ox_type_value(T); }
+aval(V) ::= tensor(T).                             { V = T; }
+aval(V) ::= gbody(G).                              { V = ox_graph_value(G); }
+aval(V) ::= anns(A) gbody(G).                      { ox_annotate_graph(P, G, A); V = ox_graph_value(G); }
+
+attrs(L) ::= LT attr_items(K) GT.                  { L = K; }
+attr_items(L) ::= attr(A).                         { L = ox_push(P, A); }
+attr_items(L) ::= attr_items(L) COMMA attr(A).     { ox_push(P, A); }
+
+/* ---- nodes ------------------------------------------------------------------------- */
+
+nodes(L) ::= .                                     { L = ox_mark(P); }
+nodes(L) ::= nodes(L) node(N).                     { ox_push(P, N); }
+node(N) ::= ann(A) nbody(B).                       { N = B; ox_annotate_node(P, N, A); }
+nbody(N) ::= nin(N).
+nbody(N) ::= nin(N) attrs(L).                      { ox_node_attrs(P, N, L); }
+nbody(N) ::= nattr(N) LPAREN ids(L) RPAREN.        { ox_node_inputs(P, N, L); }
+nin(N) ::= nop(N) LPAREN ids(L) RPAREN.            { ox_node_inputs(P, N, L); }
+nattr(N) ::= nop(N) attrs(L).                      { ox_node_attrs(P, N, L); }
+nop(N) ::= nopname(N).
+nop(N) ::= nopname(N) COLON ID(O).                 { ox_node_overload(P, N, O); }
+nopname(N) ::= nstart(N).
+nopname(N) ::= nstart(N) ID(X).                    { ox_node_op(P, N, X); }
+nopname(N) ::= nopname(N) DOT ID(X).               { ox_node_op_dot(P, N, X); }
+nstart(N) ::= ids(L) EQ.                           { N = ox_node_new(P, NULL, L); }
+nstart(N) ::= LBRACKET(B) RBRACKET ids(L) EQ.      { B.n = 0; N = ox_node_new(P, &B, L); }
+nstart(N) ::= LBRACKET ID(B) RBRACKET ids(L) EQ.   { N = ox_node_new(P, &B, L); }
+nstart(N) ::= LBRACKET STRING(B) RBRACKET ids(L) EQ. { N = ox_node_new(P, &B, L); }
+
+/* Id-lists keep an empty element before every comma and drop an empty last element:
+ * "(,x)" is ["", "x"], "(x,)" is ["x"], "(x,,)" is ["x", ""]. */
+ids(L) ::= ids_open(L).
+ids(L) ::= ids_name(L).
+ids_open(L) ::= .                                  { L = ox_mark(P); }
+ids_open(L) ::= ids_open(L) COMMA.                 { ox_id_push(P, NULL); }
+ids_open(L) ::= ids_name(L) COMMA.
+ids_name(L) ::= ids_open(L) ID(X).                 { ox_id_push(P, &X); }
+ids_name(L) ::= ids_open(L) STRING(X).             { ox_id_push(P, &X); }
+
+/* ---- functions --------------------------------------------------------------------- */
+
+function(F) ::= ann(A) fbody(B).                   { F = B; ox_annotate_function(P, F, A); }
+fbody(F) ::= fvi(F) LBRACE nodes(L) RBRACE.        { ox_function_nodes(P, F, L); }
+fvi(F) ::= fout(F).
+fvi(F) ::= fout(F) LT GT.
+fvi(F) ::= fout(F) LT vis(L) GT.                   { ox_function_value_infos(P, F, L); }
+fout(F) ::= fin(F) ARROW LPAREN fio(L) RPAREN.     { ox_function_io(P, F, L, true); }
+fin(F) ::= fattrs(F) LPAREN fio(L) RPAREN.         { ox_function_io(P, F, L, false); }
+fio(L) ::= .                                       { L = ox_mark(P); }
+fio(L) ::= vis(L).
+fattrs(F) ::= fname(F).
+fattrs(F) ::= fname(F) LT fattr_items(L) GT.       { ox_function_attrs(P, F, L); }
+fattr_items(L) ::= fattr(L).
+fattr_items(L) ::= fattr_items(L) COMMA fattr.
+fattr(M) ::= ann(A) ID(X).                         { ox_annotate_attr(P, NULL, A); M = ox_push_pair(P, ox_name(P, X), NULL); }
+fattr(M) ::= ann(A) STRING(X).                     { ox_annotate_attr(P, NULL, A); M = ox_push_pair(P, ox_name(P, X), NULL); }
+fattr(M) ::= attr(B).                              { M = ox_push_pair(P, NULL, B); }
+fname(F) ::= ID(N).                                { F = ox_function_new(P); ox_function_name(P, F, N); }
+fname(F) ::= STRING(N).                            { F = ox_function_new(P); ox_function_name(P, F, N); }
+fname(F) ::= fh_items(F) GT ID(N).                 { ox_function_name(P, F, N); }
+fname(F) ::= fh_items(F) GT STRING(N).             { ox_function_name(P, F, N); }
+fh_open(F) ::= LT.                                 { F = ox_function_new(P); }
+fh_sep(F) ::= fh_open(F).
+fh_sep(F) ::= fh_items(F) COMMA.
+fh_items(F) ::= fh_sep(F) DOMAIN COLON STRING(V).     { ox_function_str(P, F, TK_DOMAIN, V); }
+fh_items(F) ::= fh_sep(F) DOC_STRING COLON STRING(V). { ox_function_str(P, F, TK_DOC_STRING, V); }
+fh_items(F) ::= fh_sep(F) OVERLOAD COLON STRING(V).   { ox_function_str(P, F, TK_OVERLOAD, V); }
+fh_items(F) ::= fh_sep(F) OPSET_IMPORT COLON opsets(L).  { ox_function_opsets(P, F, L); }
+
+/* ---- annotations --------------------------------------------------------------------- */
+
+ann(M) ::= .                                       { M = P->nannots; }
+ann(M) ::= anns(M).
+anns(M) ::= ANNOT(X).                              { M = P->nannots; ox_annot_push(P, X); }
+anns(M) ::= anns(M) ANNOT(X).                      { ox_annot_push(P, X); }
+
+%code {
+/* Marks in ok[] every terminal the parser could shift in its current state, following
+ * default reductions the way Parse() would. The driver calls it on a replay that stopped
+ * just before the offending token, since the failed parse has already made the default
+ * reductions that token triggered. Fallbacks are not followed: a keyword that
+ * is only acceptable as an identifier is reported as the identifier. */
+static int can_shift(const yyParser *p, int token)
+{
+	YYACTIONTYPE states[YYSTACKDEPTH + 2];
+	int n = 0;
+	for (const yyStackEntry *e = p->yystack; e <= p->yytos && n < YYSTACKDEPTH; e++)
+		states[n++] = e->stateno;
+	for (int guard = 0; guard < 10000; guard++) {
+		YYACTIONTYPE st = states[n - 1], act;
+		if (st > YY_MAX_SHIFT) {
+			act = st;
+		} else {
+			int i = yy_shift_ofst[st] + token;
+			act = yy_lookahead[i] == token ? yy_action[i] : yy_default[st];
+		}
+		if (act < YY_MIN_REDUCE)
+			return act <= YY_MAX_SHIFTREDUCE || act == YY_ACCEPT_ACTION;
+		if (act == YY_ERROR_ACTION || act == YY_NO_ACTION)
+			return 0;
+		int rule = act - YY_MIN_REDUCE;
+		n += yyRuleInfoNRhs[rule];
+		if (n < 1)
+			return 0;
+		YYACTIONTYPE go = yy_find_reduce_action(states[n - 1], yyRuleInfoLhs[rule]);
+		if (go == YY_ERROR_ACTION || n >= YYSTACKDEPTH + 1)
+			return 0;
+		if (go > YY_MAX_SHIFT && go <= YY_MAX_SHIFTREDUCE)
+			go += YY_MIN_REDUCE - YY_MIN_SHIFTREDUCE;
+		states[n++] = go;
+	}
+	return 0;
+}
+
+int ox_lemon_expected(void *parser, unsigned char *ok, int size)
+{
+	const yyParser *p = parser;
+	for (int t = 0; t < YYNTOKEN && t < size; t++)
+		ok[t] = (unsigned char)can_shift(p, t);
+	return YYNTOKEN;
+}
+}

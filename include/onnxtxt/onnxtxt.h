@@ -1,0 +1,113 @@
+/*
+ * onnxtxt: the ONNX textual syntax in C.
+ *
+ * Parses text (".onnxtxt") into the protobuf-c structs generated from onnx.proto and reads
+ * and writes binary ".onnx" files. Everything the library returns lives in one arena per
+ * call: release it with OnnxProto_Free(). The library never prints and never aborts;
+ * every fallible call returns an OnnxStatus and, when given one, fills an OnnxError.
+ *
+ *     #include <onnxtxt/onnxtxt.h>
+ *     // cc prog.c $(pkg-config --cflags --libs onnxtxt)
+ *
+ *     Onnx__ModelProto *m;
+ *     OnnxError err;
+ *     const char *text = "<ir_version: 8, opset_import: [\"\": 18]>\n"
+ *                        "g (float[2] x) => (float[2] y) { y = Relu(x) }";
+ *     if (OnnxParser_Parse(text, strlen(text), &m, &err) != ONNXTXT_OK) {
+ *         fprintf(stderr, "%u:%u: %s\n", err.line, err.column, err.message);
+ *         return 1;
+ *     }
+ *     OnnxBinary_WriteFile(m, "relu.onnx", &err);
+ *     OnnxProto_Free(m);
+ *
+ * Naming: functions are OnnxParser_* (text in), OnnxBinary_* (protobuf bytes in and out),
+ * OnnxProto_* and OnnxError_*; constants are ONNXTXT_*. The message types are protobuf-c's
+ * (Onnx__ModelProto, ...), declared in <onnxtxt/onnx.pb-c.h>.
+ */
+#ifndef ONNXTXT_H
+#define ONNXTXT_H
+
+#include <stddef.h>
+
+#include <onnxtxt/onnx.pb-c.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ONNXTXT_VERSION "0.1.0"
+
+/* Limits against hostile input (see docs/limits in the README). */
+#define ONNXTXT_MAX_DEPTH 64         /* nested brackets in text; nested messages in binary */
+#define ONNXTXT_MAX_TEXT 0xffffffffu /* bytes of text in one call */
+
+typedef enum OnnxStatus {
+	ONNXTXT_OK = 0,
+	ONNXTXT_ERR_SYNTAX,  /* the text does not follow the syntax */
+	ONNXTXT_ERR_VALUE,   /* well-formed text with a wrong value: range, type, count */
+	ONNXTXT_ERR_LIMIT,   /* a limit against hostile input was reached */
+	ONNXTXT_ERR_BINARY,  /* malformed protobuf bytes */
+	ONNXTXT_ERR_IO,      /* a file could not be read or written (see sys_errno) */
+	ONNXTXT_ERR_NOMEM,   /* out of memory */
+	ONNXTXT_ERR_ARG      /* invalid argument, such as a NULL pointer */
+} OnnxStatus;
+
+/* Where and why a call failed. Line and column are 1-based (columns count UTF-8
+ * characters); both are 0 when the error has no position in text. */
+typedef struct OnnxError {
+	OnnxStatus code;
+	unsigned line, column;
+	size_t offset, length; /* byte range of the offending text */
+	int sys_errno;         /* for ONNXTXT_ERR_IO */
+	char message[512];
+} OnnxError;
+
+/* ---- text -> messages ----------------------------------------------------------------
+ * Each entry point parses all of text[0..len) (NUL bytes are only allowed inside string
+ * literals) and stores a new message in *out; trailing text is an error. */
+OnnxStatus OnnxParser_Parse(const char *text, size_t len, Onnx__ModelProto **out, OnnxError *err);
+OnnxStatus OnnxParser_ParseGraph(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err);
+OnnxStatus OnnxParser_ParseFunction(const char *text, size_t len, Onnx__FunctionProto **out,
+				    OnnxError *err);
+OnnxStatus OnnxParser_ParseNode(const char *text, size_t len, Onnx__NodeProto **out, OnnxError *err);
+/* A sequence of nodes, optionally in braces; they are returned in (*out)->node of an
+ * otherwise empty graph. */
+OnnxStatus OnnxParser_ParseNodeList(const char *text, size_t len, Onnx__GraphProto **out,
+				    OnnxError *err);
+OnnxStatus OnnxParser_ParseType(const char *text, size_t len, Onnx__TypeProto **out, OnnxError *err);
+OnnxStatus OnnxParser_ParseTensor(const char *text, size_t len, Onnx__TensorProto **out, OnnxError *err);
+OnnxStatus OnnxParser_ParseAttribute(const char *text, size_t len, Onnx__AttributeProto **out,
+				     OnnxError *err);
+OnnxStatus OnnxParser_ParseValueInfo(const char *text, size_t len, Onnx__ValueInfoProto **out,
+				     OnnxError *err);
+
+/* Releases a message returned by any onnxtxt call, with everything it points to.
+ * NULL is allowed. Never pass messages from other allocators. */
+void OnnxProto_Free(const void *message);
+
+/* ---- binary ----------------------------------------------------------------------------
+ * Read checks nesting depth before unpacking and never trusts declared sizes. Write packs
+ * exactly the bytes the official protobuf runtime writes for the same message. */
+OnnxStatus OnnxBinary_Read(const void *data, size_t len, Onnx__ModelProto **out, OnnxError *err);
+OnnxStatus OnnxBinary_ReadFile(const char *path, Onnx__ModelProto **out, OnnxError *err);
+/* Packs into a malloc'd buffer the caller frees. */
+OnnxStatus OnnxBinary_Write(const Onnx__ModelProto *model, void **data, size_t *len, OnnxError *err);
+/* Writes atomically: a temporary file in the same directory, renamed over path only once
+ * complete, so a failure never leaves a partial or truncated file behind. */
+OnnxStatus OnnxBinary_WriteFile(const Onnx__ModelProto *model, const char *path, OnnxError *err);
+
+/* ---- diagnostics -------------------------------------------------------------------------
+ * Renders an error as "FILE:LINE:COL: error: MESSAGE\n", then the source line and a caret
+ * under the offending text, when text is given. Returns the length it needed (like
+ * snprintf); file may be NULL ("<stdin>"). */
+size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
+			size_t size);
+
+/* The library version, ONNXTXT_VERSION at build time. */
+const char *OnnxTxt_Version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

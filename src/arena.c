@@ -1,0 +1,148 @@
+/* Chained bump allocator: parsed and unpacked models live in one arena and are
+ * released with a single free, whatever their shape. */
+#include "arena.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FIRST_BLOCK 4096u
+#define MAX_BLOCK (1u << 20)
+#define ALIGN 8u
+#define ROOT_MAGIC 0x6f6e6e7874787431ull /* "onnxtxt1" */
+
+typedef struct block {
+	struct block *next;
+	size_t size, used;
+	max_align_t data[]; /* aligned payload */
+} block;
+
+struct ox_arena {
+	block *head;
+	size_t next_size, total;
+};
+
+typedef struct root_header {
+	uint64_t magic;
+	ox_arena *arena;
+} root_header;
+
+ox_arena *ox_arena_new(void)
+{
+	ox_arena *a = calloc(1, sizeof *a);
+	if (a)
+		a->next_size = FIRST_BLOCK;
+	return a;
+}
+
+void ox_arena_free(ox_arena *a)
+{
+	if (!a)
+		return;
+	for (block *b = a->head, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(a);
+}
+
+static block *grow(ox_arena *a, size_t size)
+{
+	/* Blocks double up to MAX_BLOCK; a request larger than that gets a block of its
+	 * own, put behind the current head so the head's free space is not wasted. */
+	size_t want = a->next_size;
+	if (a->next_size < MAX_BLOCK)
+		a->next_size *= 2;
+	int big = size > want;
+	if (big)
+		want = size;
+	block *b = malloc(sizeof *b + want);
+	if (!b)
+		return NULL;
+	b->size = want;
+	b->used = 0;
+	if (big && a->head) {
+		b->next = a->head->next;
+		a->head->next = b;
+	} else {
+		b->next = a->head;
+		a->head = b;
+	}
+	a->total += want;
+	return b;
+}
+
+void *ox_arena_alloc(ox_arena *a, size_t size)
+{
+	size = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	if (size == 0)
+		size = ALIGN;
+	block *b = a->head;
+	if (!b || b->size - b->used < size) {
+		if (size > SIZE_MAX / 2)
+			return NULL;
+		b = grow(a, size);
+		if (!b)
+			return NULL;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += size;
+	return p;
+}
+
+void *ox_arena_memdup(ox_arena *a, const void *p, size_t n)
+{
+	void *q = ox_arena_alloc(a, n);
+	if (q && n)
+		memcpy(q, p, n);
+	return q;
+}
+
+char *ox_arena_strndup(ox_arena *a, const char *s, size_t n)
+{
+	if (n == SIZE_MAX)
+		return NULL;
+	char *q = ox_arena_alloc(a, n + 1);
+	if (q) {
+		if (n)
+			memcpy(q, s, n);
+		q[n] = '\0';
+	}
+	return q;
+}
+
+size_t ox_arena_bytes(const ox_arena *a)
+{
+	return a->total;
+}
+
+static void *pb_alloc(void *data, size_t size)
+{
+	return ox_arena_alloc(data, size);
+}
+
+static void pb_free(void *data, void *p)
+{
+	(void)data;
+	(void)p;
+}
+
+ProtobufCAllocator ox_arena_allocator(ox_arena *a)
+{
+	return (ProtobufCAllocator){.alloc = pb_alloc, .free = pb_free, .allocator_data = a};
+}
+
+void *ox_arena_root(ox_arena *a, size_t size)
+{
+	root_header *h = ox_arena_alloc(a, sizeof *h + size);
+	if (!h)
+		return NULL;
+	h->magic = ROOT_MAGIC;
+	h->arena = a;
+	return h + 1;
+}
+
+ox_arena *ox_root_arena(const void *root)
+{
+	const root_header *h = (const root_header *)root - 1;
+	return h->magic == ROOT_MAGIC ? h->arena : NULL;
+}

@@ -1,0 +1,29 @@
+/* Chained bump allocator that owns every message onnxtxt hands out. */
+#ifndef OX_ARENA_H
+#define OX_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <protobuf-c/protobuf-c.h>
+
+typedef struct ox_arena ox_arena;
+
+ox_arena *ox_arena_new(void);
+void ox_arena_free(ox_arena *a);
+
+/* 8-byte aligned, uninitialised; NULL when out of memory. */
+void *ox_arena_alloc(ox_arena *a, size_t size);
+void *ox_arena_memdup(ox_arena *a, const void *p, size_t n);
+/* Copies n bytes and appends a NUL. */
+char *ox_arena_strndup(ox_arena *a, const char *s, size_t n);
+size_t ox_arena_bytes(const ox_arena *a);
+
+/* Allocator for protobuf_c_message_unpack(); free() is a no-op. */
+ProtobufCAllocator ox_arena_allocator(ox_arena *a);
+
+/* Root messages carry a hidden header that names their arena, so that one call
+ * (OnnxProto_Free) releases any tree the library returned. */
+void *ox_arena_root(ox_arena *a, size_t size);
+ox_arena *ox_root_arena(const void *root);
+
+#endif

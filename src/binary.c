@@ -1,0 +1,262 @@
+/* Binary .onnx: a wire-format scan checks structure and nesting depth and names the field
+ * path of the first problem (protobuf-c's unpack recurses without a limit and only says
+ * "failed"); then protobuf-c unpacks into an arena and packs back out. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "binary.h"
+#include "diag.h"
+#include "file.h"
+#include "onnxtxt/onnxtxt.h"
+
+typedef struct frame {
+	const struct frame *up;
+	const ProtobufCFieldDescriptor *field; /* how we got here; NULL at the root */
+	unsigned index;                        /* element of a repeated field */
+} frame;
+
+/* "graph.node[12].attribute[3]" */
+static void path_of(const frame *f, char *out, size_t size)
+{
+	const frame *chain[ONNXTXT_MAX_DEPTH + 2];
+	int n = 0;
+	for (; f && f->field && n < ONNXTXT_MAX_DEPTH + 2; f = f->up)
+		chain[n++] = f;
+	size_t used = 0;
+	out[0] = '\0';
+	for (int i = n - 1; i >= 0 && used < size; i--) {
+		const ProtobufCFieldDescriptor *fd = chain[i]->field;
+		int w = fd->label == PROTOBUF_C_LABEL_REPEATED
+				? snprintf(out + used, size - used, "%s%s[%u]", used ? "." : "", fd->name, chain[i]->index)
+				: snprintf(out + used, size - used, "%s%s", used ? "." : "", fd->name);
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
+static int fail(OnnxError *err, const frame *f, size_t offset, const char *what)
+{
+	char path[400];
+	path_of(f, path, sizeof path);
+	ox_error_set(err, ONNXTXT_ERR_BINARY, "%s%s%s (at byte %zu)", path, path[0] ? ": " : "", what, offset);
+	err->offset = offset;
+	return 0;
+}
+
+static int varint(const uint8_t *p, size_t n, size_t *at, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (int shift = 0; shift < 70 && *at < n; shift += 7) {
+		uint8_t b = p[(*at)++];
+		x |= (uint64_t)(b & 0x7f) << (shift < 64 ? shift : 0);
+		if (!(b & 0x80)) {
+			*v = x;
+			return shift < 64;
+		}
+	}
+	return 0;
+}
+
+static int wire_type_of(ProtobufCType t)
+{
+	switch (t) {
+	case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_FLOAT: return 5;
+	case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE: return 1;
+	case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: case PROTOBUF_C_TYPE_MESSAGE: return 2;
+	default: return 0;
+	}
+}
+
+/* A packed run must hold whole elements. */
+static int packed_ok(const ProtobufCFieldDescriptor *fd, const uint8_t *p, size_t len)
+{
+	int wt = wire_type_of(fd->type);
+	if (wt == 5)
+		return len % 4 == 0;
+	if (wt == 1)
+		return len % 8 == 0;
+	size_t at = 0;
+	uint64_t v;
+	while (at < len)
+		if (!varint(p, len, &at, &v))
+			return 0;
+	return 1;
+}
+
+static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n, size_t base, const frame *f,
+		int depth, OnnxError *err);
+
+static int scan_field(const ProtobufCFieldDescriptor *fd, const uint8_t *p, size_t len, size_t base,
+		      const frame *here, int depth, OnnxError *err)
+{
+	if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
+		if (depth >= ONNXTXT_MAX_DEPTH)
+			return fail(err, here, base, "messages nested too deeply");
+		return scan(fd->descriptor, p, len, base, here, depth + 1, err);
+	}
+	if (fd->type != PROTOBUF_C_TYPE_STRING && fd->type != PROTOBUF_C_TYPE_BYTES && !packed_ok(fd, p, len))
+		return fail(err, here, base, "packed values do not fill the field exactly");
+	return 1;
+}
+
+static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n, size_t base, const frame *f,
+		int depth, OnnxError *err)
+{
+	unsigned counts[64] = {0};
+	size_t at = 0;
+	while (at < n) {
+		size_t start = at;
+		uint64_t tag, len;
+		if (!varint(p, n, &at, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
+			return fail(err, f, base + start, "malformed field tag");
+		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3));
+		int wt = (int)(tag & 7);
+		unsigned idx = 0;
+		if (fd) {
+			unsigned k = (unsigned)(fd - d->fields);
+			idx = k < 64 ? counts[k]++ : 0;
+		}
+		frame here = {f, fd, idx};
+		switch (wt) {
+		case 0:
+			if (!varint(p, n, &at, &len))
+				return fail(err, fd ? &here : f, base + start, "malformed varint");
+			break;
+		case 1:
+		case 5:
+			if (n - at < (wt == 1 ? 8u : 4u))
+				return fail(err, fd ? &here : f, base + start, "truncated fixed-width value");
+			at += wt == 1 ? 8 : 4;
+			break;
+		case 2:
+			if (!varint(p, n, &at, &len) || len > n - at)
+				return fail(err, fd ? &here : f, base + start, "length runs past the end of the data");
+			if (fd && !scan_field(fd, p + at, (size_t)len, base + at, &here, depth, err))
+				return 0;
+			at += (size_t)len;
+			break;
+		default:
+			return fail(err, fd ? &here : f, base + start, "unsupported wire type (groups are not used by ONNX)");
+		}
+		if (fd && wt != wire_type_of(fd->type) &&
+		    !(wt == 2 && fd->label == PROTOBUF_C_LABEL_REPEATED && wire_type_of(fd->type) != 2))
+			return fail(err, &here, base + start, "wire type does not match the field's type");
+	}
+	return 1;
+}
+
+int ox_binary_check(const ProtobufCMessageDescriptor *d, const void *data, size_t len, OnnxError *err)
+{
+	return scan(d, data, len, 0, NULL, 0, err);
+}
+
+void *ox_binary_unpack(const ProtobufCMessageDescriptor *d, const void *data, size_t len, OnnxError *err)
+{
+	if (!ox_binary_check(d, data, len, err))
+		return NULL;
+	ox_arena *a = ox_arena_new();
+	if (!a) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	ProtobufCAllocator alloc = ox_arena_allocator(a);
+	ProtobufCMessage *m = protobuf_c_message_unpack(d, &alloc, len, data);
+	void *root = m ? ox_arena_root(a, d->sizeof_message) : NULL;
+	if (!root) {
+		ox_arena_free(a);
+		/* the scan accepted the bytes, so protobuf-c can only have run out of memory */
+		ox_error_set(err, m ? ONNXTXT_ERR_NOMEM : ONNXTXT_ERR_BINARY,
+			     m ? "out of memory" : "protobuf-c could not unpack the data");
+		return NULL;
+	}
+	memcpy(root, m, d->sizeof_message); /* nothing points at the top-level struct */
+	return root;
+}
+
+OnnxStatus OnnxBinary_Read(const void *data, size_t len, Onnx__ModelProto **out, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	if (!out || (!data && len)) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+		return err->code;
+	}
+	*out = ox_binary_unpack(&onnx__model_proto__descriptor, data ? data : "", len, err);
+	return *out ? ONNXTXT_OK : err->code;
+}
+
+OnnxStatus OnnxBinary_ReadFile(const char *path, Onnx__ModelProto **out, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	if (!path || !out) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+		return err->code;
+	}
+	size_t len;
+	char *data = ox_read_file(path, &len, err);
+	if (!data)
+		return err->code;
+	OnnxStatus st = OnnxBinary_Read(data, len, out, err);
+	free(data);
+	return st;
+}
+
+OnnxStatus OnnxBinary_Write(const Onnx__ModelProto *model, void **data, size_t *len, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	if (!model || !data || !len) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+		return err->code;
+	}
+	size_t n = protobuf_c_message_get_packed_size(&model->base);
+	*data = malloc(n ? n : 1);
+	if (!*data) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return err->code;
+	}
+	*len = protobuf_c_message_pack(&model->base, *data);
+	return ONNXTXT_OK;
+}
+
+/* Packs straight into the output file, so no second copy of the model is held. */
+typedef struct file_buffer {
+	ProtobufCBuffer base;
+	FILE *f;
+} file_buffer;
+
+static void file_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	file_buffer *fb = (file_buffer *)b;
+	fwrite(data, 1, len, fb->f);
+}
+
+static int pack_to(FILE *f, void *model, OnnxError *err)
+{
+	(void)err;
+	file_buffer fb = {{file_append}, f};
+	protobuf_c_message_pack_to_buffer(model, &fb.base);
+	return !ferror(f);
+}
+
+OnnxStatus OnnxBinary_WriteFile(const Onnx__ModelProto *model, const char *path, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	if (!model || !path) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+		return err->code;
+	}
+	return ox_write_atomic(path, pack_to, (void *)model, err);
+}

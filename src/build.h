@@ -1,0 +1,184 @@
+/* Parser state and the builder functions the lemon grammar's actions call. Builders
+ * construct protobuf-c structs in the parse arena; any error records a diagnostic and
+ * longjmps back to the driver, so actions never check results. */
+#ifndef OX_BUILD_H
+#define OX_BUILD_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "lexer.h"
+#include "onnxtxt/onnxtxt.h"
+
+/* One slot of the scratch stack that holds list items until their list closes. */
+typedef union ox_slot {
+	void *p;
+	int64_t i;
+	double f;
+	size_t n;
+} ox_slot;
+
+/* Values being read for the tensor whose '{' was just opened. */
+typedef struct ox_tdata {
+	Onnx__TensorProto *t;
+	ox_tok open;
+	size_t n, elem_size;
+	size_t cap;  /* bytes */
+	void *buf;   /* malloc'd, reused from tensor to tensor */
+} ox_tdata;
+
+typedef struct ox_parser {
+	const char *src;
+	size_t len;
+	ox_arena *arena;
+	jmp_buf *fail;
+	OnnxError *err;
+	void *result;
+	ox_tok prev, cur; /* the last two tokens fed to the grammar */
+	int syntax_major; /* the token the grammar could not shift; -1 for other errors */
+	ox_tok syntax_tok;
+	int depth;        /* open brackets */
+	ox_slot *stack;
+	size_t top, cap;
+	ox_tok *annots;
+	size_t nannots, capannots;
+	ox_tdata td;
+} ox_parser;
+
+/* Results of a few nonterminals. */
+typedef struct ox_type {
+	Onnx__TypeProto *tp;
+	ox_tok at;
+} ox_type;
+
+enum ox_value_kind { OX_V_INT, OX_V_FLOAT, OX_V_STRING, OX_V_REF, OX_V_TYPE, OX_V_TENSOR, OX_V_GRAPH };
+
+typedef struct ox_value {
+	enum ox_value_kind kind;
+	ox_tok at; /* the literal, or the first token of the value */
+	void *msg; /* tensor, graph, type proto; the name of a reference */
+} ox_value;
+
+typedef struct ox_alist {
+	Onnx__AttributeProto *a;
+	size_t mark;
+	int elem; /* singular type of the elements, 0 until known */
+} ox_alist;
+
+typedef struct ox_mhead {
+	Onnx__ModelProto *m;
+	size_t ann;       /* model annotations */
+	size_t graph_ann; /* graph annotations, when a header separates them from the model's */
+	bool header;
+} ox_mhead;
+
+enum ox_rank { OX_RANK0, OX_RANK_UNKNOWN, OX_RANK_DIMS };
+
+/* ---- allocation (failures longjmp) ---- */
+void *ox_alloc(ox_parser *P, size_t size);
+void *ox_new(ox_parser *P, const ProtobufCMessageDescriptor *d);
+void **ox_take(ox_parser *P, size_t mark, size_t *n);
+ProtobufCBinaryData ox_bytes(ox_parser *P, ox_tok t);
+
+/* ---- failure ---- */
+_Noreturn void ox_fail(ox_parser *P, const ox_tok *at, OnnxStatus code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+_Noreturn void ox_fail_depth(ox_parser *P);
+/* The grammar met a token it cannot shift: records it and fails; the driver then writes
+ * the message (ox_syntax_message) from a replay that knows what was expected. */
+_Noreturn void ox_syntax_error(ox_parser *P, int major, const ox_tok *found);
+/* ok[i] is set for every token code i the grammar could accept instead of found. */
+_Noreturn void ox_syntax_message(ox_parser *P, int major, const ox_tok *found, const unsigned char *ok, int ntokens);
+
+/* ---- scratch stack ---- */
+size_t ox_mark(ox_parser *P);
+size_t ox_push(ox_parser *P, void *p); /* returns the mark before the push */
+size_t ox_push_i64(ox_parser *P, int64_t v);
+size_t ox_push_pair(ox_parser *P, void *a, void *b);
+void ox_annot_push(ox_parser *P, ox_tok t);
+
+/* ---- strings ---- */
+char *ox_name(ox_parser *P, ox_tok t);   /* identifier or quoted name */
+char *ox_string(ox_parser *P, ox_tok t); /* string literal into a string field */
+int64_t ox_int(ox_parser *P, ox_tok t);
+
+/* ---- model, graph, function ---- */
+ox_mhead ox_model_new(ox_parser *P, size_t ann, bool header);
+void ox_model_int(ox_parser *P, ox_mhead *H, int key, ox_tok v);
+void ox_model_str(ox_parser *P, ox_mhead *H, int key, ox_tok v);
+void ox_model_opsets(ox_parser *P, ox_mhead *H, size_t mark);
+void ox_model_props(ox_parser *P, ox_mhead *H, size_t mark);
+Onnx__ModelProto *ox_model_graph(ox_parser *P, ox_mhead *H, Onnx__GraphProto *g);
+void ox_model_functions(ox_parser *P, Onnx__ModelProto *m, size_t mark);
+
+Onnx__OperatorSetIdProto *ox_opset(ox_parser *P, ox_tok domain, ox_tok version);
+Onnx__StringStringEntryProto *ox_entry(ox_parser *P, ox_tok key, ox_tok value);
+
+Onnx__GraphProto *ox_graph_new(ox_parser *P, ox_tok name);
+void ox_graph_inputs(ox_parser *P, Onnx__GraphProto *g, size_t mark);
+void ox_graph_outputs(ox_parser *P, Onnx__GraphProto *g, size_t mark);
+void ox_graph_value_infos(ox_parser *P, Onnx__GraphProto *g, size_t mark);
+void ox_graph_nodes(ox_parser *P, Onnx__GraphProto *g, size_t mark);
+Onnx__GraphProto *ox_node_list(ox_parser *P, size_t mark);
+
+Onnx__FunctionProto *ox_function_new(ox_parser *P);
+void ox_function_str(ox_parser *P, Onnx__FunctionProto *f, int key, ox_tok v);
+void ox_function_opsets(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
+void ox_function_name(ox_parser *P, Onnx__FunctionProto *f, ox_tok name);
+void ox_function_attrs(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
+void ox_function_io(ox_parser *P, Onnx__FunctionProto *f, size_t mark, bool outputs);
+void ox_function_value_infos(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
+void ox_function_nodes(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
+
+/* ---- nodes ---- */
+Onnx__NodeProto *ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs);
+void ox_node_op(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
+void ox_node_op_dot(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
+void ox_node_overload(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
+void ox_node_inputs(ox_parser *P, Onnx__NodeProto *n, size_t mark);
+void ox_node_attrs(ox_parser *P, Onnx__NodeProto *n, size_t mark);
+void ox_id_push(ox_parser *P, const ox_tok *id); /* NULL pushes an empty name */
+
+/* ---- types and value infos ---- */
+ox_type ox_tensor_type(ox_parser *P, ox_tok elem, enum ox_rank rank, size_t dims, bool sparse);
+ox_type ox_wrap_type(ox_parser *P, int code, ox_tok kw, ox_type inner); /* seq(T) / optional(T) */
+ox_type ox_map_type(ox_parser *P, ox_tok kw, ox_tok key, ox_type value);
+ox_type ox_opaque_type(ox_parser *P, ox_tok kw, const char *domain, const char *name);
+char *ox_dotted(ox_parser *P, char *prefix, ox_tok part);
+void ox_dim_push(ox_parser *P, const ox_tok *t); /* NULL: '?' */
+Onnx__ValueInfoProto *ox_value_info(ox_parser *P, const ox_type *type, ox_tok name);
+
+/* ---- tensors ---- */
+/* Initializer: a tensor named after the value info, typed by it. */
+Onnx__TensorProto *ox_init_begin(ox_parser *P, Onnx__ValueInfoProto *vi, ox_tok eq);
+/* Tensor constant written after a type (attribute values, the tensor entry point). */
+ox_value ox_tensor_begin(ox_parser *P, const ox_type *type, const ox_tok *name);
+void ox_tdata_open(ox_parser *P, ox_tok brace);
+void ox_tdata_value(ox_parser *P, int code, ox_tok lit);
+void ox_tdata_close(ox_parser *P, ox_tok brace);
+void ox_tdata_external(ox_parser *P, size_t mark);
+
+/* ---- attributes ---- */
+Onnx__AttributeProto *ox_attr_new(ox_parser *P, ox_tok name, const ox_tok *annotation);
+ox_value ox_literal(int code, ox_tok t);
+ox_value ox_ref(ox_parser *P, ox_tok at, ox_tok name);
+ox_value ox_type_value(ox_type t);
+ox_value ox_graph_value(Onnx__GraphProto *g);
+void ox_attr_single(ox_parser *P, Onnx__AttributeProto *a, ox_value *v);
+void ox_attr_empty_list(ox_parser *P, Onnx__AttributeProto *a, ox_tok bracket);
+ox_alist ox_attr_list_begin(ox_parser *P, Onnx__AttributeProto *a);
+void ox_attr_list_add(ox_parser *P, ox_alist *l, ox_value *v);
+Onnx__AttributeProto *ox_attr_list_end(ox_parser *P, ox_alist *l);
+
+/* ---- annotations (#@ lines) ---- */
+void ox_annotate_model(ox_parser *P, ox_mhead *H, Onnx__GraphProto *g);
+void ox_annotate_graph(ox_parser *P, Onnx__GraphProto *g, size_t mark);
+void ox_annotate_function(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
+void ox_annotate_node(ox_parser *P, Onnx__NodeProto *n, size_t mark);
+void ox_annotate_attr(ox_parser *P, Onnx__AttributeProto *a, size_t mark);
+void ox_annotate_value_info(ox_parser *P, Onnx__ValueInfoProto *vi, Onnx__TensorProto *init, size_t mark);
+
+#endif

@@ -1,0 +1,303 @@
+/* Diagnostics: byte offsets become line:column only when an error is reported; syntax
+ * errors list what the grammar expected; OnnxError_Format renders the source line with a
+ * caret under the offending text. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "build.h"
+#include "onnx.h"
+#include "types.h"
+
+void ox_locate(const char *src, size_t len, size_t off, unsigned *line, unsigned *col)
+{
+	if (off > len)
+		off = len;
+	unsigned l = 1, c = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (src[i] == '\n') {
+			l++;
+			c = 1;
+		} else if (((unsigned char)src[i] & 0xc0) != 0x80) {
+			c++; /* UTF-8: continuation bytes do not start a character */
+		}
+	}
+	*line = l;
+	*col = c;
+}
+
+void ox_error_set(OnnxError *err, OnnxStatus code, const char *fmt, ...)
+{
+	memset(err, 0, sizeof *err);
+	err->code = code;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	va_end(ap);
+}
+
+static _Noreturn void fail_at(ox_parser *P, const ox_tok *at, OnnxStatus code, const char *msg)
+{
+	OnnxError *e = P->err;
+	memset(e, 0, sizeof *e);
+	e->code = code;
+	snprintf(e->message, sizeof e->message, "%s", msg);
+	if (at && at->p) {
+		e->offset = (size_t)(at->p - P->src);
+		e->length = at->n;
+		ox_locate(P->src, P->len, e->offset, &e->line, &e->column);
+	}
+	longjmp(*P->fail, 1);
+}
+
+void ox_fail(ox_parser *P, const ox_tok *at, OnnxStatus code, const char *fmt, ...)
+{
+	char msg[sizeof P->err->message];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fail_at(P, at, code, msg);
+}
+
+void ox_fail_depth(ox_parser *P)
+{
+	ox_fail(P, &P->cur, ONNXTXT_ERR_LIMIT, "nesting too deep: more than %d levels of brackets",
+		ONNXTXT_MAX_DEPTH);
+}
+
+/* ---- syntax errors ------------------------------------------------------------------- */
+
+static const char *describe(int code)
+{
+	switch (code) {
+	case 0: return "end of input";
+	case TK_LT: return "'<'";
+	case TK_GT: return "'>'";
+	case TK_LPAREN: return "'('";
+	case TK_RPAREN: return "')'";
+	case TK_LBRACKET: return "'['";
+	case TK_RBRACKET: return "']'";
+	case TK_LBRACE: return "'{'";
+	case TK_RBRACE: return "'}'";
+	case TK_COMMA: return "','";
+	case TK_COLON: return "':'";
+	case TK_EQ: return "'='";
+	case TK_ARROW: return "'=>'";
+	case TK_DOT: return "'.'";
+	case TK_AT: return "'@'";
+	case TK_QUESTION: return "'?'";
+	case TK_ID: return "an identifier";
+	case TK_STRING: return "a string";
+	case TK_INT: return "an integer";
+	case TK_FLOAT: return "a number";
+	case TK_ELEMTYPE: return "an element type";
+	case TK_SEQ: return "'seq'";
+	case TK_MAP: return "'map'";
+	case TK_OPTIONAL: return "'optional'";
+	case TK_SPARSE_TENSOR: return "'sparse_tensor'";
+	case TK_OPAQUE: return "'opaque'";
+	case TK_IR_VERSION: return "'ir_version'";
+	case TK_OPSET_IMPORT: return "'opset_import'";
+	case TK_PRODUCER_NAME: return "'producer_name'";
+	case TK_PRODUCER_VERSION: return "'producer_version'";
+	case TK_DOMAIN: return "'domain'";
+	case TK_MODEL_VERSION: return "'model_version'";
+	case TK_DOC_STRING: return "'doc_string'";
+	case TK_METADATA_PROPS: return "'metadata_props'";
+	case TK_OVERLOAD: return "'overload'";
+	default: return NULL; /* entry tokens, annotations, FLOATWORD (a number) */
+	}
+}
+
+/* Builds "A, B or C" from the acceptable tokens, grouping the ones that read as one. */
+static void expected_list(const unsigned char *ok0, int ntok, char *out, size_t size)
+{
+	unsigned char ok[128] = {0};
+	memcpy(ok, ok0, (size_t)ntok < sizeof ok ? (size_t)ntok : sizeof ok);
+	int type_start = ok[TK_ELEMTYPE] && ok[TK_SEQ] && ok[TK_MAP] && ok[TK_OPTIONAL] && ok[TK_SPARSE_TENSOR] &&
+			 ok[TK_OPAQUE];
+	if (type_start)
+		ok[TK_ELEMTYPE] = ok[TK_SEQ] = ok[TK_MAP] = ok[TK_OPTIONAL] = ok[TK_SPARSE_TENSOR] = ok[TK_OPAQUE] = 0;
+	if (ok[TK_INT] && ok[TK_FLOAT])
+		ok[TK_INT] = 0;
+	const char *items[64];
+	int n = 0;
+	for (int t = 0; t < ntok && n < 63; t++)
+		if (ok[t] && describe(t))
+			items[n++] = describe(t);
+	if (type_start)
+		items[n++] = "a type";
+	size_t used = 0;
+	out[0] = '\0';
+	for (int i = 0; i < n && used < size; i++) {
+		const char *sep = i == 0 ? "" : i == n - 1 ? " or " : ", ";
+		used += (size_t)snprintf(out + used, size - used, "%s%s", sep, items[i]);
+	}
+}
+
+static void show_token(const ox_tok *t, int major, char *out, size_t size)
+{
+	if (major == 0)
+		snprintf(out, size, "end of input");
+	else if (t->n > 32)
+		snprintf(out, size, "'%.29s...'", t->p);
+	else
+		snprintf(out, size, "'%.*s'", (int)t->n, t->p);
+}
+
+static int edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+	if (na > 30 || nb > 30)
+		return 99;
+	int d[31][31];
+	for (size_t i = 0; i <= na; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= nb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= na; i++)
+		for (size_t j = 1; j <= nb; j++) {
+			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			d[i][j] = best;
+		}
+	return d[na][nb];
+}
+
+static const char *const header_words[] = {
+	[TK_IR_VERSION] = "ir_version",       [TK_OPSET_IMPORT] = "opset_import",
+	[TK_PRODUCER_NAME] = "producer_name", [TK_PRODUCER_VERSION] = "producer_version",
+	[TK_DOMAIN] = "domain",               [TK_MODEL_VERSION] = "model_version",
+	[TK_DOC_STRING] = "doc_string",       [TK_METADATA_PROPS] = "metadata_props",
+	[TK_OVERLOAD] = "overload",           [TK_SEQ] = "seq",
+	[TK_MAP] = "map",                     [TK_OPTIONAL] = "optional",
+	[TK_SPARSE_TENSOR] = "sparse_tensor", [TK_OPAQUE] = "opaque",
+};
+
+/* The closest keyword to a misspelled word, among the acceptable ones (all element types
+ * when any type is acceptable); NULL when nothing is close. */
+static const char *closest(const ox_tok *w, const unsigned char *ok, int ntok, int types)
+{
+	const char *best = NULL;
+	int bestd = w->n <= 3 ? 1 : 2;
+	for (int t = 0; t < ntok && t < (int)(sizeof header_words / sizeof *header_words); t++) {
+		if (!ok[t] || !header_words[t])
+			continue;
+		int d = edit_distance(w->p, w->n, header_words[t], strlen(header_words[t]));
+		if (d <= bestd && d > 0) {
+			bestd = d;
+			best = header_words[t];
+		}
+	}
+	for (int dt = 1; types && dt <= OX_MAX_ELEM_TYPE; dt++) {
+		const char *name = ox_elem_name(dt);
+		int d = edit_distance(w->p, w->n, name, strlen(name));
+		if (d <= bestd && d > 0) {
+			bestd = d;
+			best = name;
+		}
+	}
+	return best;
+}
+
+static int is_word(const ox_tok *t)
+{
+	return t->p && t->n && (((t->p[0] | 0x20) >= 'a' && (t->p[0] | 0x20) <= 'z') || t->p[0] == '_');
+}
+
+static void hint(const ox_parser *P, int major, const ox_tok *found, const unsigned char *ok, int ntok, char *out,
+		 size_t size)
+{
+	const ox_tok *prev = &P->prev;
+	out[0] = '\0';
+	if (major == TK_EQ && ok[TK_ARROW]) {
+		const char *q = found->p + 1, *end = P->src + P->len;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q < end && *q == '>') {
+			snprintf(out, size, "; '=>' is one token, write it without a space");
+			return;
+		}
+	}
+	const char *word = NULL;
+	if (major && is_word(found))
+		word = closest(found, ok, ntok, ok[TK_ELEMTYPE]);
+	/* "(flaot16[3] x)": a misspelled type reads as a name, and the error comes after it */
+	if (!word && is_word(prev) && (major == TK_LBRACKET || major == TK_ID || major == TK_STRING))
+		word = closest(prev, ok, 0, 1);
+	if (word)
+		snprintf(out, size, "; did you mean '%s'?", word);
+}
+
+void ox_syntax_error(ox_parser *P, int major, const ox_tok *found)
+{
+	P->syntax_major = major;
+	P->syntax_tok = *found;
+	fail_at(P, found, ONNXTXT_ERR_SYNTAX, "syntax error");
+}
+
+void ox_syntax_message(ox_parser *P, int major, const ox_tok *found, const unsigned char *ok, int ntok)
+{
+	char want[400], got[48], after[64] = "", tip[64];
+	expected_list(ok, ntok, want, sizeof want);
+	show_token(found, major, got, sizeof got);
+	if (P->prev.p && P->prev.n) {
+		char prev[48];
+		show_token(&P->prev, 1, prev, sizeof prev);
+		snprintf(after, sizeof after, " after %s", prev);
+	}
+	hint(P, major, found, ok, ntok, tip, sizeof tip);
+	ox_tok at = *found;
+	if (major == 0) {
+		at.p = P->src + P->len;
+		at.n = 0;
+	}
+	ox_fail(P, &at, ONNXTXT_ERR_SYNTAX, "expected %s%s, found %s%s", want, after, got, tip);
+}
+
+/* ---- rendering ----------------------------------------------------------------------- */
+
+static size_t put(char *buf, size_t size, size_t used, const char *s, size_t n)
+{
+	if (used < size) {
+		size_t room = size - used - 1;
+		memcpy(buf + used, s, n < room ? n : room);
+		buf[used + (n < room ? n : room)] = '\0';
+	}
+	return used + n;
+}
+
+size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
+			size_t size)
+{
+	char head[700];
+	const char *name = file ? file : "<stdin>";
+	int n = err->line ? snprintf(head, sizeof head, "%s:%u:%u: error: %s\n", name, err->line, err->column,
+				     err->message)
+			  : snprintf(head, sizeof head, "%s: error: %s\n", name, err->message);
+	size_t used = put(buf, size, 0, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
+	if (!text || !err->line || err->offset > len)
+		return used;
+	size_t start = err->offset, end = err->offset;
+	while (start > 0 && text[start - 1] != '\n')
+		start--;
+	while (end < len && text[end] != '\n')
+		end++;
+	used = put(buf, size, used, text + start, end - start);
+	used = put(buf, size, used, "\n", 1);
+	/* Caret line: keep tabs so the caret lines up, one space per UTF-8 character. */
+	for (size_t i = start; i < err->offset; i++)
+		if (((unsigned char)text[i] & 0xc0) != 0x80)
+			used = put(buf, size, used, text[i] == '\t' ? "\t" : " ", 1);
+	used = put(buf, size, used, "^", 1);
+	size_t stop = err->offset + err->length < end ? err->offset + err->length : end;
+	for (size_t i = err->offset + 1; i < stop; i++)
+		if (((unsigned char)text[i] & 0xc0) != 0x80)
+			used = put(buf, size, used, "~", 1);
+	return put(buf, size, used, "\n", 1);
+}

@@ -1,0 +1,19 @@
+/* Whole-file reads and atomic writes, shared by every output path. */
+#ifndef OX_FILE_H
+#define OX_FILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "onnxtxt/onnxtxt.h"
+
+/* Reads a whole file into a malloc'd buffer with a NUL after the last byte. */
+char *ox_read_file(const char *path, size_t *len, OnnxError *err);
+
+/* Calls write(f, ctx, err) on a temporary file beside path, then renames it over path.
+ * write returns 0 on failure, filling err unless the failure is the stream's own. On any
+ * failure the temporary file is removed and path is left as it was. */
+typedef int ox_writer(FILE *f, void *ctx, OnnxError *err);
+OnnxStatus ox_write_atomic(const char *path, ox_writer *write, void *ctx, OnnxError *err);
+
+#endif

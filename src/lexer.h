@@ -1,0 +1,39 @@
+/* Tokens as the re2c scanner produces them: a code, a slice of the input, and for some
+ * kinds a small value (the element type of a type keyword, the kind of a lexical error). */
+#ifndef OX_LEXER_H
+#define OX_LEXER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ox_tok {
+	const char *p;
+	uint32_t n;
+	int32_t v;
+} ox_tok;
+
+typedef struct ox_lexer {
+	const char *cur, *lim;
+} ox_lexer;
+
+/* Token codes come from lemon's generated header; these two never reach the parser. */
+#define OX_TOK_EOF 0
+#define OX_TOK_ERROR (-1)
+
+/* ox_tok.v of an OX_TOK_ERROR token. */
+enum ox_lex_error {
+	OX_LEX_BAD_CHAR = 1,
+	OX_LEX_SINGLE_QUOTE,
+	OX_LEX_UNTERMINATED_STRING,
+	OX_LEX_NUL,
+	OX_LEX_LONE_MINUS,
+	OX_LEX_BAD_EXPONENT,
+	OX_LEX_BAD_NUMBER,
+	OX_LEX_BAD_SPECIAL,
+	OX_LEX_TOO_LONG,
+};
+
+void ox_lex_init(ox_lexer *L, const char *text, size_t len);
+int ox_lex(ox_lexer *L, ox_tok *t);
+
+#endif

@@ -1,0 +1,463 @@
+/* Number and string literal conversions: range-checked integers, correctly rounded
+ * locale-independent floats (a Clinger fast path, strtod_l otherwise), and rounding
+ * into the narrow float formats straight from the decimal value. */
+#define _GNU_SOURCE
+#include "literal.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx.pb-c.h"
+
+ox_num_status ox_parse_u64(const char *p, size_t n, uint64_t *out)
+{
+	if (n == 0 || (p[0] == '-'))
+		return n && p[0] == '-' ? OX_NUM_RANGE : OX_NUM_SYNTAX;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned char)p[i] - '0';
+		if (d > 9)
+			return OX_NUM_SYNTAX;
+		if (v > (UINT64_MAX - d) / 10)
+			return OX_NUM_RANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return OX_NUM_OK;
+}
+
+ox_num_status ox_parse_i64(const char *p, size_t n, int64_t *out)
+{
+	bool neg = n > 0 && p[0] == '-';
+	uint64_t mag;
+	ox_num_status st = ox_parse_u64(p + neg, n - neg, &mag);
+	if (st != OX_NUM_OK)
+		return st;
+	if (mag > (uint64_t)INT64_MAX + neg)
+		return OX_NUM_RANGE;
+	*out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+	return OX_NUM_OK;
+}
+
+/* ---- decimal text ---------------------------------------------------------------- */
+
+typedef struct decimal {
+	bool neg;
+	bool special;     /* inf or nan */
+	bool nan;
+	uint64_t w;       /* first 19 significant digits */
+	int ndigits;      /* significant digits seen (w is exact when <= 19) */
+	long e10;         /* value = w * 10^e10 when exact */
+} decimal;
+
+static bool word_is(const char *p, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+	if (n != k)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((p[i] | 0x20) != w[i])
+			return false;
+	return true;
+}
+
+static bool parse_decimal(const char *p, size_t n, decimal *d)
+{
+	memset(d, 0, sizeof *d);
+	size_t i = 0;
+	if (i < n && p[i] == '-') {
+		d->neg = true;
+		i++;
+	}
+	if (i < n && ((p[i] | 0x20) == 'i' || (p[i] | 0x20) == 'n')) {
+		d->special = true;
+		d->nan = word_is(p + i, n - i, "nan");
+		return d->nan || word_is(p + i, n - i, "inf") || word_is(p + i, n - i, "infinity");
+	}
+	bool any = false, dot = false;
+	long dropped = 0; /* integer digits beyond the 19 kept */
+	for (; i < n; i++) {
+		char c = p[i];
+		if (c == '.' && !dot) {
+			dot = true;
+			continue;
+		}
+		if (c < '0' || c > '9')
+			break;
+		any = true;
+		if (d->ndigits == 0 && c == '0') {
+			if (dot)
+				d->e10--;
+			continue;
+		}
+		if (d->ndigits < 19) {
+			d->w = d->w * 10 + (uint64_t)(c - '0');
+			if (dot)
+				d->e10--;
+		} else if (!dot) {
+			dropped++;
+		}
+		d->ndigits++;
+	}
+	if (!any)
+		return false;
+	d->e10 += dropped;
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		bool eneg = false;
+		if (i < n && (p[i] == '+' || p[i] == '-'))
+			eneg = p[i++] == '-';
+		if (i == n)
+			return false;
+		long e = 0;
+		for (; i < n; i++) {
+			if (p[i] < '0' || p[i] > '9')
+				return false;
+			if (e < 100000000)
+				e = e * 10 + (p[i] - '0');
+		}
+		d->e10 += eneg ? -e : e;
+	}
+	return i == n;
+}
+
+static const double pow10_exact[23] = {
+	1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* Clinger's fast path: exact when the significand and the power of ten are both exact
+ * doubles, so one IEEE operation rounds correctly. */
+static bool fast_double(const decimal *d, double *out)
+{
+	if (d->ndigits > 19 || d->w > (1ull << 53) || d->e10 < -22 || d->e10 > 22)
+		return false;
+	double v = (double)d->w;
+	v = d->e10 >= 0 ? v * pow10_exact[d->e10] : v / pow10_exact[-d->e10];
+	*out = d->neg ? -v : v;
+	return true;
+}
+
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+static locale_t c_locale;
+
+static void make_c_locale(void)
+{
+	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+/* strtod/strtof under the C locale, on a NUL-terminated copy of the text. */
+static ox_num_status slow_parse(const char *p, size_t n, double *dv, float *fv)
+{
+	pthread_once(&c_locale_once, make_c_locale);
+	if (!c_locale)
+		return OX_NUM_SYNTAX;
+	char small[128];
+	char *buf = n < sizeof small ? small : malloc(n + 1);
+	if (!buf)
+		return OX_NUM_SYNTAX;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	errno = 0;
+	char *end;
+	if (dv)
+		*dv = strtod_l(buf, &end, c_locale);
+	else
+		*fv = strtof_l(buf, &end, c_locale);
+	bool overflow = errno == ERANGE && (dv ? isinf(*dv) : isinf(*fv));
+	bool whole = end == buf + n;
+	if (buf != small)
+		free(buf);
+	if (!whole)
+		return OX_NUM_SYNTAX;
+	return overflow ? OX_NUM_RANGE : OX_NUM_OK;
+}
+
+static double special_value(const decimal *d)
+{
+	double v = d->nan ? NAN : INFINITY;
+	return d->neg ? -v : v;
+}
+
+ox_num_status ox_parse_double(const char *p, size_t n, double *out)
+{
+	decimal d;
+	if (!parse_decimal(p, n, &d))
+		return OX_NUM_SYNTAX;
+	if (d.special) {
+		*out = special_value(&d);
+		return OX_NUM_OK;
+	}
+	if (fast_double(&d, out))
+		return OX_NUM_OK;
+	return slow_parse(p, n, out, NULL);
+}
+
+ox_num_status ox_parse_float(const char *p, size_t n, float *out)
+{
+	decimal d;
+	if (!parse_decimal(p, n, &d))
+		return OX_NUM_SYNTAX;
+	if (d.special) {
+		*out = (float)special_value(&d);
+		return OX_NUM_OK;
+	}
+	double v;
+	if (fast_double(&d, &v)) {
+		/* v is the correctly rounded double. Rounding it again to float is exact
+		 * unless v sits precisely on a midpoint between two floats (every such
+		 * midpoint is a double), where the first rounding may have decided the tie. */
+		float f = (float)v;
+		if ((double)f == v) {
+			*out = f;
+			return OX_NUM_OK;
+		}
+		float g = nextafterf(f, v > f ? INFINITY : -INFINITY);
+		if ((double)f + ((double)g - (double)f) / 2 != v) {
+			*out = f;
+			return OX_NUM_OK;
+		}
+	}
+	return slow_parse(p, n, NULL, out);
+}
+
+/* ---- narrow float formats --------------------------------------------------------- */
+
+typedef enum nan_kind {
+	NAN_NONE,     /* float4e2m1 */
+	NAN_IEEE,     /* all-ones exponent, non-zero mantissa (infinities exist too) */
+	NAN_ALL_ONES, /* all bits but the sign set: float8e4m3fn, float8e8m0 */
+	NAN_FNUZ      /* the negative-zero pattern 0x80 */
+} nan_kind;
+
+typedef struct narrow_fmt {
+	int dtype;
+	int ebits, mbits, bias;
+	int emin;          /* exponent of the smallest normal value */
+	bool has_sign, has_subnormal;
+	nan_kind nan;
+	uint32_t nan_bits; /* the NaN this parser writes */
+	double max;        /* largest finite value */
+} narrow_fmt;
+
+static const narrow_fmt formats[] = {
+	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, 5, 10, 15, -14, true, true, NAN_IEEE, 0x7e00, 65504.0},
+	{ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, 8, 7, 127, -126, true, true, NAN_IEEE, 0x7fc0, 0x1.fep127},
+	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E4M3FN, 4, 3, 7, -6, true, true, NAN_ALL_ONES, 0x7f, 448.0},
+	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E4M3FNUZ, 4, 3, 8, -7, true, true, NAN_FNUZ, 0x80, 240.0},
+	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E5M2, 5, 2, 15, -14, true, true, NAN_IEEE, 0x7e, 57344.0},
+	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E5M2FNUZ, 5, 2, 16, -15, true, true, NAN_FNUZ, 0x80, 57344.0},
+	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E8M0, 8, 0, 127, -127, false, false, NAN_ALL_ONES, 0xff, 0x1p127},
+	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT4E2M1, 2, 1, 1, 0, true, true, NAN_NONE, 0, 6.0},
+};
+
+static const narrow_fmt *find_format(int dtype)
+{
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (formats[i].dtype == dtype)
+			return &formats[i];
+	return NULL;
+}
+
+int ox_is_narrow_float(int dtype)
+{
+	return find_format(dtype) != NULL;
+}
+
+/* Splits decimal text into its significant digits and k, with value 0.d1d2... x 10^k. */
+static size_t normalise(const char *s, size_t len, char *digits, size_t cap, long *k)
+{
+	size_t i = 0, nd = 0;
+	long point = 0;
+	bool dot = false, started = false;
+	if (i < len && s[i] == '-')
+		i++;
+	for (; i < len && (s[i] == '.' || (s[i] >= '0' && s[i] <= '9')); i++) {
+		if (s[i] == '.') {
+			dot = true;
+		} else if (!started && s[i] == '0') {
+			point -= dot;
+		} else {
+			point += !dot;
+			started = true;
+			if (nd < cap)
+				digits[nd++] = s[i];
+		}
+	}
+	long e = 0;
+	if (i < len && (s[i] == 'e' || s[i] == 'E'))
+		e = strtol(s + i + 1, NULL, 10);
+	while (nd && digits[nd - 1] == '0')
+		nd--;
+	*k = started ? point + e : 0;
+	return nd;
+}
+
+/* Compares the decimal text's exact magnitude with |v|: <0, 0, >0. Only used to break
+ * ties that the first rounding to double may have hidden, so speed does not matter. */
+static int cmp_decimal_double(const char *p, size_t n, double v)
+{
+	char exact[1100], da[1100], db[1100];
+	snprintf(exact, sizeof exact, "%.1070e", fabs(v)); /* glibc prints doubles exactly */
+	long ka, kb;
+	size_t na = normalise(p, n, da, sizeof da, &ka);
+	size_t nb = normalise(exact, strlen(exact), db, sizeof db, &kb);
+	if (na == 0 || nb == 0)
+		return (na != 0) - (nb != 0);
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	for (size_t i = 0; i < na || i < nb; i++) {
+		char ca = i < na ? da[i] : '0', cb = i < nb ? db[i] : '0';
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Rounds a > 0 to the format's grid (ties to even); *tie is set when a was exactly
+ * halfway between *lo and *hi. */
+static double round_to_grid(const narrow_fmt *f, double a, bool *tie, double *lo, double *hi)
+{
+	int e;
+	frexp(a, &e); /* a = m * 2^e with m in [0.5, 1) */
+	e -= 1;
+	if (e < f->emin && f->has_subnormal)
+		e = f->emin;
+	double quantum = ldexp(1.0, e - f->mbits);
+	double q = a / quantum; /* exact: a scaling by a power of two */
+	double fl = floor(q);
+	*lo = fl * quantum;
+	*hi = (fl + 1) * quantum;
+	*tie = q - fl == 0.5;
+	return nearbyint(q) * quantum;
+}
+
+static uint32_t sign_bit(const narrow_fmt *f, bool neg)
+{
+	return neg && f->has_sign ? 1u << (f->ebits + f->mbits) : 0;
+}
+
+/* r is a finite value on the format's grid. */
+static uint32_t encode_narrow(const narrow_fmt *f, bool neg, double r)
+{
+	if (r == 0)
+		return f->nan == NAN_FNUZ ? 0 : sign_bit(f, neg);
+	int e;
+	double m = frexp(r, &e);
+	e -= 1;
+	uint32_t expf, mant;
+	if (e < f->emin) {
+		expf = 0;
+		mant = (uint32_t)ldexp(r, f->mbits - f->emin);
+	} else {
+		expf = (uint32_t)(e - f->emin + (f->has_subnormal ? 1 : 0));
+		mant = (uint32_t)(ldexp(m, f->mbits + 1) - ldexp(1.0, f->mbits));
+	}
+	return sign_bit(f, neg) | expf << f->mbits | mant;
+}
+
+static ox_num_status narrow_special(const narrow_fmt *f, const decimal *d, uint32_t *bits)
+{
+	if (d->nan) {
+		if (f->nan == NAN_NONE)
+			return OX_NUM_RANGE;
+		*bits = f->nan == NAN_FNUZ ? f->nan_bits : f->nan_bits | sign_bit(f, d->neg);
+		return OX_NUM_OK;
+	}
+	if (f->nan != NAN_IEEE)
+		return OX_NUM_RANGE; /* the format has no infinity */
+	*bits = sign_bit(f, d->neg) | ((1u << f->ebits) - 1) << f->mbits;
+	return OX_NUM_OK;
+}
+
+ox_num_status ox_parse_narrow_float(int dtype, const char *p, size_t n, uint32_t *bits)
+{
+	const narrow_fmt *f = find_format(dtype);
+	decimal d;
+	if (!f || !parse_decimal(p, n, &d))
+		return OX_NUM_SYNTAX;
+	if (d.special)
+		return narrow_special(f, &d, bits);
+	if (d.neg && !f->has_sign)
+		return OX_NUM_RANGE;
+	double v;
+	if (!fast_double(&d, &v) && slow_parse(p, n, &v, NULL) != OX_NUM_OK)
+		return OX_NUM_RANGE;
+	double a = fabs(v);
+	if (a == 0) {
+		if (!f->has_subnormal)
+			return OX_NUM_RANGE; /* float8e8m0 has no zero */
+		*bits = encode_narrow(f, d.neg, 0);
+		return OX_NUM_OK;
+	}
+	bool tie;
+	double lo, hi;
+	double r = round_to_grid(f, a, &tie, &lo, &hi);
+	if (tie) {
+		int c = cmp_decimal_double(p, n, a);
+		if (c != 0)
+			r = c > 0 ? hi : lo;
+	}
+	if (r > f->max || (!f->has_subnormal && r < ldexp(1.0, f->emin)))
+		return OX_NUM_RANGE;
+	*bits = encode_narrow(f, d.neg, r);
+	return OX_NUM_OK;
+}
+
+static bool narrow_is_nan(const narrow_fmt *f, uint32_t bits)
+{
+	uint32_t magnitude = bits & ~sign_bit(f, true);
+	uint32_t emax = (1u << f->ebits) - 1;
+	switch (f->nan) {
+	case NAN_IEEE:
+		return (magnitude >> f->mbits) == emax && (magnitude & ((1u << f->mbits) - 1));
+	case NAN_ALL_ONES:
+		return magnitude == f->nan_bits;
+	case NAN_FNUZ:
+		return bits == f->nan_bits;
+	case NAN_NONE:
+		break;
+	}
+	return false;
+}
+
+double ox_narrow_to_double(int dtype, uint32_t bits)
+{
+	const narrow_fmt *f = find_format(dtype);
+	if (!f)
+		return NAN;
+	int width = f->ebits + f->mbits + f->has_sign;
+	bits &= (1u << width) - 1;
+	bool neg = (bits & sign_bit(f, true)) != 0;
+	if (narrow_is_nan(f, bits))
+		return neg ? -NAN : NAN;
+	uint32_t expf = bits >> f->mbits & ((1u << f->ebits) - 1);
+	uint32_t mant = bits & ((1u << f->mbits) - 1);
+	double v;
+	if (f->nan == NAN_IEEE && expf == (1u << f->ebits) - 1)
+		v = INFINITY;
+	else if (!f->has_subnormal)
+		v = ldexp(1.0, (int)expf + f->emin);
+	else if (expf == 0)
+		v = ldexp((double)mant, f->emin - f->mbits);
+	else
+		v = ldexp((double)(mant | 1u << f->mbits), (int)expf - 1 + f->emin - f->mbits);
+	return neg ? -v : v;
+}
+
+size_t ox_unescape(char *dst, const char *src, size_t n)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (src[i] == '\\' && i + 1 < n)
+			i++;
+		dst[j++] = src[i];
+	}
+	return j;
+}

@@ -1,0 +1,36 @@
+/* Literal conversions shared by the parser and the printer. */
+#ifndef OX_LITERAL_H
+#define OX_LITERAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum ox_num_status {
+	OX_NUM_OK = 0,
+	OX_NUM_RANGE, /* value outside the target type */
+	OX_NUM_SYNTAX /* not a number of the accepted form */
+} ox_num_status;
+
+/* INT literal text ("-"? digits) to a signed/unsigned 64-bit value. */
+ox_num_status ox_parse_i64(const char *p, size_t n, int64_t *out);
+ox_num_status ox_parse_u64(const char *p, size_t n, uint64_t *out);
+
+/* INT or FLOAT literal text, including "inf", "-infinity", "NaN" in any case, to a
+ * correctly rounded value. Underflow is accepted; overflow is OX_NUM_RANGE. */
+ox_num_status ox_parse_double(const char *p, size_t n, double *out);
+ox_num_status ox_parse_float(const char *p, size_t n, float *out);
+
+/* The narrow floating-point element types, identified by their TensorProto enum value
+ * (FLOAT16, BFLOAT16, FLOAT8*, FLOAT4E2M1). The text is rounded to nearest-even directly
+ * from its decimal value; values beyond the largest finite number are OX_NUM_RANGE
+ * (inf and nan are accepted where the format encodes them). */
+ox_num_status ox_parse_narrow_float(int dtype, const char *p, size_t n, uint32_t *bits);
+int ox_is_narrow_float(int dtype);
+/* Decodes narrow-float bits to a double (exact). */
+double ox_narrow_to_double(int dtype, uint32_t bits);
+
+/* Unescapes a string literal body (between the quotes): a backslash takes the next byte
+ * literally. dst must hold n bytes; returns the unescaped length. */
+size_t ox_unescape(char *dst, const char *src, size_t n);
+
+#endif

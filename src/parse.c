@@ -1,0 +1,215 @@
+/* Parser driver: feeds the re2c scanner's tokens to the lemon parser, tracks bracket depth,
+ * and turns the result into a root message that owns its arena. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "diag.h"
+#include "onnx.h"
+
+/* lemon's generated interface (%name ox_lemon) */
+void *ox_lemonAlloc(void *(*alloc)(size_t), ox_parser *P);
+void ox_lemonFree(void *parser, void (*dealloc)(void *));
+void ox_lemon(void *parser, int major, ox_tok minor);
+int ox_lemon_expected(void *parser, unsigned char *ok, int size);
+
+static const char *const lex_errors[] = {
+	[OX_LEX_BAD_CHAR] = "unexpected character",
+	[OX_LEX_SINGLE_QUOTE] = "unexpected ': strings use double quotes",
+	[OX_LEX_UNTERMINATED_STRING] = "unterminated string: no closing '\"' before the end of input",
+	[OX_LEX_NUL] = "NUL byte outside a string literal",
+	[OX_LEX_LONE_MINUS] = "'-' must be followed directly by a number, with no space",
+	[OX_LEX_BAD_EXPONENT] = "malformed number: the exponent has no digits",
+	[OX_LEX_BAD_NUMBER] = "malformed number",
+	[OX_LEX_BAD_SPECIAL] = "malformed number: after '-' only digits, inf, infinity or nan may follow",
+	[OX_LEX_TOO_LONG] = "token longer than 4 GiB",
+};
+
+static _Noreturn void lex_error(ox_parser *P, ox_tok *t)
+{
+	if (t->v == OX_LEX_BAD_CHAR) {
+		/* show the whole UTF-8 character, not one byte of it */
+		unsigned char c = (unsigned char)t->p[0];
+		size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+		if (n > (size_t)(P->src + P->len - t->p))
+			n = 1;
+		t->n = (uint32_t)n;
+		if (c >= 0x20 && c != 0x7f)
+			ox_fail(P, t, ONNXTXT_ERR_SYNTAX, "unexpected character '%.*s'", (int)n, t->p);
+		ox_fail(P, t, ONNXTXT_ERR_SYNTAX, "unexpected control character 0x%02x", c);
+	}
+	if (t->v == OX_LEX_UNTERMINATED_STRING)
+		t->n = 1;
+	ox_fail(P, t, ONNXTXT_ERR_SYNTAX, "%s", lex_errors[t->v]);
+}
+
+static void track_depth(ox_parser *P, int code)
+{
+	switch (code) {
+	case TK_LT: case TK_LPAREN: case TK_LBRACKET: case TK_LBRACE:
+		if (++P->depth > ONNXTXT_MAX_DEPTH)
+			ox_fail_depth(P);
+		break;
+	case TK_GT: case TK_RPAREN: case TK_RBRACKET: case TK_RBRACE:
+		if (P->depth > 0)
+			P->depth--;
+		break;
+	}
+}
+
+/* Feeds every token to the grammar; a replay (stop != NULL) feeds only the tokens
+ * before stop, the token a first pass could not shift. */
+static void feed(ox_parser *P, void *lemon, int entry, const char *stop)
+{
+	ox_lexer L;
+	ox_lex_init(&L, P->src, P->len);
+	ox_tok t = {P->src, 0, 0};
+	ox_lemon(lemon, entry, t);
+	for (;;) {
+		int code = ox_lex(&L, &t);
+		if (code == OX_TOK_ERROR)
+			lex_error(P, &t);
+		if (stop && (t.p >= stop || code == OX_TOK_EOF))
+			return;
+		P->cur = t;
+		track_depth(P, code);
+		ox_lemon(lemon, code, t);
+		if (code == OX_TOK_EOF)
+			return;
+		P->prev = t;
+	}
+}
+
+/* Kept apart from run() so that no local of the caller changes between setjmp and longjmp. */
+static int guarded(ox_parser *P, void *lemon, int entry, const char *stop)
+{
+	jmp_buf fail;
+	P->fail = &fail;
+	if (setjmp(fail))
+		return 0;
+	feed(P, lemon, entry, stop);
+	return 1;
+}
+
+/* Rewrites a syntax error with what the grammar expected, from a replay that stops just
+ * before the offending token (the failed parse already reduced past that state). */
+static void explain_syntax_error(ox_parser *P, int entry)
+{
+	int major = P->syntax_major;
+	ox_tok found = P->syntax_tok;
+	P->top = P->nannots = 0;
+	P->depth = 0;
+	P->prev.p = NULL;
+	P->prev.n = 0;
+	void *lemon = ox_lemonAlloc(malloc, P);
+	if (!lemon)
+		return;
+	const char *stop = major ? found.p : P->src + P->len;
+	if (guarded(P, lemon, entry, stop)) {
+		unsigned char ok[128] = {0};
+		int n = ox_lemon_expected(lemon, ok, (int)sizeof ok);
+		jmp_buf fail;
+		P->fail = &fail;
+		if (!setjmp(fail))
+			ox_syntax_message(P, major, &found, ok, n);
+	}
+	ox_lemonFree(lemon, free);
+}
+
+static OnnxStatus run(int entry, const char *text, size_t len, void **out, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	if (!out || (!text && len)) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s is NULL", out ? "text" : "out");
+		return err->code;
+	}
+	*out = NULL;
+	if (len > ONNXTXT_MAX_TEXT) {
+		ox_error_set(err, ONNXTXT_ERR_LIMIT, "text longer than %u bytes", ONNXTXT_MAX_TEXT);
+		return err->code;
+	}
+	ox_parser P = {.src = text ? text : "", .len = len, .err = err, .syntax_major = -1};
+	P.arena = ox_arena_new();
+	void *lemon = P.arena ? ox_lemonAlloc(malloc, &P) : NULL;
+	if (lemon && guarded(&P, lemon, entry, NULL)) {
+		const ProtobufCMessage *r = P.result;
+		void *root = ox_arena_root(P.arena, r->descriptor->sizeof_message);
+		if (root) {
+			memcpy(root, r, r->descriptor->sizeof_message);
+			*out = root;
+		} else {
+			ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		}
+	} else if (!lemon) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+	} else if (P.syntax_major >= 0) {
+		explain_syntax_error(&P, entry);
+	}
+	if (lemon)
+		ox_lemonFree(lemon, free);
+	free(P.stack);
+	free(P.annots);
+	free(P.td.buf);
+	if (!*out)
+		ox_arena_free(P.arena);
+	return *out ? ONNXTXT_OK : err->code;
+}
+
+OnnxStatus OnnxParser_Parse(const char *text, size_t len, Onnx__ModelProto **out, OnnxError *err)
+{
+	return run(TK_ENTRY_MODEL, text, len, (void **)out, err);
+}
+
+OnnxStatus OnnxParser_ParseGraph(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err)
+{
+	return run(TK_ENTRY_GRAPH, text, len, (void **)out, err);
+}
+
+OnnxStatus OnnxParser_ParseFunction(const char *text, size_t len, Onnx__FunctionProto **out, OnnxError *err)
+{
+	return run(TK_ENTRY_FUNCTION, text, len, (void **)out, err);
+}
+
+OnnxStatus OnnxParser_ParseNode(const char *text, size_t len, Onnx__NodeProto **out, OnnxError *err)
+{
+	return run(TK_ENTRY_NODE, text, len, (void **)out, err);
+}
+
+OnnxStatus OnnxParser_ParseNodeList(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err)
+{
+	return run(TK_ENTRY_NODES, text, len, (void **)out, err);
+}
+
+OnnxStatus OnnxParser_ParseType(const char *text, size_t len, Onnx__TypeProto **out, OnnxError *err)
+{
+	return run(TK_ENTRY_TYPE, text, len, (void **)out, err);
+}
+
+OnnxStatus OnnxParser_ParseTensor(const char *text, size_t len, Onnx__TensorProto **out, OnnxError *err)
+{
+	return run(TK_ENTRY_TENSOR, text, len, (void **)out, err);
+}
+
+OnnxStatus OnnxParser_ParseAttribute(const char *text, size_t len, Onnx__AttributeProto **out, OnnxError *err)
+{
+	return run(TK_ENTRY_ATTRIBUTE, text, len, (void **)out, err);
+}
+
+OnnxStatus OnnxParser_ParseValueInfo(const char *text, size_t len, Onnx__ValueInfoProto **out, OnnxError *err)
+{
+	return run(TK_ENTRY_VALUE_INFO, text, len, (void **)out, err);
+}
+
+void OnnxProto_Free(const void *message)
+{
+	if (message)
+		ox_arena_free(ox_root_arena(message));
+}
+
+const char *OnnxTxt_Version(void)
+{
+	return ONNXTXT_VERSION;
+}

@@ -1,0 +1,271 @@
+/* Tensor constants: initializers and tensor-valued attributes. Values are converted
+ * straight into the typed field of their element type as they are read, then checked
+ * against the shape and, for 4- and 2-bit types, packed as the ONNX spec requires. */
+#include "build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "literal.h"
+#include "onnx.h"
+#include "types.h"
+
+enum field { F_INT32, F_INT64, F_UINT64, F_FLOAT, F_DOUBLE, F_STRING };
+
+static enum field field_of(int dtype)
+{
+	switch (dtype) {
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return F_INT64;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return F_UINT64;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64: return F_FLOAT;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128: return F_DOUBLE;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: return F_STRING;
+	default: return F_INT32;
+	}
+}
+
+static size_t field_size(enum field f)
+{
+	static const size_t sizes[] = {4, 8, 8, 4, 8, sizeof(ProtobufCBinaryData)};
+	return sizes[f];
+}
+
+/* Range of INT literals for the types stored in int32_data. Narrow floats take their bit
+ * pattern, as in the reference. */
+static void int_range(int dtype, int64_t *lo, int64_t *hi)
+{
+	int bits = ox_elem_bits(dtype);
+	switch (dtype) {
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT16:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT4:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT2:
+		*lo = -(INT64_C(1) << (bits - 1));
+		*hi = (INT64_C(1) << (bits - 1)) - 1;
+		return;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+		*lo = 0;
+		*hi = 1;
+		return;
+	default: /* unsigned integers and bit patterns */
+		*lo = 0;
+		*hi = (INT64_C(1) << bits) - 1;
+		return;
+	}
+}
+
+static const char *dtype_name(int dtype)
+{
+	const char *s = ox_elem_name(dtype);
+	return s ? s : "undefined";
+}
+
+static void check_tensor_type(ox_parser *P, const Onnx__TypeProto *tp, const ox_tok *at)
+{
+	if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+		ox_fail(P, at, ONNXTXT_ERR_VALUE, "a tensor constant needs a tensor type such as 'float[2]'");
+	const Onnx__TensorShapeProto *s = tp->tensor_type->shape;
+	if (!s)
+		ox_fail(P, at, ONNXTXT_ERR_VALUE,
+			"a tensor constant needs a known shape; '[]' leaves the rank unknown");
+	for (size_t i = 0; i < s->n_dim; i++)
+		if (s->dim[i]->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+			ox_fail(P, at, ONNXTXT_ERR_VALUE,
+				"a tensor constant needs numeric dimensions; dimension %zu is symbolic", i + 1);
+}
+
+static Onnx__TensorProto *new_tensor(ox_parser *P, const Onnx__TypeProto *tp, const ox_tok *at, char *name)
+{
+	check_tensor_type(P, tp, at);
+	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+	Onnx__TensorProto *t = ox_new(P, &onnx__tensor_proto__descriptor);
+	t->name = name;
+	t->has_data_type = 1;
+	t->data_type = tt->elem_type;
+	t->n_dims = tt->shape->n_dim;
+	if (t->n_dims) {
+		t->dims = ox_alloc(P, t->n_dims * sizeof *t->dims);
+		for (size_t i = 0; i < t->n_dims; i++)
+			t->dims[i] = tt->shape->dim[i]->dim_value;
+	}
+	P->td.t = t;
+	return t;
+}
+
+Onnx__TensorProto *ox_init_begin(ox_parser *P, Onnx__ValueInfoProto *vi, ox_tok eq)
+{
+	if (!vi->type)
+		ox_fail(P, &eq, ONNXTXT_ERR_VALUE, "initializer '%s' needs a type, such as 'float[2] %s = {...}'",
+			vi->name, vi->name);
+	return new_tensor(P, vi->type, &eq, vi->name);
+}
+
+ox_value ox_tensor_begin(ox_parser *P, const ox_type *type, const ox_tok *name)
+{
+	ox_value v = {OX_V_TENSOR, type->at, NULL};
+	v.msg = new_tensor(P, type->tp, &type->at, name ? ox_name(P, *name) : "");
+	return v;
+}
+
+/* ---- values ---------------------------------------------------------------------- */
+
+void ox_tdata_open(ox_parser *P, ox_tok brace)
+{
+	ox_tdata *td = &P->td;
+	td->open = brace;
+	td->n = 0;
+	td->elem_size = field_size(field_of(td->t->data_type));
+}
+
+static void *next_slot(ox_parser *P)
+{
+	ox_tdata *td = &P->td;
+	if ((td->n + 1) * td->elem_size > td->cap) {
+		size_t cap = td->cap ? td->cap * 2 : 4096;
+		void *buf = realloc(td->buf, cap);
+		if (!buf)
+			ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+		td->buf = buf;
+		td->cap = cap;
+	}
+	return (char *)td->buf + td->n++ * td->elem_size;
+}
+
+static _Noreturn void wrong_literal(ox_parser *P, const ox_tok *lit, const char *want, int dtype)
+{
+	ox_fail(P, lit, ONNXTXT_ERR_VALUE, "expected %s in %s data, found %.*s", want, dtype_name(dtype),
+		(int)(lit->n > 40 ? 40 : lit->n), lit->p);
+}
+
+static _Noreturn void out_of_range(ox_parser *P, const ox_tok *lit, int dtype)
+{
+	ox_fail(P, lit, ONNXTXT_ERR_VALUE, "value %.*s is out of range for %s", (int)(lit->n > 40 ? 40 : lit->n),
+		lit->p, dtype_name(dtype));
+}
+
+static int32_t int32_value(ox_parser *P, int dtype, int code, const ox_tok *lit)
+{
+	if (code == TK_FLOAT && ox_is_narrow_float(dtype)) {
+		uint32_t bits;
+		if (ox_parse_narrow_float(dtype, lit->p, lit->n, &bits) != OX_NUM_OK)
+			out_of_range(P, lit, dtype);
+		return (int32_t)bits;
+	}
+	if (code != TK_INT)
+		wrong_literal(P, lit, ox_is_narrow_float(dtype) ? "a number" : "an integer", dtype);
+	int64_t v, lo, hi;
+	int_range(dtype, &lo, &hi);
+	if (ox_parse_i64(lit->p, lit->n, &v) != OX_NUM_OK || v < lo || v > hi)
+		out_of_range(P, lit, dtype);
+	return (int32_t)v;
+}
+
+void ox_tdata_value(ox_parser *P, int code, ox_tok lit)
+{
+	int dtype = P->td.t->data_type;
+	enum field f = field_of(dtype);
+	if ((f == F_STRING) != (code == TK_STRING))
+		wrong_literal(P, &lit, f == F_STRING ? "a string" : "a number", dtype);
+	void *slot = next_slot(P);
+	switch (f) {
+	case F_INT32:
+		*(int32_t *)slot = int32_value(P, dtype, code, &lit);
+		break;
+	case F_INT64:
+		if (code != TK_INT)
+			wrong_literal(P, &lit, "an integer", dtype);
+		if (ox_parse_i64(lit.p, lit.n, slot) != OX_NUM_OK)
+			out_of_range(P, &lit, dtype);
+		break;
+	case F_UINT64:
+		if (code != TK_INT)
+			wrong_literal(P, &lit, "an integer", dtype);
+		if (ox_parse_u64(lit.p, lit.n, slot) != OX_NUM_OK ||
+		    (dtype == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 && *(uint64_t *)slot > UINT32_MAX))
+			out_of_range(P, &lit, dtype);
+		break;
+	case F_FLOAT:
+		if (ox_parse_float(lit.p, lit.n, slot) != OX_NUM_OK)
+			out_of_range(P, &lit, dtype);
+		break;
+	case F_DOUBLE:
+		if (ox_parse_double(lit.p, lit.n, slot) != OX_NUM_OK)
+			out_of_range(P, &lit, dtype);
+		break;
+	case F_STRING:
+		*(ProtobufCBinaryData *)slot = ox_bytes(P, lit);
+		break;
+	}
+}
+
+/* ---- closing ------------------------------------------------------------------------ */
+
+static void check_count(ox_parser *P, const Onnx__TensorProto *t, size_t n)
+{
+	uint64_t want = 1;
+	for (size_t i = 0; i < t->n_dims; i++) {
+		if (t->dims[i] < 0)
+			ox_fail(P, &P->td.open, ONNXTXT_ERR_VALUE, "a tensor with data cannot have negative dimension %lld",
+				(long long)t->dims[i]);
+		if (t->dims[i] && want > UINT64_MAX / (uint64_t)t->dims[i])
+			ox_fail(P, &P->td.open, ONNXTXT_ERR_VALUE, "the tensor's shape has too many elements");
+		want *= (uint64_t)t->dims[i];
+	}
+	int complex = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64 ||
+		      t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128;
+	if (complex)
+		want *= 2;
+	if (n != want)
+		ox_fail(P, &P->td.open, ONNXTXT_ERR_VALUE, "the tensor has %zu value%s but its shape needs %llu%s", n,
+			n == 1 ? "" : "s", (unsigned long long)want, complex ? " (real, imaginary pairs)" : "");
+}
+
+/* Packs 4-bit and 2-bit values, first value in the least significant bits, one byte of
+ * values per int32_data entry. */
+static size_t pack_subbyte(int32_t *v, size_t n, int bits)
+{
+	size_t per = 8 / (size_t)bits, words = (n + per - 1) / per;
+	uint32_t mask = (1u << bits) - 1;
+	for (size_t w = 0; w < words; w++) {
+		uint32_t byte = 0;
+		for (size_t k = 0; k < per && w * per + k < n; k++)
+			byte |= ((uint32_t)v[w * per + k] & mask) << (k * (size_t)bits);
+		v[w] = (int32_t)byte;
+	}
+	return words;
+}
+
+void ox_tdata_close(ox_parser *P, ox_tok brace)
+{
+	(void)brace;
+	ox_tdata *td = &P->td;
+	Onnx__TensorProto *t = td->t;
+	check_count(P, t, td->n);
+	size_t n = td->n;
+	int bits = ox_elem_bits(t->data_type);
+	if (bits < 8 && bits > 0)
+		n = pack_subbyte(td->buf, n, bits);
+	void *data = n ? ox_arena_memdup(P->arena, td->buf, n * td->elem_size) : NULL;
+	if (n && !data)
+		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+	switch (field_of(t->data_type)) {
+	case F_INT32: t->n_int32_data = n; t->int32_data = data; break;
+	case F_INT64: t->n_int64_data = n; t->int64_data = data; break;
+	case F_UINT64: t->n_uint64_data = n; t->uint64_data = data; break;
+	case F_FLOAT: t->n_float_data = n; t->float_data = data; break;
+	case F_DOUBLE: t->n_double_data = n; t->double_data = data; break;
+	case F_STRING: t->n_string_data = n; t->string_data = data; break;
+	}
+}
+
+void ox_tdata_external(ox_parser *P, size_t mark)
+{
+	Onnx__TensorProto *t = P->td.t;
+	t->has_data_location = 1;
+	t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	t->external_data = (Onnx__StringStringEntryProto **)ox_take(P, mark, &t->n_external_data);
+}

@@ -1,0 +1,38 @@
+/* Helpers shared by the Check suites. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <check.h>
+#include <stddef.h>
+
+#include <onnxtxt/onnxtxt.h>
+
+/* Directory of the source tree (ONNXTXT_SOURCE_ROOT) and of ../shared (ONNXTXT_SHARED). */
+const char *tu_source_root(void);
+const char *tu_shared(void);
+/* path relative to a root, in a static buffer */
+const char *tu_path(const char *root, const char *rel);
+
+char *tu_read(const char *path, size_t *len);
+/* Sorted names of the regular files in dir ending with suffix; NULL-terminated, malloc'd. */
+char **tu_list(const char *dir, const char *suffix);
+/* Every model.onnx below dir, recursively, sorted. */
+char **tu_find(const char *dir, const char *name);
+void tu_free_list(char **list);
+
+/* Parses text with the entry point named kind ("model", "graph", "function", "node",
+ * "nodes", "type", "tensor", "attribute", "value_info"). */
+OnnxStatus tu_parse(const char *kind, const char *text, size_t len, void **out, OnnxError *err);
+
+/* Parses a model from a C string; fails the test with the message on error. */
+Onnx__ModelProto *tu_model(const char *text);
+/* The error of parsing text as kind, as "LINE:COL: MESSAGE" (static buffer); "" on success. */
+const char *tu_error(const char *kind, const char *text);
+
+/* Packs any message into a malloc'd buffer. */
+unsigned char *tu_pack(const void *msg, size_t *len);
+
+/* Runs a suite with TAP output; returns the process exit status. */
+int tu_run(Suite *s);
+
+#endif

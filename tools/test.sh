@@ -1,0 +1,27 @@
+#!/bin/sh
+# The whole test suite: sets up, builds and runs every test under meson (unit suites,
+# corpus loops, interop with the official onnx package, CLI, install), then the same
+# suites again in an ASan+UBSan build. Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+tools/setup.sh || exit 1
+
+status=0
+meson test -C build --print-errorlogs >build/test-output.txt 2>&1 || status=1
+tail -n 12 build/test-output.txt
+
+if [ ! -f build-asan/build.ninja ]; then
+	meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
+		>/dev/null || status=1
+fi
+if ninja -C build-asan >/dev/null; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		meson test -C build-asan --suite unit --print-errorlogs >build-asan/test-output.txt 2>&1 || status=1
+	tail -n 12 build-asan/test-output.txt
+else
+	echo "asan build failed"
+	status=1
+fi
+
+python3 tools/testsummary.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json || status=1
+exit $status
