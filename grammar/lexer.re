@@ -12,7 +12,7 @@ void ox_lex_init(ox_lexer *L, const char *text, size_t len)
 	L->lim = text + len;
 }
 
-static int emit(ox_lexer *L, ox_tok *t, const char *tok, const char *cur, int code, int v)
+static inline ox_tok emit(ox_lexer *L, const char *tok, const char *cur, int code, int v)
 {
 	size_t n = (size_t)(cur - tok);
 	if (n > UINT32_MAX) {
@@ -20,18 +20,15 @@ static int emit(ox_lexer *L, ox_tok *t, const char *tok, const char *cur, int co
 		v = OX_LEX_TOO_LONG;
 		n = 1;
 	}
-	t->p = tok;
-	t->n = (uint32_t)n;
-	t->v = v;
 	L->cur = cur;
-	return code;
+	return (ox_tok){tok, (uint32_t)n, (int16_t)code, (int16_t)v};
 }
 
-#define TOKEN(code) return emit(L, t, tok, cur, (code), 0)
-#define TYPE(dtype) return emit(L, t, tok, cur, TK_ELEMTYPE, ONNX__TENSOR_PROTO__DATA_TYPE__##dtype)
-#define ERROR(kind) return emit(L, t, tok, cur, OX_TOK_ERROR, (kind))
+#define TOKEN(code) return emit(L, tok, cur, (code), 0)
+#define TYPE(dtype) return emit(L, tok, cur, TK_ELEMTYPE, ONNX__TENSOR_PROTO__DATA_TYPE__##dtype)
+#define ERROR(kind) return emit(L, tok, cur, OX_TOK_ERROR, (kind))
 
-int ox_lex(ox_lexer *L, ox_tok *t)
+ox_tok ox_lex(ox_lexer *L)
 {
 	const char *cur = L->cur, *lim = L->lim, *mar = cur, *tok;
 	for (;;) {

@@ -71,26 +71,22 @@
 %type dims {size_t}
 %type tensor {ox_value}
 %type atnamed {ox_value}
-%type atbrace {ox_value}
+%type atbare {ox_value}
 %type atext {ox_value}
 %type attr {Onnx__AttributeProto *}
-%type attr_body {Onnx__AttributeProto *}
-%type ahead {Onnx__AttributeProto *}
+%type ahead {ox_ab}
 %type alist {ox_alist}
 %type aval {ox_value}
-%type attrs {size_t}
 %type attr_items {size_t}
 %type nodes {size_t}
 %type node {Onnx__NodeProto *}
-%type nbody {Onnx__NodeProto *}
-%type nin {Onnx__NodeProto *}
-%type nattr {Onnx__NodeProto *}
-%type nop {Onnx__NodeProto *}
-%type nopname {Onnx__NodeProto *}
-%type nstart {Onnx__NodeProto *}
+%type nov {ox_nb}
+%type nop {ox_nb}
+%type nstart {ox_nb}
+%type nlabel {ox_tok}
 %type ids {size_t}
-%type ids_open {size_t}
-%type ids_name {size_t}
+%type idn {size_t}
+%type idc {size_t}
 %type function {Onnx__FunctionProto *}
 %type fbody {Onnx__FunctionProto *}
 %type fvi {Onnx__FunctionProto *}
@@ -119,7 +115,8 @@ start ::= ENTRY_TYPE type(T).                      { P->result = T.tp; }
 start ::= ENTRY_TENSOR tensor(T).                  { P->result = T.msg; }
 start ::= ENTRY_TENSOR type(T).                    { P->result = ox_tensor_begin(P, &T, NULL).msg; }
 start ::= ENTRY_ATTRIBUTE attr(A).                 { P->result = A; }
-start ::= ENTRY_VALUE_INFO ann(A) vi(V).           { ox_annotate_value_info(P, V, NULL, A); P->result = V; }
+start ::= ENTRY_VALUE_INFO vi(V).                  { P->result = V; }
+start ::= ENTRY_VALUE_INFO anns(A) vi(V).          { ox_annotate_value_info(P, V, NULL, A); P->result = V; }
 
 /* ---- model --------------------------------------------------------------------- */
 
@@ -158,7 +155,8 @@ kv(E) ::= STRING(K) COLON STRING(V).               { E = ox_entry(P, K, V); }
 
 /* ---- graph --------------------------------------------------------------------- */
 
-graph(G) ::= ann(A) gbody(B).                      { G = B; ox_annotate_graph(P, G, A); }
+graph(G) ::= gbody(G).
+graph(G) ::= anns(A) gbody(B).                     { G = B; ox_annotate_graph(P, G, A); }
 gbody(G) ::= gvi(G) LBRACE nodes(L) RBRACE.        { ox_graph_nodes(P, G, L); }
 gvi(G) ::= gout(G).
 gvi(G) ::= gout(G) LT GT.
@@ -175,19 +173,24 @@ gname(G) ::= STRING(N).                            { G = ox_graph_new(P, N); }
  * (value info, NULL) or (NULL, initializer). */
 ginputs(L) ::= ginput(L).
 ginputs(L) ::= ginputs(L) COMMA ginput.
-ginput(M) ::= ann(A) vi(V).                        { ox_annotate_value_info(P, V, NULL, A); M = ox_push_pair(P, V, NULL); }
-ginput(M) ::= ann(A) in_init(T) tdata.             { M = P->top - 2; ox_annotate_value_info(P, P->stack[M].p, T, A); }
+ginput(M) ::= vi(V).                               { M = ox_push_pair(P, V, NULL); }
+ginput(M) ::= anns(A) vi(V).                       { ox_annotate_value_info(P, V, NULL, A); M = ox_push_pair(P, V, NULL); }
+ginput(M) ::= in_init tdata.                       { M = P->top - 2; }
+ginput(M) ::= anns(A) in_init(T) tdata.            { M = P->top - 2; ox_annotate_value_info(P, P->stack[M].p, T, A); }
 in_init(T) ::= vi(V) EQ(E).                        { T = ox_init_begin(P, V, E); ox_push_pair(P, V, T); }
 
 ginits(L) ::= ginit(L).
 ginits(L) ::= ginits(L) COMMA ginit.
-ginit(M) ::= ann(A) vi(V).                         { ox_annotate_value_info(P, V, NULL, A); M = ox_push_pair(P, V, NULL); }
-ginit(M) ::= ann(A) vi_init(T) tdata.              { ox_annotate_value_info(P, NULL, T, A); M = P->top - 2; }
+ginit(M) ::= vi(V).                                { M = ox_push_pair(P, V, NULL); }
+ginit(M) ::= anns(A) vi(V).                        { ox_annotate_value_info(P, V, NULL, A); M = ox_push_pair(P, V, NULL); }
+ginit(M) ::= vi_init tdata.                        { M = P->top - 2; }
+ginit(M) ::= anns(A) vi_init(T) tdata.             { ox_annotate_value_info(P, NULL, T, A); M = P->top - 2; }
 vi_init(T) ::= vi(V) EQ(E).                        { T = ox_init_begin(P, V, E); ox_push_pair(P, NULL, T); }
 
 vis(L) ::= avi(L).
 vis(L) ::= vis(L) COMMA avi.
-avi(M) ::= ann(A) vi(V).                           { ox_annotate_value_info(P, V, NULL, A); M = ox_push(P, V); }
+avi(M) ::= vi(V).                                  { M = ox_push(P, V); }
+avi(M) ::= anns(A) vi(V).                          { ox_annotate_value_info(P, V, NULL, A); M = ox_push(P, V); }
 
 vi(V) ::= ID(N).                                   { V = ox_value_info(P, NULL, N); }
 vi(V) ::= STRING(N).                               { V = ox_value_info(P, NULL, N); }
@@ -226,42 +229,43 @@ dim ::= INT(X).                                    { ox_dim_push(P, &X); }
 
 /* ---- tensor constants ------------------------------------------------------------ */
 
+/* Values between '{' and '}' never reach this grammar: once a tensor's '{' is shifted
+ * (ox_lemon_data_brace() tells), the driver (src/parse.c) reads "value, value, ..."
+ * itself, converting each value straight into the tensor, then feeds the '}'. That
+ * keeps millions of numbers out of the LALR machinery. The tensor must exist by then,
+ * so it is created by a reduction on the '{' lookahead (in_init, vi_init, atbare). */
 tdata ::= .
-tdata ::= tdopen tbody.
+tdata ::= tdopen RBRACE(B).                        { ox_tdata_close(P, B); }
 tdata ::= LBRACKET kvs(L) RBRACKET.                { ox_tdata_external(P, L); }
-tdopen ::= LBRACE(B).                              { ox_tdata_open(P, B); }
-tbody ::= RBRACE(B).                               { ox_tdata_close(P, B); }
-tbody ::= tvals RBRACE(B).                         { ox_tdata_close(P, B); }
-tvals ::= tlit.
-tvals ::= tvals COMMA tlit.
-tlit ::= INT(X).                                   { ox_tdata_value(P, TK_INT, X); }
-tlit ::= FLOAT(X).                                 { ox_tdata_value(P, TK_FLOAT, X); }
-tlit ::= FLOATWORD(X).                             { ox_tdata_value(P, TK_FLOAT, X); }
-tlit ::= STRING(X).                                { ox_tdata_value(P, TK_STRING, X); }
+tdopen ::= LBRACE.
 
 tensor(T) ::= atnamed(T) tdata.
-tensor(T) ::= atbrace(T) tbody.
+tensor(T) ::= atbare(T) tdopen RBRACE(B).          { ox_tdata_close(P, B); }
 tensor(T) ::= atext(T) kvs(L) RBRACKET.            { ox_tdata_external(P, L); }
 atnamed(T) ::= type(Y) ID(N).                      { T = ox_tensor_begin(P, &Y, &N); }
 atnamed(T) ::= type(Y) STRING(N).                  { T = ox_tensor_begin(P, &Y, &N); }
 atnamed(T) ::= type(Y) ID(N) EQ.                   { T = ox_tensor_begin(P, &Y, &N); }
 atnamed(T) ::= type(Y) STRING(N) EQ.               { T = ox_tensor_begin(P, &Y, &N); }
 atnamed(T) ::= type(Y) EQ.                         { T = ox_tensor_begin(P, &Y, NULL); }
-atbrace(T) ::= type(Y) LBRACE(B).                  { T = ox_tensor_begin(P, &Y, NULL); ox_tdata_open(P, B); }
+atbare(T) ::= type(Y).                             { T = ox_tensor_begin(P, &Y, NULL); }
 atext(T) ::= tnb(Y) LBRACKET.                      { T = ox_tensor_begin(P, &Y, NULL); }
 
 /* ---- attributes ------------------------------------------------------------------ */
 
-attr(A) ::= ann(N) attr_body(B).                   { A = B; ox_annotate_attr(P, A, N); }
-attr_body(A) ::= ahead(A) aval(V).                 { ox_attr_single(P, A, &V); }
-attr_body(A) ::= ahead(A) LBRACKET RBRACKET(B).    { ox_attr_empty_list(P, A, B); }
-attr_body(A) ::= alist(L) RBRACKET.                { A = ox_attr_list_end(P, &L); }
-alist(L) ::= ahead(A) LBRACKET aval(V).            { L = ox_attr_list_begin(P, A); ox_attr_list_add(P, &L, &V); }
+/* An attribute's annotations come before its name, so ahead carries their mark. */
+attr(A) ::= ahead(H) aval(V).                      { A = ox_attr_single(P, &H, &V); }
+attr(A) ::= ahead(H) LBRACKET RBRACKET(B).         { A = ox_attr_empty_list(P, &H, B); }
+attr(A) ::= alist(L) RBRACKET.                     { A = ox_attr_list_end(P, &L); }
+alist(L) ::= ahead(H) LBRACKET aval(V).            { L = ox_attr_list_begin(P, &H); ox_attr_list_add(P, &L, &V); }
 alist(L) ::= alist(L) COMMA aval(V).               { ox_attr_list_add(P, &L, &V); }
-ahead(A) ::= ID(N) EQ.                             { A = ox_attr_new(P, N, NULL); }
-ahead(A) ::= STRING(N) EQ.                         { A = ox_attr_new(P, N, NULL); }
-ahead(A) ::= ID(N) COLON ID(T) EQ.                 { A = ox_attr_new(P, N, &T); }
-ahead(A) ::= STRING(N) COLON ID(T) EQ.             { A = ox_attr_new(P, N, &T); }
+ahead(A) ::= ID(N) EQ.                             { A = ox_attr_new(P, N, NULL, P->nannots); }
+ahead(A) ::= STRING(N) EQ.                         { A = ox_attr_new(P, N, NULL, P->nannots); }
+ahead(A) ::= ID(N) COLON ID(T) EQ.                 { A = ox_attr_new(P, N, &T, P->nannots); }
+ahead(A) ::= STRING(N) COLON ID(T) EQ.             { A = ox_attr_new(P, N, &T, P->nannots); }
+ahead(A) ::= anns(M) ID(N) EQ.                     { A = ox_attr_new(P, N, NULL, M); }
+ahead(A) ::= anns(M) STRING(N) EQ.                 { A = ox_attr_new(P, N, NULL, M); }
+ahead(A) ::= anns(M) ID(N) COLON ID(T) EQ.         { A = ox_attr_new(P, N, &T, M); }
+ahead(A) ::= anns(M) STRING(N) COLON ID(T) EQ.     { A = ox_attr_new(P, N, &T, M); }
 
 aval(V) ::= INT(X).                                { V = ox_literal(TK_INT, X); }
 aval(V) ::= FLOAT(X).                              { V = ox_literal(TK_FLOAT, X); }
@@ -274,43 +278,51 @@ aval(V) ::= tensor(T).                             { V = T; }
 aval(V) ::= gbody(G).                              { V = ox_graph_value(G); }
 aval(V) ::= anns(A) gbody(G).                      { ox_annotate_graph(P, G, A); V = ox_graph_value(G); }
 
-attrs(L) ::= LT attr_items(K) GT.                  { L = K; }
 attr_items(L) ::= attr(A).                         { L = ox_push(P, A); }
 attr_items(L) ::= attr_items(L) COMMA attr(A).     { ox_push(P, A); }
 
 /* ---- nodes ------------------------------------------------------------------------- */
 
+/* Kept flat on purpose: every rule here runs once per node or per name, and each
+ * reduction costs a trip through lemon's tables. */
 nodes(L) ::= .                                     { L = ox_mark(P); }
 nodes(L) ::= nodes(L) node(N).                     { ox_push(P, N); }
-node(N) ::= ann(A) nbody(B).                       { N = B; ox_annotate_node(P, N, A); }
-nbody(N) ::= nin(N).
-nbody(N) ::= nin(N) attrs(L).                      { ox_node_attrs(P, N, L); }
-nbody(N) ::= nattr(N) LPAREN ids(L) RPAREN.        { ox_node_inputs(P, N, L); }
-nin(N) ::= nop(N) LPAREN ids(L) RPAREN.            { ox_node_inputs(P, N, L); }
-nattr(N) ::= nop(N) attrs(L).                      { ox_node_attrs(P, N, L); }
-nop(N) ::= nopname(N).
-nop(N) ::= nopname(N) COLON ID(O).                 { ox_node_overload(P, N, O); }
-nopname(N) ::= nstart(N).
-nopname(N) ::= nstart(N) ID(X).                    { ox_node_op(P, N, X); }
-nopname(N) ::= nopname(N) DOT ID(X).               { ox_node_op_dot(P, N, X); }
-nstart(N) ::= ids(L) EQ.                           { N = ox_node_new(P, NULL, L); }
-nstart(N) ::= LBRACKET(B) RBRACKET ids(L) EQ.      { B.n = 0; N = ox_node_new(P, &B, L); }
-nstart(N) ::= LBRACKET ID(B) RBRACKET ids(L) EQ.   { N = ox_node_new(P, &B, L); }
-nstart(N) ::= LBRACKET STRING(B) RBRACKET ids(L) EQ. { N = ox_node_new(P, &B, L); }
+node(N) ::= nov(B) LPAREN ids(I) RPAREN.           { N = ox_node_end(P, &B, I, SIZE_MAX); }
+node(N) ::= nov(B) LPAREN ids(I) RPAREN LT attr_items(A) GT.
+                                                   { N = ox_node_end(P, &B, I, A); }
+node(N) ::= nov(B) LT attr_items(A) GT LPAREN ids(I) RPAREN.
+                                                   { N = ox_node_end(P, &B, I, A); }
+nov(N) ::= nop(N).
+nov(N) ::= nop(N) COLON ID(O).                     { ox_node_overload(P, N.n, O); }
+nop(N) ::= nstart(N).
+nop(N) ::= nstart(N) ID(X).                        { ox_node_op(P, N.n, X); }
+nop(N) ::= nop(N) DOT ID(X).                       { ox_node_op_dot(P, N.n, X); }
+nstart(N) ::= ids(L) EQ.                           { N = ox_node_new(P, NULL, L, P->nannots); }
+nstart(N) ::= nlabel(B) ids(L) EQ.                 { N = ox_node_new(P, &B, L, P->nannots); }
+nstart(N) ::= anns(M) ids(L) EQ.                   { N = ox_node_new(P, NULL, L, M); }
+nstart(N) ::= anns(M) nlabel(B) ids(L) EQ.         { N = ox_node_new(P, &B, L, M); }
+nlabel(B) ::= LBRACKET(X) RBRACKET.                { B = X; B.n = 0; }
+nlabel(B) ::= LBRACKET ID(X) RBRACKET.             { B = X; }
+nlabel(B) ::= LBRACKET STRING(X) RBRACKET.         { B = X; }
 
 /* Id-lists keep an empty element before every comma and drop an empty last element:
- * "(,x)" is ["", "x"], "(x,)" is ["x"], "(x,,)" is ["x", ""]. */
-ids(L) ::= ids_open(L).
-ids(L) ::= ids_name(L).
-ids_open(L) ::= .                                  { L = ox_mark(P); }
-ids_open(L) ::= ids_open(L) COMMA.                 { ox_id_push(P, NULL); }
-ids_open(L) ::= ids_name(L) COMMA.
-ids_name(L) ::= ids_open(L) ID(X).                 { ox_id_push(P, &X); }
-ids_name(L) ::= ids_open(L) STRING(X).             { ox_id_push(P, &X); }
+ * "(,x)" is ["", "x"], "(x,)" is ["x"], "(x,,)" is ["x", ""]. idn ends with a name,
+ * idc with a comma. */
+ids(L) ::= .                                       { L = ox_mark(P); }
+ids(L) ::= idn(L).
+ids(L) ::= idc(L).
+idn(L) ::= ID(X).                                  { L = ox_id_push(P, &X); }
+idn(L) ::= STRING(X).                              { L = ox_id_push(P, &X); }
+idn(L) ::= idc(L) ID(X).                           { ox_id_push(P, &X); }
+idn(L) ::= idc(L) STRING(X).                       { ox_id_push(P, &X); }
+idc(L) ::= COMMA.                                  { L = ox_id_push(P, NULL); }
+idc(L) ::= idc(L) COMMA.                           { ox_id_push(P, NULL); }
+idc(L) ::= idn(L) COMMA.
 
 /* ---- functions --------------------------------------------------------------------- */
 
-function(F) ::= ann(A) fbody(B).                   { F = B; ox_annotate_function(P, F, A); }
+function(F) ::= fbody(F).
+function(F) ::= anns(A) fbody(B).                  { F = B; ox_annotate_function(P, F, A); }
 fbody(F) ::= fvi(F) LBRACE nodes(L) RBRACE.        { ox_function_nodes(P, F, L); }
 fvi(F) ::= fout(F).
 fvi(F) ::= fout(F) LT GT.
@@ -323,8 +335,8 @@ fattrs(F) ::= fname(F).
 fattrs(F) ::= fname(F) LT fattr_items(L) GT.       { ox_function_attrs(P, F, L); }
 fattr_items(L) ::= fattr(L).
 fattr_items(L) ::= fattr_items(L) COMMA fattr.
-fattr(M) ::= ann(A) ID(X).                         { ox_annotate_attr(P, NULL, A); M = ox_push_pair(P, ox_name(P, X), NULL); }
-fattr(M) ::= ann(A) STRING(X).                     { ox_annotate_attr(P, NULL, A); M = ox_push_pair(P, ox_name(P, X), NULL); }
+fattr(M) ::= ID(X).                                { M = ox_push_pair(P, ox_name(P, X), NULL); }
+fattr(M) ::= STRING(X).                            { M = ox_push_pair(P, ox_name(P, X), NULL); }
 fattr(M) ::= attr(B).                              { M = ox_push_pair(P, NULL, B); }
 fname(F) ::= ID(N).                                { F = ox_function_new(P); ox_function_name(P, F, N); }
 fname(F) ::= STRING(N).                            { F = ox_function_new(P); ox_function_name(P, F, N); }
@@ -381,6 +393,15 @@ static int can_shift(const yyParser *p, int token)
 		states[n++] = go;
 	}
 	return 0;
+}
+
+/* True right after a '{' that opens tensor data: only those braces complete a rule at
+ * once (tdopen ::= LBRACE), so lemon holds a pending reduction on top of its stack;
+ * braces of node lists are followed by nodes. */
+int ox_lemon_data_brace(void *parser)
+{
+	const yyParser *p = parser;
+	return p->yytos->major == TK_LBRACE && p->yytos->stateno > YY_MAX_SHIFT;
 }
 
 int ox_lemon_expected(void *parser, unsigned char *ok, int size)

@@ -11,7 +11,7 @@ typedef struct ox_arena ox_arena;
 ox_arena *ox_arena_new(void);
 void ox_arena_free(ox_arena *a);
 
-/* 8-byte aligned, uninitialised; NULL when out of memory. */
+/* 8-byte aligned and zero-filled; NULL when out of memory. */
 void *ox_arena_alloc(ox_arena *a, size_t size);
 void *ox_arena_memdup(ox_arena *a, const void *p, size_t n);
 /* Copies n bytes and appends a NUL. */

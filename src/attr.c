@@ -11,7 +11,7 @@
 
 #define T(x) ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##x
 
-Onnx__AttributeProto *ox_attr_new(ox_parser *P, ox_tok name, const ox_tok *annotation)
+ox_ab ox_attr_new(ox_parser *P, ox_tok name, const ox_tok *annotation, size_t ann)
 {
 	Onnx__AttributeProto *a = ox_new(P, &onnx__attribute_proto__descriptor);
 	a->name = ox_name(P, name);
@@ -25,7 +25,8 @@ Onnx__AttributeProto *ox_attr_new(ox_parser *P, ox_tok name, const ox_tok *annot
 		a->has_type = 1;
 		a->type = t;
 	}
-	return a;
+	ox_ab h = {a, ann};
+	return h;
 }
 
 ox_value ox_literal(int code, ox_tok t)
@@ -48,7 +49,7 @@ ox_value ox_type_value(ox_type t)
 
 ox_value ox_graph_value(Onnx__GraphProto *g)
 {
-	ox_value v = {OX_V_GRAPH, {NULL, 0, 0}, g};
+	ox_value v = {OX_V_GRAPH, {NULL, 0, 0, 0}, g};
 	return v;
 }
 
@@ -101,12 +102,19 @@ static float float_value(ox_parser *P, const ox_value *v)
 	return f;
 }
 
-void ox_attr_single(ox_parser *P, Onnx__AttributeProto *a, ox_value *v)
+static Onnx__AttributeProto *finish(ox_parser *P, Onnx__AttributeProto *a, size_t ann)
 {
+	ox_annotate_attr(P, a, ann);
+	return a;
+}
+
+Onnx__AttributeProto *ox_attr_single(ox_parser *P, ox_ab *h, ox_value *v)
+{
+	Onnx__AttributeProto *a = h->a;
 	int declared = a->has_type ? (int)a->type : 0;
 	if (v->kind == OX_V_REF) {
 		a->ref_attr_name = v->msg; /* the type comes from the annotation alone */
-		return;
+		return finish(P, a, h->ann);
 	}
 	int t = value_type(v, declared);
 	if (declared && t != declared)
@@ -130,21 +138,25 @@ void ox_attr_single(ox_parser *P, Onnx__AttributeProto *a, ox_value *v)
 	case T(TENSOR): a->t = v->msg; break;
 	case T(GRAPH): a->g = v->msg; break;
 	}
+	return finish(P, a, h->ann);
 }
 
-void ox_attr_empty_list(ox_parser *P, Onnx__AttributeProto *a, ox_tok bracket)
+Onnx__AttributeProto *ox_attr_empty_list(ox_parser *P, ox_ab *h, ox_tok bracket)
 {
+	Onnx__AttributeProto *a = h->a;
 	if (!a->has_type)
 		ox_fail(P, &bracket, ONNXTXT_ERR_VALUE,
 			"an empty list needs a type annotation, as in '%s: ints = []'", a->name);
 	if (!ox_attr_is_list(a->type))
 		ox_fail(P, &bracket, ONNXTXT_ERR_VALUE, "attribute '%s' is declared '%s', a single value, not a list",
 			a->name, ox_attr_type_name(a->type));
+	return finish(P, a, h->ann);
 }
 
-ox_alist ox_attr_list_begin(ox_parser *P, Onnx__AttributeProto *a)
+ox_alist ox_attr_list_begin(ox_parser *P, ox_ab *h)
 {
-	ox_alist l = {a, P->top, a->has_type ? ox_attr_singular(a->type) : 0};
+	Onnx__AttributeProto *a = h->a;
+	ox_alist l = {a, h->ann, P->top, a->has_type ? ox_attr_singular(a->type) : 0};
 	return l;
 }
 
@@ -210,5 +222,5 @@ Onnx__AttributeProto *ox_attr_list_end(ox_parser *P, ox_alist *l)
 	case T(TYPE_PROTO): a->type_protos = (Onnx__TypeProto **)ox_take(P, l->mark, &a->n_type_protos); break;
 	}
 	P->top = l->mark;
-	return a;
+	return finish(P, a, l->ann);
 }

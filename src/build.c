@@ -16,10 +16,12 @@ void *ox_alloc(ox_parser *P, size_t size)
 	return p;
 }
 
+/* Arena memory is zeroed, and every ONNX message's initial value is all zeros but its
+ * descriptor (tests/check_arena.c checks this for each message type). */
 void *ox_new(ox_parser *P, const ProtobufCMessageDescriptor *d)
 {
-	void *m = ox_alloc(P, d->sizeof_message);
-	protobuf_c_message_init(d, m);
+	ProtobufCMessage *m = ox_alloc(P, d->sizeof_message);
+	m->descriptor = d;
 	return m;
 }
 
@@ -350,12 +352,12 @@ void ox_function_nodes(ox_parser *P, Onnx__FunctionProto *f, size_t mark)
 
 /* ---- node -------------------------------------------------------------------------- */
 
-void ox_id_push(ox_parser *P, const ox_tok *id)
+size_t ox_id_push(ox_parser *P, const ox_tok *id)
 {
-	ox_push(P, id ? ox_name(P, *id) : "");
+	return ox_push(P, id ? ox_name(P, *id) : "");
 }
 
-Onnx__NodeProto *ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs)
+ox_nb ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs, size_t ann)
 {
 	Onnx__NodeProto *n = ox_new(P, &onnx__node_proto__descriptor);
 	n->output = (char **)ox_take(P, outputs, &n->n_output);
@@ -363,6 +365,19 @@ Onnx__NodeProto *ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs)
 		n->name = ox_name(P, *label);
 	n->domain = "";
 	n->op_type = "";
+	ox_nb b = {n, ann};
+	return b;
+}
+
+Onnx__NodeProto *ox_node_end(ox_parser *P, ox_nb *b, size_t inputs, size_t attrs)
+{
+	Onnx__NodeProto *n = b->n;
+	if (attrs != SIZE_MAX && attrs > inputs)
+		n->attribute = (Onnx__AttributeProto **)ox_take(P, attrs, &n->n_attribute);
+	n->input = (char **)ox_take(P, inputs, &n->n_input);
+	if (attrs != SIZE_MAX && attrs < inputs)
+		n->attribute = (Onnx__AttributeProto **)ox_take(P, attrs, &n->n_attribute);
+	ox_annotate_node(P, n, b->ann);
 	return n;
 }
 
@@ -391,16 +406,6 @@ void ox_node_op_dot(ox_parser *P, Onnx__NodeProto *n, ox_tok id)
 void ox_node_overload(ox_parser *P, Onnx__NodeProto *n, ox_tok id)
 {
 	n->overload = ox_name(P, id);
-}
-
-void ox_node_inputs(ox_parser *P, Onnx__NodeProto *n, size_t mark)
-{
-	n->input = (char **)ox_take(P, mark, &n->n_input);
-}
-
-void ox_node_attrs(ox_parser *P, Onnx__NodeProto *n, size_t mark)
-{
-	n->attribute = (Onnx__AttributeProto **)ox_take(P, mark, &n->n_attribute);
 }
 
 /* ---- types ------------------------------------------------------------------------- */

@@ -25,6 +25,7 @@ typedef union ox_slot {
 typedef struct ox_tdata {
 	Onnx__TensorProto *t;
 	ox_tok open;
+	int field;   /* the TensorProto field the values go to (tensor.c) */
 	size_t n, elem_size;
 	size_t cap;  /* bytes */
 	void *buf;   /* malloc'd, reused from tensor to tensor */
@@ -62,8 +63,21 @@ typedef struct ox_value {
 	void *msg; /* tensor, graph, type proto; the name of a reference */
 } ox_value;
 
+/* An element under construction and the mark of its annotations, which are applied when
+ * the element is complete. */
+typedef struct ox_ab {
+	Onnx__AttributeProto *a;
+	size_t ann;
+} ox_ab;
+
+typedef struct ox_nb {
+	Onnx__NodeProto *n;
+	size_t ann;
+} ox_nb;
+
 typedef struct ox_alist {
 	Onnx__AttributeProto *a;
+	size_t ann;
 	size_t mark;
 	int elem; /* singular type of the elements, 0 until known */
 } ox_alist;
@@ -134,13 +148,13 @@ void ox_function_value_infos(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
 void ox_function_nodes(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
 
 /* ---- nodes ---- */
-Onnx__NodeProto *ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs);
+ox_nb ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs, size_t ann);
 void ox_node_op(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
 void ox_node_op_dot(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
 void ox_node_overload(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
-void ox_node_inputs(ox_parser *P, Onnx__NodeProto *n, size_t mark);
-void ox_node_attrs(ox_parser *P, Onnx__NodeProto *n, size_t mark);
-void ox_id_push(ox_parser *P, const ox_tok *id); /* NULL pushes an empty name */
+/* Takes the inputs and the attributes (SIZE_MAX: none) off the stack, in either order. */
+Onnx__NodeProto *ox_node_end(ox_parser *P, ox_nb *b, size_t inputs, size_t attrs);
+size_t ox_id_push(ox_parser *P, const ox_tok *id); /* NULL pushes an empty name */
 
 /* ---- types and value infos ---- */
 ox_type ox_tensor_type(ox_parser *P, ox_tok elem, enum ox_rank rank, size_t dims, bool sparse);
@@ -162,14 +176,14 @@ void ox_tdata_close(ox_parser *P, ox_tok brace);
 void ox_tdata_external(ox_parser *P, size_t mark);
 
 /* ---- attributes ---- */
-Onnx__AttributeProto *ox_attr_new(ox_parser *P, ox_tok name, const ox_tok *annotation);
+ox_ab ox_attr_new(ox_parser *P, ox_tok name, const ox_tok *annotation, size_t ann);
 ox_value ox_literal(int code, ox_tok t);
 ox_value ox_ref(ox_parser *P, ox_tok at, ox_tok name);
 ox_value ox_type_value(ox_type t);
 ox_value ox_graph_value(Onnx__GraphProto *g);
-void ox_attr_single(ox_parser *P, Onnx__AttributeProto *a, ox_value *v);
-void ox_attr_empty_list(ox_parser *P, Onnx__AttributeProto *a, ox_tok bracket);
-ox_alist ox_attr_list_begin(ox_parser *P, Onnx__AttributeProto *a);
+Onnx__AttributeProto *ox_attr_single(ox_parser *P, ox_ab *h, ox_value *v);
+Onnx__AttributeProto *ox_attr_empty_list(ox_parser *P, ox_ab *h, ox_tok bracket);
+ox_alist ox_attr_list_begin(ox_parser *P, ox_ab *h);
 void ox_attr_list_add(ox_parser *P, ox_alist *l, ox_value *v);
 Onnx__AttributeProto *ox_attr_list_end(ox_parser *P, ox_alist *l);
 

@@ -6,10 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 16 bytes, so ox_lex returns it in two registers. */
 typedef struct ox_tok {
 	const char *p;
 	uint32_t n;
-	int32_t v;
+	int16_t code; /* token code; OX_TOK_ERROR for a lexical error */
+	int16_t v;    /* element type of an ELEMTYPE token; ox_lex_error of an error token */
 } ox_tok;
 
 typedef struct ox_lexer {
@@ -34,6 +36,6 @@ enum ox_lex_error {
 };
 
 void ox_lex_init(ox_lexer *L, const char *text, size_t len);
-int ox_lex(ox_lexer *L, ox_tok *t);
+ox_tok ox_lex(ox_lexer *L);
 
 #endif

@@ -144,6 +144,93 @@ static bool fast_double(const decimal *d, double *out)
 	return true;
 }
 
+/* Eight ASCII digits at p? Each byte must have high nibble 3 and stay below 0x40 when
+ * 6 is added (so its low nibble is at most 9). */
+static inline bool eight_digits(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return ((v & 0xf0f0f0f0f0f0f0f0) | (((v + 0x0606060606060606) & 0xf0f0f0f0f0f0f0f0) >> 4)) ==
+	       0x3333333333333333;
+}
+
+/* Their value, combining neighbours in parallel lanes: pairs, then quads, then all
+ * eight (the first digit is the lowest byte). */
+static inline uint64_t eight_value(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	v -= 0x3030303030303030;
+	v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ff;
+	v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffff;
+	return (v * 10000 + (v >> 32)) & 0xffffffff;
+}
+
+/* Appends the digits at *pp to w, eight at a time where possible. */
+static inline void digits_into(const char **pp, const char *end, uint64_t *w)
+{
+	const char *p = *pp;
+	while (end - p >= 8 && eight_digits(p)) {
+		*w = *w * 100000000 + eight_value(p);
+		p += 8;
+	}
+	while (p < end && (unsigned)(*p - '0') < 10)
+		*w = *w * 10 + (uint64_t)(*p++ - '0');
+	*pp = p;
+}
+
+/* One pass over the common shape of a number: at most 19 digits and a power of ten that
+ * Clinger's fast path covers. *out is the correctly rounded double; false means "use
+ * the general path" (long or extreme numbers, inf, nan). */
+static inline bool quick_double(const char *p, size_t n, double *out)
+{
+	const char *end = p + n;
+	bool neg = p < end && *p == '-';
+	p += neg;
+	const char *start = p;
+	uint64_t w = 0;
+	digits_into(&p, end, &w);
+	long digits = p - start, e10 = 0;
+	if (digits == 0)
+		return false;
+	if (p < end && *p == '.') {
+		const char *frac = ++p;
+		digits_into(&p, end, &w);
+		digits += p - frac;
+		e10 = -(p - frac);
+	}
+	if (p < end && (*p | 0x20) == 'e') {
+		p++;
+		bool eneg = p < end && *p == '-';
+		p += p < end && (*p == '-' || *p == '+');
+		long e = 0;
+		const char *exp = p;
+		while (p < end && (unsigned)(*p - '0') < 10 && p - exp < 6)
+			e = e * 10 + (*p++ - '0');
+		if (p == exp)
+			return false;
+		e10 += eneg ? -e : e;
+	}
+	if (p != end || digits > 19 || w > (1ull << 53) || e10 < -22 || e10 > 22)
+		return false;
+	double v = (double)w;
+	v = e10 >= 0 ? v * pow10_exact[e10] : v / pow10_exact[-e10];
+	*out = neg ? -v : v;
+	return true;
+}
+
+/* Whether a double lies exactly halfway between two adjacent normal floats, where a
+ * second rounding could go the wrong way. */
+static inline bool float_midpoint(double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	unsigned exp = (unsigned)(bits >> 52) & 0x7ff;
+	if (exp < 1023 - 126 || exp > 1023 + 127)
+		return true; /* not in the normal float range: let strtof decide */
+	return (bits & 0x1fffffff) == 0x10000000;
+}
+
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
 static locale_t c_locale;
 
@@ -187,6 +274,8 @@ static double special_value(const decimal *d)
 
 ox_num_status ox_parse_double(const char *p, size_t n, double *out)
 {
+	if (quick_double(p, n, out))
+		return OX_NUM_OK;
 	decimal d;
 	if (!parse_decimal(p, n, &d))
 		return OX_NUM_SYNTAX;
@@ -201,28 +290,19 @@ ox_num_status ox_parse_double(const char *p, size_t n, double *out)
 
 ox_num_status ox_parse_float(const char *p, size_t n, float *out)
 {
+	double v;
+	if (quick_double(p, n, &v) && (v == 0 || !float_midpoint(v))) {
+		/* Rounding the correctly rounded double again to float is exact unless the
+		 * double sits on a midpoint between two floats (all of which are doubles). */
+		*out = (float)v;
+		return OX_NUM_OK;
+	}
 	decimal d;
 	if (!parse_decimal(p, n, &d))
 		return OX_NUM_SYNTAX;
 	if (d.special) {
 		*out = (float)special_value(&d);
 		return OX_NUM_OK;
-	}
-	double v;
-	if (fast_double(&d, &v)) {
-		/* v is the correctly rounded double. Rounding it again to float is exact
-		 * unless v sits precisely on a midpoint between two floats (every such
-		 * midpoint is a double), where the first rounding may have decided the tie. */
-		float f = (float)v;
-		if ((double)f == v) {
-			*out = f;
-			return OX_NUM_OK;
-		}
-		float g = nextafterf(f, v > f ? INFINITY : -INFINITY);
-		if ((double)f + ((double)g - (double)f) / 2 != v) {
-			*out = f;
-			return OX_NUM_OK;
-		}
 	}
 	return slow_parse(p, n, NULL, out);
 }

@@ -12,6 +12,7 @@ void *ox_lemonAlloc(void *(*alloc)(size_t), ox_parser *P);
 void ox_lemonFree(void *parser, void (*dealloc)(void *));
 void ox_lemon(void *parser, int major, ox_tok minor);
 int ox_lemon_expected(void *parser, unsigned char *ok, int size);
+int ox_lemon_data_brace(void *parser);
 
 static const char *const lex_errors[] = {
 	[OX_LEX_BAD_CHAR] = "unexpected character",
@@ -57,16 +58,57 @@ static void track_depth(ox_parser *P, int code)
 	}
 }
 
+static bool is_literal(int code)
+{
+	return code == TK_INT || code == TK_FLOAT || code == TK_FLOATWORD || code == TK_STRING;
+}
+
+static _Noreturn void data_syntax_error(ox_parser *P, ox_tok t, bool after_value)
+{
+	unsigned char ok[TK_OVERLOAD + 1] = {0};
+	if (after_value) {
+		ok[TK_COMMA] = ok[TK_RBRACE] = 1;
+	} else {
+		bool strings = P->td.t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
+		ok[TK_INT] = ok[TK_FLOAT] = !strings;
+		ok[TK_STRING] = strings;
+		ok[TK_RBRACE] = P->prev.p && P->prev.p[0] == '{';
+	}
+	if (t.code == OX_TOK_EOF)
+		t.code = 0;
+	ox_syntax_message(P, t.code, &t, ok, (int)sizeof ok);
+}
+
+/* Reads a tensor's "value, value, ... }" after the grammar shifted its '{'; returns the
+ * closing '}' for the grammar. */
+static ox_tok read_values(ox_parser *P, ox_lexer *L, ox_tok brace)
+{
+	ox_tdata_open(P, brace);
+	for (bool value_next = true;; value_next = !value_next) {
+		ox_tok t = ox_lex(L);
+		if (t.code == OX_TOK_ERROR)
+			lex_error(P, &t);
+		if (t.code == TK_RBRACE && (!value_next || P->prev.p[0] == '{'))
+			return t;
+		if (value_next ? !is_literal(t.code) : t.code != TK_COMMA)
+			data_syntax_error(P, t, !value_next);
+		if (value_next)
+			ox_tdata_value(P, t.code, t);
+		P->prev = t;
+	}
+}
+
 /* Feeds every token to the grammar; a replay (stop != NULL) feeds only the tokens
  * before stop, the token a first pass could not shift. */
 static void feed(ox_parser *P, void *lemon, int entry, const char *stop)
 {
 	ox_lexer L;
 	ox_lex_init(&L, P->src, P->len);
-	ox_tok t = {P->src, 0, 0};
+	ox_tok t = {P->src, 0, (int16_t)entry, 0};
 	ox_lemon(lemon, entry, t);
 	for (;;) {
-		int code = ox_lex(&L, &t);
+		t = ox_lex(&L);
+		int code = t.code;
 		if (code == OX_TOK_ERROR)
 			lex_error(P, &t);
 		if (stop && (t.p >= stop || code == OX_TOK_EOF))
@@ -77,6 +119,15 @@ static void feed(ox_parser *P, void *lemon, int entry, const char *stop)
 		if (code == OX_TOK_EOF)
 			return;
 		P->prev = t;
+		if (code == TK_LBRACE && ox_lemon_data_brace(lemon)) {
+			t = read_values(P, &L, t);
+			if (stop && t.p >= stop)
+				return;
+			P->cur = t;
+			track_depth(P, TK_RBRACE);
+			ox_lemon(lemon, TK_RBRACE, t);
+			P->prev = t;
+		}
 	}
 }
 

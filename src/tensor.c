@@ -118,7 +118,8 @@ void ox_tdata_open(ox_parser *P, ox_tok brace)
 	ox_tdata *td = &P->td;
 	td->open = brace;
 	td->n = 0;
-	td->elem_size = field_size(field_of(td->t->data_type));
+	td->field = field_of(td->t->data_type);
+	td->elem_size = field_size(td->field);
 }
 
 static void *next_slot(ox_parser *P)
@@ -167,7 +168,12 @@ static int32_t int32_value(ox_parser *P, int dtype, int code, const ox_tok *lit)
 void ox_tdata_value(ox_parser *P, int code, ox_tok lit)
 {
 	int dtype = P->td.t->data_type;
-	enum field f = field_of(dtype);
+	enum field f = P->td.field;
+	if (f == F_FLOAT && code != TK_STRING) { /* the common case first */
+		if (ox_parse_float(lit.p, lit.n, next_slot(P)) != OX_NUM_OK)
+			out_of_range(P, &lit, dtype);
+		return;
+	}
 	if ((f == F_STRING) != (code == TK_STRING))
 		wrong_literal(P, &lit, f == F_STRING ? "a string" : "a number", dtype);
 	void *slot = next_slot(P);

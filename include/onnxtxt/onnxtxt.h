@@ -37,6 +37,13 @@ extern "C" {
 
 #define ONNXTXT_VERSION "0.1.0"
 
+/* The library is built with hidden visibility; only these names are exported. */
+#if defined(__GNUC__)
+#define ONNXTXT_API __attribute__((visibility("default")))
+#else
+#define ONNXTXT_API
+#endif
+
 /* Limits against hostile input (see docs/limits in the README). */
 #define ONNXTXT_MAX_DEPTH 64         /* nested brackets in text; nested messages in binary */
 #define ONNXTXT_MAX_TEXT 0xffffffffu /* bytes of text in one call */
@@ -65,46 +72,46 @@ typedef struct OnnxError {
 /* ---- text -> messages ----------------------------------------------------------------
  * Each entry point parses all of text[0..len) (NUL bytes are only allowed inside string
  * literals) and stores a new message in *out; trailing text is an error. */
-OnnxStatus OnnxParser_Parse(const char *text, size_t len, Onnx__ModelProto **out, OnnxError *err);
-OnnxStatus OnnxParser_ParseGraph(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err);
-OnnxStatus OnnxParser_ParseFunction(const char *text, size_t len, Onnx__FunctionProto **out,
+ONNXTXT_API OnnxStatus OnnxParser_Parse(const char *text, size_t len, Onnx__ModelProto **out, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxParser_ParseGraph(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxParser_ParseFunction(const char *text, size_t len, Onnx__FunctionProto **out,
 				    OnnxError *err);
-OnnxStatus OnnxParser_ParseNode(const char *text, size_t len, Onnx__NodeProto **out, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxParser_ParseNode(const char *text, size_t len, Onnx__NodeProto **out, OnnxError *err);
 /* A sequence of nodes, optionally in braces; they are returned in (*out)->node of an
  * otherwise empty graph. */
-OnnxStatus OnnxParser_ParseNodeList(const char *text, size_t len, Onnx__GraphProto **out,
+ONNXTXT_API OnnxStatus OnnxParser_ParseNodeList(const char *text, size_t len, Onnx__GraphProto **out,
 				    OnnxError *err);
-OnnxStatus OnnxParser_ParseType(const char *text, size_t len, Onnx__TypeProto **out, OnnxError *err);
-OnnxStatus OnnxParser_ParseTensor(const char *text, size_t len, Onnx__TensorProto **out, OnnxError *err);
-OnnxStatus OnnxParser_ParseAttribute(const char *text, size_t len, Onnx__AttributeProto **out,
+ONNXTXT_API OnnxStatus OnnxParser_ParseType(const char *text, size_t len, Onnx__TypeProto **out, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxParser_ParseTensor(const char *text, size_t len, Onnx__TensorProto **out, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxParser_ParseAttribute(const char *text, size_t len, Onnx__AttributeProto **out,
 				     OnnxError *err);
-OnnxStatus OnnxParser_ParseValueInfo(const char *text, size_t len, Onnx__ValueInfoProto **out,
+ONNXTXT_API OnnxStatus OnnxParser_ParseValueInfo(const char *text, size_t len, Onnx__ValueInfoProto **out,
 				     OnnxError *err);
 
 /* Releases a message returned by any onnxtxt call, with everything it points to.
  * NULL is allowed. Never pass messages from other allocators. */
-void OnnxProto_Free(const void *message);
+ONNXTXT_API void OnnxProto_Free(const void *message);
 
 /* ---- binary ----------------------------------------------------------------------------
  * Read checks nesting depth before unpacking and never trusts declared sizes. Write packs
  * exactly the bytes the official protobuf runtime writes for the same message. */
-OnnxStatus OnnxBinary_Read(const void *data, size_t len, Onnx__ModelProto **out, OnnxError *err);
-OnnxStatus OnnxBinary_ReadFile(const char *path, Onnx__ModelProto **out, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxBinary_Read(const void *data, size_t len, Onnx__ModelProto **out, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxBinary_ReadFile(const char *path, Onnx__ModelProto **out, OnnxError *err);
 /* Packs into a malloc'd buffer the caller frees. */
-OnnxStatus OnnxBinary_Write(const Onnx__ModelProto *model, void **data, size_t *len, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxBinary_Write(const Onnx__ModelProto *model, void **data, size_t *len, OnnxError *err);
 /* Writes atomically: a temporary file in the same directory, renamed over path only once
  * complete, so a failure never leaves a partial or truncated file behind. */
-OnnxStatus OnnxBinary_WriteFile(const Onnx__ModelProto *model, const char *path, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxBinary_WriteFile(const Onnx__ModelProto *model, const char *path, OnnxError *err);
 
 /* ---- diagnostics -------------------------------------------------------------------------
  * Renders an error as "FILE:LINE:COL: error: MESSAGE\n", then the source line and a caret
  * under the offending text, when text is given. Returns the length it needed (like
  * snprintf); file may be NULL ("<stdin>"). */
-size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
+ONNXTXT_API size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
 			size_t size);
 
 /* The library version, ONNXTXT_VERSION at build time. */
-const char *OnnxTxt_Version(void);
+ONNXTXT_API const char *OnnxTxt_Version(void);
 
 #ifdef __cplusplus
 }
