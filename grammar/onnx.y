@@ -19,12 +19,12 @@
 #define YYNOERRORRECOVERY 1
 }
 
-%syntax_error { ox_syntax_error(P, yymajor, &yyminor); }
+%syntax_error { ox_syntax_error(P, yymajor, &yyminor, yypParser); }
 %stack_overflow { ox_fail_depth(P); }
 
 /* Token order is fixed here so that codes are stable; ENTRY_* select the entry point. */
 %token ENTRY_MODEL ENTRY_GRAPH ENTRY_FUNCTION ENTRY_NODE ENTRY_NODES ENTRY_TYPE ENTRY_TENSOR
-       ENTRY_ATTRIBUTE ENTRY_VALUE_INFO.
+       ENTRY_ATTRIBUTE ENTRY_VALUE_INFO ENTRY_ANNOTATION.
 %token LT GT LPAREN RPAREN LBRACKET RBRACKET LBRACE RBRACE COMMA COLON EQ ARROW DOT AT QUESTION.
 %token ID STRING INT FLOAT FLOATWORD ANNOT.
 %token ELEMTYPE SEQ MAP OPTIONAL SPARSE_TENSOR OPAQUE.
@@ -38,10 +38,10 @@
 
 %type model {Onnx__ModelProto *}
 %type mgraph {Onnx__ModelProto *}
-%type mhead {ox_mhead}
-%type mh_open {ox_mhead}
-%type mh_sep {ox_mhead}
-%type mh_items {ox_mhead}
+%type mheader {Onnx__ModelProto *}
+%type mh_open {Onnx__ModelProto *}
+%type mh_sep {Onnx__ModelProto *}
+%type mh_items {Onnx__ModelProto *}
 %type functions {size_t}
 %type opsets {size_t}
 %type opset_items {size_t}
@@ -100,8 +100,10 @@
 %type fattr_items {size_t}
 %type fattr {size_t}
 %type fio {size_t}
-%type ann {size_t}
 %type anns {size_t}
+%type akey {char *}
+%type annv {ox_annval *}
+%type annvs {size_t}
 
 /* ---- entry points -------------------------------------------------------------- */
 
@@ -125,21 +127,25 @@ model(M) ::= mgraph(M) functions(L).               { ox_model_functions(P, M, L)
 functions(L) ::= function(F).                      { L = ox_push(P, F); }
 functions(L) ::= functions(L) function(F).         { ox_push(P, F); }
 
-/* Annotations before the header belong to the model, those after it to the graph. */
-mgraph(M) ::= mhead(H) gbody(G).                   { M = ox_model_graph(P, &H, G); }
-mhead(H) ::= ann(A).                               { H = ox_model_new(P, A, false); }
-mhead(H) ::= mh_items(H) GT ann(A).                { H.graph_ann = A; }
-mh_open(H) ::= ann(A) LT.                          { H = ox_model_new(P, A, true); }
+/* Annotations before the header belong to the model, those before the graph's name to
+ * the graph. An empty header "<>" (an extension) gives model annotations a place when
+ * the model has no header fields. */
+mgraph(M) ::= gbody(G).                            { M = ox_model_graph(P, NULL, G); }
+mgraph(M) ::= mheader(H) gbody(G).                 { M = ox_model_graph(P, H, G); }
+mheader(H) ::= mh_open(H) GT.
+mheader(H) ::= mh_items(H) GT.
+mh_open(H) ::= LT.                                 { H = ox_model_new(P, P->nannots); }
+mh_open(H) ::= anns(A) LT.                         { H = ox_model_new(P, A); }
 mh_sep(H) ::= mh_open(H).
 mh_sep(H) ::= mh_items(H) COMMA.
-mh_items(H) ::= mh_sep(H) IR_VERSION COLON INT(V).          { ox_model_int(P, &H, TK_IR_VERSION, V); }
-mh_items(H) ::= mh_sep(H) MODEL_VERSION COLON INT(V).       { ox_model_int(P, &H, TK_MODEL_VERSION, V); }
-mh_items(H) ::= mh_sep(H) PRODUCER_NAME COLON STRING(V).    { ox_model_str(P, &H, TK_PRODUCER_NAME, V); }
-mh_items(H) ::= mh_sep(H) PRODUCER_VERSION COLON STRING(V). { ox_model_str(P, &H, TK_PRODUCER_VERSION, V); }
-mh_items(H) ::= mh_sep(H) DOMAIN COLON STRING(V).           { ox_model_str(P, &H, TK_DOMAIN, V); }
-mh_items(H) ::= mh_sep(H) DOC_STRING COLON STRING(V).       { ox_model_str(P, &H, TK_DOC_STRING, V); }
-mh_items(H) ::= mh_sep(H) OPSET_IMPORT COLON opsets(L).        { ox_model_opsets(P, &H, L); }
-mh_items(H) ::= mh_sep(H) METADATA_PROPS COLON props(L).       { ox_model_props(P, &H, L); }
+mh_items(H) ::= mh_sep(H) IR_VERSION COLON INT(V).          { ox_model_int(P, H, TK_IR_VERSION, V); }
+mh_items(H) ::= mh_sep(H) MODEL_VERSION COLON INT(V).       { ox_model_int(P, H, TK_MODEL_VERSION, V); }
+mh_items(H) ::= mh_sep(H) PRODUCER_NAME COLON STRING(V).    { ox_model_str(P, H, TK_PRODUCER_NAME, V); }
+mh_items(H) ::= mh_sep(H) PRODUCER_VERSION COLON STRING(V). { ox_model_str(P, H, TK_PRODUCER_VERSION, V); }
+mh_items(H) ::= mh_sep(H) DOMAIN COLON STRING(V).           { ox_model_str(P, H, TK_DOMAIN, V); }
+mh_items(H) ::= mh_sep(H) DOC_STRING COLON STRING(V).       { ox_model_str(P, H, TK_DOC_STRING, V); }
+mh_items(H) ::= mh_sep(H) OPSET_IMPORT COLON opsets(L).     { ox_model_opsets(P, H, L); }
+mh_items(H) ::= mh_sep(H) METADATA_PROPS COLON props(L).    { ox_model_props(P, H, L); }
 
 opsets(L) ::= LBRACKET RBRACKET.                   { L = ox_mark(P); }
 opsets(L) ::= opset_items(L) RBRACKET.
@@ -156,7 +162,6 @@ kv(E) ::= STRING(K) COLON STRING(V).               { E = ox_entry(P, K, V); }
 /* ---- graph --------------------------------------------------------------------- */
 
 graph(G) ::= gbody(G).
-graph(G) ::= anns(A) gbody(B).                     { G = B; ox_annotate_graph(P, G, A); }
 gbody(G) ::= gvi(G) LBRACE nodes(L) RBRACE.        { ox_graph_nodes(P, G, L); }
 gvi(G) ::= gout(G).
 gvi(G) ::= gout(G) LT GT.
@@ -166,8 +171,12 @@ gout(G) ::= gin(G) ARROW LPAREN vis(L) RPAREN.     { ox_graph_outputs(P, G, L); 
 gin(G) ::= gname(G).
 gin(G) ::= gname(G) LPAREN RPAREN.
 gin(G) ::= gname(G) LPAREN ginputs(L) RPAREN.      { ox_graph_inputs(P, G, L); }
-gname(G) ::= ID(N).                                { G = ox_graph_new(P, N); }
-gname(G) ::= STRING(N).                            { G = ox_graph_new(P, N); }
+/* A graph's annotations are read as it starts: some of them shape how its nodes are
+ * built (node_domain). */
+gname(G) ::= ID(N).                                { G = ox_graph_new(P, N, P->nannots); }
+gname(G) ::= STRING(N).                            { G = ox_graph_new(P, N, P->nannots); }
+gname(G) ::= anns(A) ID(N).                        { G = ox_graph_new(P, N, A); }
+gname(G) ::= anns(A) STRING(N).                    { G = ox_graph_new(P, N, A); }
 
 /* Graph inputs push (value info, initializer or NULL); the '<...>' list pushes
  * (value info, NULL) or (NULL, initializer). */
@@ -276,7 +285,6 @@ aval(V) ::= AT(K) STRING(N).                       { V = ox_ref(P, K, N); }
 aval(V) ::= type(T).                               { V = ox_type_value(T); }
 aval(V) ::= tensor(T).                             { V = T; }
 aval(V) ::= gbody(G).                              { V = ox_graph_value(G); }
-aval(V) ::= anns(A) gbody(G).                      { ox_annotate_graph(P, G, A); V = ox_graph_value(G); }
 
 attr_items(L) ::= attr(A).                         { L = ox_push(P, A); }
 attr_items(L) ::= attr_items(L) COMMA attr(A).     { ox_push(P, A); }
@@ -296,7 +304,7 @@ nov(N) ::= nop(N).
 nov(N) ::= nop(N) COLON ID(O).                     { ox_node_overload(P, N.n, O); }
 nop(N) ::= nstart(N).
 nop(N) ::= nstart(N) ID(X).                        { ox_node_op(P, N.n, X); }
-nop(N) ::= nop(N) DOT ID(X).                       { ox_node_op_dot(P, N.n, X); }
+nop(N) ::= nop(N) DOT ID(X).                       { ox_node_op_dot(P, &N, X); }
 nstart(N) ::= ids(L) EQ.                           { N = ox_node_new(P, NULL, L, P->nannots); }
 nstart(N) ::= nlabel(B) ids(L) EQ.                 { N = ox_node_new(P, &B, L, P->nannots); }
 nstart(N) ::= anns(M) ids(L) EQ.                   { N = ox_node_new(P, NULL, L, M); }
@@ -322,7 +330,6 @@ idc(L) ::= idn(L) COMMA.
 /* ---- functions --------------------------------------------------------------------- */
 
 function(F) ::= fbody(F).
-function(F) ::= anns(A) fbody(B).                  { F = B; ox_annotate_function(P, F, A); }
 fbody(F) ::= fvi(F) LBRACE nodes(L) RBRACE.        { ox_function_nodes(P, F, L); }
 fvi(F) ::= fout(F).
 fvi(F) ::= fout(F) LT GT.
@@ -338,11 +345,15 @@ fattr_items(L) ::= fattr_items(L) COMMA fattr.
 fattr(M) ::= ID(X).                                { M = ox_push_pair(P, ox_name(P, X), NULL); }
 fattr(M) ::= STRING(X).                            { M = ox_push_pair(P, ox_name(P, X), NULL); }
 fattr(M) ::= attr(B).                              { M = ox_push_pair(P, NULL, B); }
-fname(F) ::= ID(N).                                { F = ox_function_new(P); ox_function_name(P, F, N); }
-fname(F) ::= STRING(N).                            { F = ox_function_new(P); ox_function_name(P, F, N); }
+/* As for graphs, a function's annotations are read as it starts. */
+fname(F) ::= ID(N).                                { F = ox_function_new(P, P->nannots); ox_function_name(P, F, N); }
+fname(F) ::= STRING(N).                            { F = ox_function_new(P, P->nannots); ox_function_name(P, F, N); }
+fname(F) ::= anns(A) ID(N).                        { F = ox_function_new(P, A); ox_function_name(P, F, N); }
+fname(F) ::= anns(A) STRING(N).                    { F = ox_function_new(P, A); ox_function_name(P, F, N); }
 fname(F) ::= fh_items(F) GT ID(N).                 { ox_function_name(P, F, N); }
 fname(F) ::= fh_items(F) GT STRING(N).             { ox_function_name(P, F, N); }
-fh_open(F) ::= LT.                                 { F = ox_function_new(P); }
+fh_open(F) ::= LT.                                 { F = ox_function_new(P, P->nannots); }
+fh_open(F) ::= anns(A) LT.                         { F = ox_function_new(P, A); }
 fh_sep(F) ::= fh_open(F).
 fh_sep(F) ::= fh_items(F) COMMA.
 fh_items(F) ::= fh_sep(F) DOMAIN COLON STRING(V).     { ox_function_str(P, F, TK_DOMAIN, V); }
@@ -352,8 +363,28 @@ fh_items(F) ::= fh_sep(F) OPSET_IMPORT COLON opsets(L).  { ox_function_opsets(P,
 
 /* ---- annotations --------------------------------------------------------------------- */
 
-ann(M) ::= .                                       { M = P->nannots; }
-ann(M) ::= anns(M).
+/* The body of an annotation block: its "#@" lines, joined, parsed on their own
+ * (src/annotate.c) as "key: value" items. */
+start ::= ENTRY_ANNOTATION aitems.
+aitems ::= aitem.
+aitems ::= aitems aitem.
+aitems ::= aitems COMMA aitem.
+aitem ::= akey(K).                                 { ox_annot_item(P, K, NULL); }
+aitem ::= akey(K) COLON annv(V).                   { ox_annot_item(P, K, V); }
+akey(K) ::= ID(X).                                 { K = ox_name(P, X); }
+akey(K) ::= akey(K) DOT ID(X).                     { K = ox_dotted(P, K, X); }
+akey(K) ::= akey(K) LBRACKET INT(I) RBRACKET.      { K = ox_indexed(P, K, I); }
+annv(V) ::= STRING(X).                             { V = ox_annval_token(P, TK_STRING, X); }
+annv(V) ::= INT(X).                                { V = ox_annval_token(P, TK_INT, X); }
+annv(V) ::= FLOAT(X).                              { V = ox_annval_token(P, TK_FLOAT, X); }
+annv(V) ::= FLOATWORD(X).                          { V = ox_annval_token(P, TK_FLOAT, X); }
+annv(V) ::= ID(X).                                 { V = ox_annval_token(P, TK_ID, X); }
+annv(V) ::= LBRACKET RBRACKET.                     { V = ox_annval_list(P, P->top); }
+annv(V) ::= LBRACKET annvs(L) RBRACKET.            { V = ox_annval_list(P, L); }
+annv(V) ::= LBRACKET kvs(L) RBRACKET.              { V = ox_annval_entries(P, L); }
+annvs(L) ::= annv(V).                              { L = ox_push(P, V); }
+annvs(L) ::= annvs(L) COMMA annv(V).               { ox_push(P, V); }
+
 anns(M) ::= ANNOT(X).                              { M = P->nannots; ox_annot_push(P, X); }
 anns(M) ::= anns(M) ANNOT(X).                      { ox_annot_push(P, X); }
 

@@ -104,7 +104,7 @@ static float float_value(ox_parser *P, const ox_value *v)
 
 static Onnx__AttributeProto *finish(ox_parser *P, Onnx__AttributeProto *a, size_t ann)
 {
-	ox_annotate_attr(P, a, ann);
+	ox_annotate(P, a, ann);
 	return a;
 }
 

@@ -153,15 +153,15 @@ int64_t ox_int(ox_parser *P, ox_tok t)
 
 /* ---- model ------------------------------------------------------------------------- */
 
-ox_mhead ox_model_new(ox_parser *P, size_t ann, bool header)
+Onnx__ModelProto *ox_model_new(ox_parser *P, size_t ann)
 {
-	ox_mhead h = {ox_new(P, &onnx__model_proto__descriptor), ann, SIZE_MAX, header};
-	return h;
+	Onnx__ModelProto *m = ox_new(P, &onnx__model_proto__descriptor);
+	ox_annotate(P, m, ann);
+	return m;
 }
 
-void ox_model_int(ox_parser *P, ox_mhead *H, int key, ox_tok v)
+void ox_model_int(ox_parser *P, Onnx__ModelProto *m, int key, ox_tok v)
 {
-	Onnx__ModelProto *m = H->m;
 	if (key == TK_IR_VERSION) {
 		m->has_ir_version = 1;
 		m->ir_version = ox_int(P, v);
@@ -171,9 +171,8 @@ void ox_model_int(ox_parser *P, ox_mhead *H, int key, ox_tok v)
 	}
 }
 
-void ox_model_str(ox_parser *P, ox_mhead *H, int key, ox_tok v)
+void ox_model_str(ox_parser *P, Onnx__ModelProto *m, int key, ox_tok v)
 {
-	Onnx__ModelProto *m = H->m;
 	char *s = ox_string(P, v);
 	switch (key) {
 	case TK_PRODUCER_NAME: m->producer_name = s; break;
@@ -183,21 +182,22 @@ void ox_model_str(ox_parser *P, ox_mhead *H, int key, ox_tok v)
 	}
 }
 
-void ox_model_opsets(ox_parser *P, ox_mhead *H, size_t mark)
+void ox_model_opsets(ox_parser *P, Onnx__ModelProto *m, size_t mark)
 {
-	APPEND(P, mark, H->m, opset_import);
+	APPEND(P, mark, m, opset_import);
 }
 
-void ox_model_props(ox_parser *P, ox_mhead *H, size_t mark)
+void ox_model_props(ox_parser *P, Onnx__ModelProto *m, size_t mark)
 {
-	APPEND(P, mark, H->m, metadata_props);
+	APPEND(P, mark, m, metadata_props);
 }
 
-Onnx__ModelProto *ox_model_graph(ox_parser *P, ox_mhead *H, Onnx__GraphProto *g)
+Onnx__ModelProto *ox_model_graph(ox_parser *P, Onnx__ModelProto *m, Onnx__GraphProto *g)
 {
-	H->m->graph = g;
-	ox_annotate_model(P, H, g);
-	return H->m;
+	if (!m)
+		m = ox_new(P, &onnx__model_proto__descriptor);
+	m->graph = g;
+	return m;
 }
 
 void ox_model_functions(ox_parser *P, Onnx__ModelProto *m, size_t mark)
@@ -224,10 +224,26 @@ Onnx__StringStringEntryProto *ox_entry(ox_parser *P, ox_tok key, ox_tok value)
 
 /* ---- graph ------------------------------------------------------------------------- */
 
-Onnx__GraphProto *ox_graph_new(ox_parser *P, ox_tok name)
+/* Graph and function bodies keep their own node_domain default while their nodes are
+ * read; bodies nest at most as deep as brackets do. */
+static void body_open(ox_parser *P)
+{
+	if (P->bodies >= ONNXTXT_MAX_DEPTH)
+		ox_fail_depth(P);
+	P->node_domain_absent[++P->bodies] = false;
+}
+
+void ox_set_node_domain_absent(ox_parser *P)
+{
+	P->node_domain_absent[P->bodies] = true;
+}
+
+Onnx__GraphProto *ox_graph_new(ox_parser *P, ox_tok name, size_t ann)
 {
 	Onnx__GraphProto *g = ox_new(P, &onnx__graph_proto__descriptor);
 	g->name = ox_name(P, name);
+	body_open(P);
+	ox_annotate(P, g, ann);
 	return g;
 }
 
@@ -276,6 +292,7 @@ void ox_graph_value_infos(ox_parser *P, Onnx__GraphProto *g, size_t mark)
 void ox_graph_nodes(ox_parser *P, Onnx__GraphProto *g, size_t mark)
 {
 	APPEND(P, mark, g, node);
+	P->bodies--;
 }
 
 Onnx__GraphProto *ox_node_list(ox_parser *P, size_t mark)
@@ -287,9 +304,12 @@ Onnx__GraphProto *ox_node_list(ox_parser *P, size_t mark)
 
 /* ---- function ---------------------------------------------------------------------- */
 
-Onnx__FunctionProto *ox_function_new(ox_parser *P)
+Onnx__FunctionProto *ox_function_new(ox_parser *P, size_t ann)
 {
-	return ox_new(P, &onnx__function_proto__descriptor);
+	Onnx__FunctionProto *f = ox_new(P, &onnx__function_proto__descriptor);
+	body_open(P);
+	ox_annotate(P, f, ann);
+	return f;
 }
 
 void ox_function_str(ox_parser *P, Onnx__FunctionProto *f, int key, ox_tok v)
@@ -348,6 +368,7 @@ void ox_function_value_infos(ox_parser *P, Onnx__FunctionProto *f, size_t mark)
 void ox_function_nodes(ox_parser *P, Onnx__FunctionProto *f, size_t mark)
 {
 	APPEND(P, mark, f, node);
+	P->bodies--;
 }
 
 /* ---- node -------------------------------------------------------------------------- */
@@ -365,7 +386,7 @@ ox_nb ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs, size_t ann)
 		n->name = ox_name(P, *label);
 	n->domain = "";
 	n->op_type = "";
-	ox_nb b = {n, ann};
+	ox_nb b = {n, ann, false};
 	return b;
 }
 
@@ -377,7 +398,9 @@ Onnx__NodeProto *ox_node_end(ox_parser *P, ox_nb *b, size_t inputs, size_t attrs
 	n->input = (char **)ox_take(P, inputs, &n->n_input);
 	if (attrs != SIZE_MAX && attrs < inputs)
 		n->attribute = (Onnx__AttributeProto **)ox_take(P, attrs, &n->n_attribute);
-	ox_annotate_node(P, n, b->ann);
+	if (!b->dotted && P->node_domain_absent[P->bodies])
+		n->domain = NULL;
+	ox_annotate(P, n, b->ann);
 	return n;
 }
 
@@ -388,8 +411,10 @@ void ox_node_op(ox_parser *P, Onnx__NodeProto *n, ox_tok id)
 
 /* "a.b.C": each '.' moves the name read so far onto the domain, as the reference does
  * (so ".C" has domain "" and ".b.C" has domain "b"). */
-void ox_node_op_dot(ox_parser *P, Onnx__NodeProto *n, ox_tok id)
+void ox_node_op_dot(ox_parser *P, ox_nb *b, ox_tok id)
 {
+	Onnx__NodeProto *n = b->n;
+	b->dotted = true;
 	size_t d = strlen(n->domain), o = strlen(n->op_type);
 	if (d == 0) {
 		n->domain = n->op_type;

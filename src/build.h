@@ -47,6 +47,17 @@ typedef struct ox_parser {
 	ox_tok *annots;
 	size_t nannots, capannots;
 	ox_tdata td;
+	/* Whether nodes written without a domain leave it absent ("node_domain: absent"),
+	 * one entry per open graph or function body. */
+	bool node_domain_absent[ONNXTXT_MAX_DEPTH + 1];
+	int bodies;
+	/* While an annotation block is parsed: its joined text and where each of its lines
+	 * starts in the source, so errors point into the "#@" lines. */
+	const char *ann_text;
+	size_t ann_len, ann_lines;
+	const size_t *ann_line_start;   /* in ann_text */
+	const char *const *ann_line_src; /* in src */
+	void *nested; /* the annotation block's lemon parser, freed by the driver on failure */
 } ox_parser;
 
 /* Results of a few nonterminals. */
@@ -73,6 +84,7 @@ typedef struct ox_ab {
 typedef struct ox_nb {
 	Onnx__NodeProto *n;
 	size_t ann;
+	bool dotted; /* the op name was written with a domain part */
 } ox_nb;
 
 typedef struct ox_alist {
@@ -82,12 +94,15 @@ typedef struct ox_alist {
 	int elem; /* singular type of the elements, 0 until known */
 } ox_alist;
 
-typedef struct ox_mhead {
-	Onnx__ModelProto *m;
-	size_t ann;       /* model annotations */
-	size_t graph_ann; /* graph annotations, when a header separates them from the model's */
-	bool header;
-} ox_mhead;
+/* A value in an annotation: a token, a list of values, or a ["key": "value"] list. */
+enum { OX_AV_LIST = -2, OX_AV_ENTRIES = -3 };
+typedef struct ox_annval {
+	int kind; /* TK_STRING, TK_INT, TK_FLOAT, TK_ID, OX_AV_LIST or OX_AV_ENTRIES */
+	ox_tok tok;
+	size_t n;
+	struct ox_annval **items;
+	Onnx__StringStringEntryProto **entries;
+} ox_annval;
 
 enum ox_rank { OX_RANK0, OX_RANK_UNKNOWN, OX_RANK_DIMS };
 
@@ -102,8 +117,9 @@ _Noreturn void ox_fail(ox_parser *P, const ox_tok *at, OnnxStatus code, const ch
 	__attribute__((format(printf, 4, 5)));
 _Noreturn void ox_fail_depth(ox_parser *P);
 /* The grammar met a token it cannot shift: records it and fails; the driver then writes
- * the message (ox_syntax_message) from a replay that knows what was expected. */
-_Noreturn void ox_syntax_error(ox_parser *P, int major, const ox_tok *found);
+ * the message (ox_syntax_message) from a replay that knows what was expected. Inside an
+ * annotation block the message is written at once, from the parser's current state. */
+_Noreturn void ox_syntax_error(ox_parser *P, int major, const ox_tok *found, void *lemon);
 /* ok[i] is set for every token code i the grammar could accept instead of found. */
 _Noreturn void ox_syntax_message(ox_parser *P, int major, const ox_tok *found, const unsigned char *ok, int ntokens);
 
@@ -120,25 +136,26 @@ char *ox_string(ox_parser *P, ox_tok t); /* string literal into a string field *
 int64_t ox_int(ox_parser *P, ox_tok t);
 
 /* ---- model, graph, function ---- */
-ox_mhead ox_model_new(ox_parser *P, size_t ann, bool header);
-void ox_model_int(ox_parser *P, ox_mhead *H, int key, ox_tok v);
-void ox_model_str(ox_parser *P, ox_mhead *H, int key, ox_tok v);
-void ox_model_opsets(ox_parser *P, ox_mhead *H, size_t mark);
-void ox_model_props(ox_parser *P, ox_mhead *H, size_t mark);
-Onnx__ModelProto *ox_model_graph(ox_parser *P, ox_mhead *H, Onnx__GraphProto *g);
+Onnx__ModelProto *ox_model_new(ox_parser *P, size_t ann);
+void ox_model_int(ox_parser *P, Onnx__ModelProto *m, int key, ox_tok v);
+void ox_model_str(ox_parser *P, Onnx__ModelProto *m, int key, ox_tok v);
+void ox_model_opsets(ox_parser *P, Onnx__ModelProto *m, size_t mark);
+void ox_model_props(ox_parser *P, Onnx__ModelProto *m, size_t mark);
+/* m is NULL when the model had no header. */
+Onnx__ModelProto *ox_model_graph(ox_parser *P, Onnx__ModelProto *m, Onnx__GraphProto *g);
 void ox_model_functions(ox_parser *P, Onnx__ModelProto *m, size_t mark);
 
 Onnx__OperatorSetIdProto *ox_opset(ox_parser *P, ox_tok domain, ox_tok version);
 Onnx__StringStringEntryProto *ox_entry(ox_parser *P, ox_tok key, ox_tok value);
 
-Onnx__GraphProto *ox_graph_new(ox_parser *P, ox_tok name);
+Onnx__GraphProto *ox_graph_new(ox_parser *P, ox_tok name, size_t ann);
 void ox_graph_inputs(ox_parser *P, Onnx__GraphProto *g, size_t mark);
 void ox_graph_outputs(ox_parser *P, Onnx__GraphProto *g, size_t mark);
 void ox_graph_value_infos(ox_parser *P, Onnx__GraphProto *g, size_t mark);
 void ox_graph_nodes(ox_parser *P, Onnx__GraphProto *g, size_t mark);
 Onnx__GraphProto *ox_node_list(ox_parser *P, size_t mark);
 
-Onnx__FunctionProto *ox_function_new(ox_parser *P);
+Onnx__FunctionProto *ox_function_new(ox_parser *P, size_t ann);
 void ox_function_str(ox_parser *P, Onnx__FunctionProto *f, int key, ox_tok v);
 void ox_function_opsets(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
 void ox_function_name(ox_parser *P, Onnx__FunctionProto *f, ox_tok name);
@@ -150,7 +167,7 @@ void ox_function_nodes(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
 /* ---- nodes ---- */
 ox_nb ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs, size_t ann);
 void ox_node_op(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
-void ox_node_op_dot(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
+void ox_node_op_dot(ox_parser *P, ox_nb *b, ox_tok id);
 void ox_node_overload(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
 /* Takes the inputs and the attributes (SIZE_MAX: none) off the stack, in either order. */
 Onnx__NodeProto *ox_node_end(ox_parser *P, ox_nb *b, size_t inputs, size_t attrs);
@@ -188,11 +205,19 @@ void ox_attr_list_add(ox_parser *P, ox_alist *l, ox_value *v);
 Onnx__AttributeProto *ox_attr_list_end(ox_parser *P, ox_alist *l);
 
 /* ---- annotations (#@ lines) ---- */
-void ox_annotate_model(ox_parser *P, ox_mhead *H, Onnx__GraphProto *g);
-void ox_annotate_graph(ox_parser *P, Onnx__GraphProto *g, size_t mark);
-void ox_annotate_function(ox_parser *P, Onnx__FunctionProto *f, size_t mark);
-void ox_annotate_node(ox_parser *P, Onnx__NodeProto *n, size_t mark);
-void ox_annotate_attr(ox_parser *P, Onnx__AttributeProto *a, size_t mark);
+void ox_annot_push(ox_parser *P, ox_tok t);
+/* Apply the annotation lines from mark on to a message and consume them. */
+void ox_annotate(ox_parser *P, void *message, size_t mark);
+void ox_set_node_domain_absent(ox_parser *P);
 void ox_annotate_value_info(ox_parser *P, Onnx__ValueInfoProto *vi, Onnx__TensorProto *init, size_t mark);
+/* Grammar actions of an annotation block. */
+void ox_annot_item(ox_parser *P, char *key, ox_annval *value);
+char *ox_indexed(ox_parser *P, char *key, ox_tok index);
+ox_annval *ox_annval_token(ox_parser *P, int kind, ox_tok t);
+ox_annval *ox_annval_list(ox_parser *P, size_t mark);
+ox_annval *ox_annval_entries(ox_parser *P, size_t mark);
+
+/* Runs a nested parse of text (an annotation block) with the given entry token. */
+void ox_parse_nested(ox_parser *P, int entry, const char *text, size_t len);
 
 #endif

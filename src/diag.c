@@ -38,6 +38,18 @@ void ox_error_set(OnnxError *err, OnnxStatus code, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Tokens of an annotation block point into its joined copy; errors point into the
+ * "#@" lines of the source. */
+static const char *in_source(const ox_parser *P, const char *p)
+{
+	if (!P->ann_text || p < P->ann_text || p > P->ann_text + P->ann_len)
+		return p;
+	size_t off = (size_t)(p - P->ann_text), i = P->ann_lines - 1;
+	while (i > 0 && P->ann_line_start[i] > off)
+		i--;
+	return P->ann_line_src[i] + (off - P->ann_line_start[i]);
+}
+
 static _Noreturn void fail_at(ox_parser *P, const ox_tok *at, OnnxStatus code, const char *msg)
 {
 	OnnxError *e = P->err;
@@ -45,7 +57,7 @@ static _Noreturn void fail_at(ox_parser *P, const ox_tok *at, OnnxStatus code, c
 	e->code = code;
 	snprintf(e->message, sizeof e->message, "%s", msg);
 	if (at && at->p) {
-		e->offset = (size_t)(at->p - P->src);
+		e->offset = (size_t)(in_source(P, at->p) - P->src);
 		e->length = at->n;
 		ox_locate(P->src, P->len, e->offset, &e->line, &e->column);
 	}
@@ -234,8 +246,16 @@ static void hint(const ox_parser *P, int major, const ox_tok *found, const unsig
 		snprintf(out, size, "; did you mean '%s'?", word);
 }
 
-void ox_syntax_error(ox_parser *P, int major, const ox_tok *found)
+int ox_lemon_expected(void *parser, unsigned char *ok, int size);
+
+void ox_syntax_error(ox_parser *P, int major, const ox_tok *found, void *lemon)
 {
+	if (P->ann_text) {
+		/* no replay inside an annotation block: its lists are simple enough */
+		unsigned char ok[128] = {0};
+		int n = ox_lemon_expected(lemon, ok, (int)sizeof ok);
+		ox_syntax_message(P, major, found, ok, n);
+	}
 	P->syntax_major = major;
 	P->syntax_tok = *found;
 	fail_at(P, found, ONNXTXT_ERR_SYNTAX, "syntax error");
@@ -253,7 +273,7 @@ void ox_syntax_message(ox_parser *P, int major, const ox_tok *found, const unsig
 	}
 	hint(P, major, found, ok, ntok, tip, sizeof tip);
 	ox_tok at = *found;
-	if (major == 0) {
+	if (major == 0 && !P->ann_text) {
 		at.p = P->src + P->len;
 		at.n = 0;
 	}

@@ -541,3 +541,53 @@ size_t ox_unescape(char *dst, const char *src, size_t n)
 	}
 	return j;
 }
+
+static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+size_t ox_base64_encode(char *dst, const unsigned char *src, size_t n)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)src[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)src[i + 1] << 8;
+		if (i + 2 < n)
+			v |= src[i + 2];
+		dst[j++] = b64_alphabet[v >> 18];
+		dst[j++] = b64_alphabet[v >> 12 & 63];
+		dst[j++] = i + 1 < n ? b64_alphabet[v >> 6 & 63] : '=';
+		dst[j++] = i + 2 < n ? b64_alphabet[v & 63] : '=';
+	}
+	return j;
+}
+
+static int b64_value(char c)
+{
+	const char *p = c ? strchr(b64_alphabet, c) : NULL;
+	return p ? (int)(p - b64_alphabet) : -1;
+}
+
+size_t ox_base64_decode(unsigned char *dst, const char *src, size_t n)
+{
+	if (n % 4)
+		return SIZE_MAX;
+	size_t j = 0;
+	for (size_t i = 0; i < n; i += 4) {
+		int pad = (src[i + 3] == '=') + (src[i + 2] == '=');
+		if (pad && i + 4 != n)
+			return SIZE_MAX;
+		uint32_t v = 0;
+		for (int k = 0; k < 4; k++) {
+			int d = k >= 4 - pad ? 0 : b64_value(src[i + k]);
+			if (d < 0 || (k == 2 && pad == 2 && src[i + 2] != '='))
+				return SIZE_MAX;
+			v = v << 6 | (uint32_t)d;
+		}
+		dst[j++] = (unsigned char)(v >> 16);
+		if (pad < 2)
+			dst[j++] = (unsigned char)(v >> 8);
+		if (pad < 1)
+			dst[j++] = (unsigned char)v;
+	}
+	return j;
+}

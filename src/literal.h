@@ -33,4 +33,10 @@ double ox_narrow_to_double(int dtype, uint32_t bits);
  * literally. dst must hold n bytes; returns the unescaped length. */
 size_t ox_unescape(char *dst, const char *src, size_t n);
 
+/* Standard base64 (RFC 4648, with padding), which annotations use for messages that have
+ * no syntax. ox_base64_encode writes 4 * ceil(n / 3) bytes and no NUL. Decoding returns
+ * the decoded length, or SIZE_MAX for malformed input; dst needs 3 * (n / 4) bytes. */
+size_t ox_base64_encode(char *dst, const unsigned char *src, size_t n);
+size_t ox_base64_decode(unsigned char *dst, const char *src, size_t n);
+
 #endif

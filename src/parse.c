@@ -131,6 +131,33 @@ static void feed(ox_parser *P, void *lemon, int entry, const char *stop)
 	}
 }
 
+void ox_parse_nested(ox_parser *P, int entry, const char *text, size_t len)
+{
+	void *lemon = P->nested = ox_lemonAlloc(malloc, P);
+	if (!lemon)
+		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+	ox_tok prev = P->prev, cur = P->cur;
+	int depth = P->depth;
+	ox_lexer L;
+	ox_lex_init(&L, text, len);
+	ox_tok t = {text, 0, (int16_t)entry, 0};
+	ox_lemon(lemon, entry, t);
+	do {
+		t = ox_lex(&L);
+		if (t.code == OX_TOK_ERROR)
+			lex_error(P, &t);
+		P->cur = t;
+		track_depth(P, t.code);
+		ox_lemon(lemon, t.code, t);
+		P->prev = t;
+	} while (t.code != OX_TOK_EOF);
+	ox_lemonFree(lemon, free);
+	P->nested = NULL;
+	P->prev = prev;
+	P->cur = cur;
+	P->depth = depth;
+}
+
 /* Kept apart from run() so that no local of the caller changes between setjmp and longjmp. */
 static int guarded(ox_parser *P, void *lemon, int entry, const char *stop)
 {
@@ -201,6 +228,8 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, OnnxE
 	}
 	if (lemon)
 		ox_lemonFree(lemon, free);
+	if (P.nested)
+		ox_lemonFree(P.nested, free);
 	free(P.stack);
 	free(P.annots);
 	free(P.td.buf);
