@@ -129,10 +129,10 @@ functions(L) ::= functions(L) function(F).         { ox_push(P, F); }
 
 /* Annotations before the header belong to the model, those before the graph's name to
  * the graph. An empty header "<>" (an extension) gives model annotations a place when
- * the model has no header fields. */
+ * the model has no header fields; without annotations it stays an error. */
 mgraph(M) ::= gbody(G).                            { M = ox_model_graph(P, NULL, G); }
 mgraph(M) ::= mheader(H) gbody(G).                 { M = ox_model_graph(P, H, G); }
-mheader(H) ::= mh_open(H) GT.
+mheader(H) ::= anns(A) LT GT.                      { H = ox_model_new(P, A); }
 mheader(H) ::= mh_items(H) GT.
 mh_open(H) ::= LT.                                 { H = ox_model_new(P, P->nannots); }
 mh_open(H) ::= anns(A) LT.                         { H = ox_model_new(P, A); }
@@ -263,7 +263,7 @@ atext(T) ::= tnb(Y) LBRACKET.                      { T = ox_tensor_begin(P, &Y, 
 
 /* An attribute's annotations come before its name, so ahead carries their mark. */
 attr(A) ::= ahead(H) aval(V).                      { A = ox_attr_single(P, &H, &V); }
-attr(A) ::= ahead(H) LBRACKET RBRACKET(B).         { A = ox_attr_empty_list(P, &H, B); }
+attr(A) ::= ahead(H) LBRACKET(B) RBRACKET(E).      { B.n = (uint32_t)(E.p + 1 - B.p); A = ox_attr_empty_list(P, &H, B); }
 attr(A) ::= alist(L) RBRACKET.                     { A = ox_attr_list_end(P, &L); }
 alist(L) ::= ahead(H) LBRACKET aval(V).            { L = ox_attr_list_begin(P, &H); ox_attr_list_add(P, &L, &V); }
 alist(L) ::= alist(L) COMMA aval(V).               { ox_attr_list_add(P, &L, &V); }
@@ -284,7 +284,7 @@ aval(V) ::= AT(K) ID(N).                           { V = ox_ref(P, K, N); }
 aval(V) ::= AT(K) STRING(N).                       { V = ox_ref(P, K, N); }
 aval(V) ::= type(T).                               { V = ox_type_value(T); }
 aval(V) ::= tensor(T).                             { V = T; }
-aval(V) ::= gbody(G).                              { V = ox_graph_value(G); }
+aval(V) ::= gbody(G).                              { V = ox_graph_value(P, G); }
 
 attr_items(L) ::= attr(A).                         { L = ox_push(P, A); }
 attr_items(L) ::= attr_items(L) COMMA attr(A).     { ox_push(P, A); }

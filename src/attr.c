@@ -47,9 +47,9 @@ ox_value ox_type_value(ox_type t)
 	return v;
 }
 
-ox_value ox_graph_value(Onnx__GraphProto *g)
+ox_value ox_graph_value(ox_parser *P, Onnx__GraphProto *g)
 {
-	ox_value v = {OX_V_GRAPH, {NULL, 0, 0, 0}, g};
+	ox_value v = {OX_V_GRAPH, P->last_body, g};
 	return v;
 }
 
@@ -81,16 +81,15 @@ static const char *kind_phrase(int type)
 	}
 }
 
-static const ox_tok *where(const Onnx__AttributeProto *a, const ox_value *v, const ox_parser *P)
+static const ox_tok *where(const ox_value *v, const ox_parser *P)
 {
-	(void)a;
 	return v->at.p ? &v->at : &P->prev;
 }
 
 static _Noreturn void mismatch(ox_parser *P, const Onnx__AttributeProto *a, const ox_value *v, int declared,
 			       int found)
 {
-	ox_fail(P, where(a, v, P), ONNXTXT_ERR_VALUE, "attribute '%s' is declared '%s' but its value is %s", a->name,
+	ox_fail(P, where(v, P), ONNXTXT_ERR_VALUE, "attribute '%s' is declared '%s' but its value is %s", a->name,
 		ox_attr_type_name(declared), kind_phrase(found));
 }
 
@@ -165,14 +164,16 @@ void ox_attr_list_add(ox_parser *P, ox_alist *l, ox_value *v)
 	if (v->kind == OX_V_REF)
 		ox_fail(P, &v->at, ONNXTXT_ERR_VALUE, "an attribute reference cannot be a list element");
 	int t = value_type(v, l->elem);
+	size_t index = (P->top - l->mark) / (l->elem == T(STRING) ? 2 : 1) + 1;
 	if (!l->elem)
 		l->elem = t;
-	else if (t != l->elem) {
-		if (l->a->has_type)
-			mismatch(P, l->a, v, l->a->type, t);
-		ox_fail(P, where(l->a, v, P), ONNXTXT_ERR_VALUE, "list element is %s but the list holds %ss",
-			kind_phrase(t), kind_phrase(l->elem) + (l->elem == T(INT) ? 3 : 2));
-	}
+	else if (t != l->elem && l->a->has_type)
+		ox_fail(P, where(v, P), ONNXTXT_ERR_VALUE, "element %zu of attribute '%s' is %s, but '%s' is declared '%s'",
+			index, l->a->name, kind_phrase(t), l->a->name, ox_attr_type_name(l->a->type));
+	else if (t != l->elem)
+		ox_fail(P, where(v, P), ONNXTXT_ERR_VALUE,
+			"element %zu of attribute '%s' is %s, but its first element is %s", index, l->a->name,
+			kind_phrase(t), kind_phrase(l->elem));
 	switch (t) {
 	case T(INT): ox_push_i64(P, ox_int(P, v->at)); break;
 	case T(FLOAT): {

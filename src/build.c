@@ -226,11 +226,17 @@ Onnx__StringStringEntryProto *ox_entry(ox_parser *P, ox_tok key, ox_tok value)
 
 /* Graph and function bodies keep their own node_domain default while their nodes are
  * read; bodies nest at most as deep as brackets do. */
-static void body_open(ox_parser *P)
+static void body_open(ox_parser *P, ox_tok name)
 {
 	if (P->bodies >= ONNXTXT_MAX_DEPTH)
 		ox_fail_depth(P);
 	P->node_domain_absent[++P->bodies] = false;
+	P->body_name[P->bodies] = name;
+}
+
+static void body_close(ox_parser *P)
+{
+	P->last_body = P->body_name[P->bodies--];
 }
 
 void ox_set_node_domain_absent(ox_parser *P)
@@ -242,7 +248,7 @@ Onnx__GraphProto *ox_graph_new(ox_parser *P, ox_tok name, size_t ann)
 {
 	Onnx__GraphProto *g = ox_new(P, &onnx__graph_proto__descriptor);
 	g->name = ox_name(P, name);
-	body_open(P);
+	body_open(P, name);
 	ox_annotate(P, g, ann);
 	return g;
 }
@@ -292,7 +298,7 @@ void ox_graph_value_infos(ox_parser *P, Onnx__GraphProto *g, size_t mark)
 void ox_graph_nodes(ox_parser *P, Onnx__GraphProto *g, size_t mark)
 {
 	APPEND(P, mark, g, node);
-	P->bodies--;
+	body_close(P);
 }
 
 Onnx__GraphProto *ox_node_list(ox_parser *P, size_t mark)
@@ -307,7 +313,7 @@ Onnx__GraphProto *ox_node_list(ox_parser *P, size_t mark)
 Onnx__FunctionProto *ox_function_new(ox_parser *P, size_t ann)
 {
 	Onnx__FunctionProto *f = ox_new(P, &onnx__function_proto__descriptor);
-	body_open(P);
+	body_open(P, P->cur);
 	ox_annotate(P, f, ann);
 	return f;
 }
@@ -368,7 +374,7 @@ void ox_function_value_infos(ox_parser *P, Onnx__FunctionProto *f, size_t mark)
 void ox_function_nodes(ox_parser *P, Onnx__FunctionProto *f, size_t mark)
 {
 	APPEND(P, mark, f, node);
-	P->bodies--;
+	body_close(P);
 }
 
 /* ---- node -------------------------------------------------------------------------- */
@@ -532,5 +538,6 @@ Onnx__ValueInfoProto *ox_value_info(ox_parser *P, const ox_type *type, ox_tok na
 	vi->name = ox_name(P, name);
 	if (type)
 		vi->type = type->tp;
+	P->last_vi_type = type ? type->at : name;
 	return vi;
 }

@@ -50,7 +50,10 @@ typedef struct ox_parser {
 	/* Whether nodes written without a domain leave it absent ("node_domain: absent"),
 	 * one entry per open graph or function body. */
 	bool node_domain_absent[ONNXTXT_MAX_DEPTH + 1];
+	ox_tok body_name[ONNXTXT_MAX_DEPTH + 1];
 	int bodies;
+	ox_tok last_body;    /* name of the graph or function that ended last */
+	ox_tok last_vi_type; /* type (or name, when untyped) of the value info read last */
 	/* While an annotation block is parsed: its joined text and where each of its lines
 	 * starts in the source, so errors point into the "#@" lines. */
 	const char *ann_text;
@@ -197,7 +200,7 @@ ox_ab ox_attr_new(ox_parser *P, ox_tok name, const ox_tok *annotation, size_t an
 ox_value ox_literal(int code, ox_tok t);
 ox_value ox_ref(ox_parser *P, ox_tok at, ox_tok name);
 ox_value ox_type_value(ox_type t);
-ox_value ox_graph_value(Onnx__GraphProto *g);
+ox_value ox_graph_value(ox_parser *P, Onnx__GraphProto *g);
 Onnx__AttributeProto *ox_attr_single(ox_parser *P, ox_ab *h, ox_value *v);
 Onnx__AttributeProto *ox_attr_empty_list(ox_parser *P, ox_ab *h, ox_tok bracket);
 ox_alist ox_attr_list_begin(ox_parser *P, ox_ab *h);

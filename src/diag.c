@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "build.h"
 #include "onnx.h"
@@ -217,9 +218,29 @@ static const char *closest(const ox_tok *w, const unsigned char *ok, int ntok, i
 	return best;
 }
 
-static int is_word(const ox_tok *t)
+static const char *case_match(const ox_tok *w)
 {
-	return t->p && t->n && (((t->p[0] | 0x20) >= 'a' && (t->p[0] | 0x20) <= 'z') || t->p[0] == '_');
+	for (int dt = 1; dt <= OX_MAX_ELEM_TYPE; dt++) {
+		const char *name = ox_elem_name(dt);
+		if (strlen(name) == w->n && strncasecmp(name, w->p, w->n) == 0)
+			return name;
+	}
+	return NULL;
+}
+
+/* Names other ecosystems use for element types. */
+static const char *alias(const ox_tok *w)
+{
+	static const char *const pairs[][2] = {
+		{"int", "int32' or 'int64"}, {"long", "int64"}, {"float32", "float"}, {"float64", "double"},
+		{"fp32", "float"}, {"fp64", "double"}, {"fp16", "float16"}, {"half", "float16"},
+		{"bf16", "bfloat16"}, {"boolean", "bool"}, {"str", "string"}, {"uint", "uint32"},
+		{"sequence", "seq"}, {"tensor", "a type such as 'float[N]'"},
+	};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+		if (strlen(pairs[i][0]) == w->n && memcmp(pairs[i][0], w->p, w->n) == 0)
+			return pairs[i][1];
+	return NULL;
 }
 
 static void hint(const ox_parser *P, int major, const ox_tok *found, const unsigned char *ok, int ntok, char *out,
@@ -236,11 +257,21 @@ static void hint(const ox_parser *P, int major, const ox_tok *found, const unsig
 			return;
 		}
 	}
+	/* "(float)": a keyword taken as the start of a type, where a plain name was meant */
+	if ((ok[TK_ID] || ok[TK_LBRACKET]) && (major == TK_RPAREN || major == TK_COMMA || major == TK_GT) &&
+	    prev->code >= TK_ELEMTYPE && prev->code <= TK_OPAQUE) {
+		snprintf(out, size, "; to name a value '%.*s', quote it: \"%.*s\"", (int)prev->n, prev->p, (int)prev->n,
+			 prev->p);
+		return;
+	}
 	const char *word = NULL;
-	if (major && is_word(found))
+	if (major == TK_ID)
 		word = closest(found, ok, ntok, ok[TK_ELEMTYPE]);
-	/* "(flaot16[3] x)": a misspelled type reads as a name, and the error comes after it */
-	if (!word && is_word(prev) && (major == TK_LBRACKET || major == TK_ID || major == TK_STRING))
+	/* "(flaot16[3] x)": a misspelled type reads as a name; the error comes at its '['
+	 * (or at the value's name, for a type that differs only in case: "Float x") */
+	if (!word && prev->code == TK_ID && (major == TK_LBRACKET || major == TK_ID))
+		word = major == TK_LBRACKET && alias(prev) ? alias(prev) : case_match(prev);
+	if (!word && major == TK_LBRACKET && prev->code == TK_ID)
 		word = closest(prev, ok, 0, 1);
 	if (word)
 		snprintf(out, size, "; did you mean '%s'?", word);
@@ -273,8 +304,9 @@ void ox_syntax_message(ox_parser *P, int major, const ox_tok *found, const unsig
 	}
 	hint(P, major, found, ok, ntok, tip, sizeof tip);
 	ox_tok at = *found;
-	if (major == 0 && !P->ann_text) {
-		at.p = P->src + P->len;
+	if (major == 0 && P->prev.p && !P->ann_text) {
+		/* right after the last token, not on a blank line at the end of the file */
+		at.p = P->prev.p + P->prev.n;
 		at.n = 0;
 	}
 	ox_fail(P, &at, ONNXTXT_ERR_SYNTAX, "expected %s%s, found %s%s", want, after, got, tip);
@@ -308,7 +340,11 @@ size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text
 		start--;
 	while (end < len && text[end] != '\n')
 		end++;
-	used = put(buf, size, used, text + start, end - start);
+	/* control bytes (a NUL, a CR before the newline) would garble or cut the line */
+	for (size_t i = start; i < end; i++) {
+		unsigned char c = (unsigned char)text[i];
+		used = put(buf, size, used, c < 0x20 && c != '\t' ? "?" : c == 0x7f ? "?" : text + i, 1);
+	}
 	used = put(buf, size, used, "\n", 1);
 	/* Caret line: keep tabs so the caret lines up, one space per UTF-8 character. */
 	for (size_t i = start; i < err->offset; i++)

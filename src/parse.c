@@ -16,7 +16,7 @@ int ox_lemon_data_brace(void *parser);
 
 static const char *const lex_errors[] = {
 	[OX_LEX_BAD_CHAR] = "unexpected character",
-	[OX_LEX_SINGLE_QUOTE] = "unexpected ': strings use double quotes",
+	[OX_LEX_SINGLE_QUOTE] = "strings use double quotes, not '",
 	[OX_LEX_UNTERMINATED_STRING] = "unterminated string: no closing '\"' before the end of input",
 	[OX_LEX_NUL] = "NUL byte outside a string literal",
 	[OX_LEX_LONE_MINUS] = "'-' must be followed directly by a number, with no space",
@@ -25,6 +25,17 @@ static const char *const lex_errors[] = {
 	[OX_LEX_BAD_SPECIAL] = "malformed number: after '-' only digits, inf, infinity or nan may follow",
 	[OX_LEX_TOO_LONG] = "token longer than 4 GiB",
 };
+
+static const char *bad_number_reason(const ox_tok *t)
+{
+	const char *p = t->p + (t->p[0] == '-');
+	if (p[0] == '0' && (p[1] | 0x20) == 'x')
+		return "there are no hexadecimal literals";
+	const char *dot = memchr(p, '.', t->n - (size_t)(p - t->p));
+	if (dot && memchr(dot + 1, '.', t->n - (size_t)(dot + 1 - t->p)))
+		return "a number has at most one '.'";
+	return "a number cannot run into letters, '_' or '.'";
+}
 
 static _Noreturn void lex_error(ox_parser *P, ox_tok *t)
 {
@@ -41,6 +52,9 @@ static _Noreturn void lex_error(ox_parser *P, ox_tok *t)
 	}
 	if (t->v == OX_LEX_UNTERMINATED_STRING)
 		t->n = 1;
+	if (t->v == OX_LEX_BAD_NUMBER)
+		ox_fail(P, t, ONNXTXT_ERR_SYNTAX, "malformed number '%.*s': %s", (int)(t->n > 30 ? 30 : t->n), t->p,
+			bad_number_reason(t));
 	ox_fail(P, t, ONNXTXT_ERR_SYNTAX, "%s", lex_errors[t->v]);
 }
 
@@ -93,7 +107,7 @@ static ox_tok read_values(ox_parser *P, ox_lexer *L, ox_tok brace)
 		if (value_next ? !is_literal(t.code) : t.code != TK_COMMA)
 			data_syntax_error(P, t, !value_next);
 		if (value_next)
-			ox_tdata_value(P, t.code, t);
+			ox_tdata_value(P, t.code == TK_FLOATWORD ? TK_FLOAT : t.code, t);
 		P->prev = t;
 	}
 }

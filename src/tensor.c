@@ -96,12 +96,14 @@ static Onnx__TensorProto *new_tensor(ox_parser *P, const Onnx__TypeProto *tp, co
 	return t;
 }
 
+/* Errors point at the value info's type, or at its name when it has none. */
 Onnx__TensorProto *ox_init_begin(ox_parser *P, Onnx__ValueInfoProto *vi, ox_tok eq)
 {
+	(void)eq;
 	if (!vi->type)
-		ox_fail(P, &eq, ONNXTXT_ERR_VALUE, "initializer '%s' needs a type, such as 'float[2] %s = {...}'",
-			vi->name, vi->name);
-	return new_tensor(P, vi->type, &eq, vi->name);
+		ox_fail(P, &P->last_vi_type, ONNXTXT_ERR_VALUE,
+			"initializer '%s' needs a type, such as 'float[2] %s = {...}'", vi->name, vi->name);
+	return new_tensor(P, vi->type, &P->last_vi_type, vi->name);
 }
 
 ox_value ox_tensor_begin(ox_parser *P, const ox_type *type, const ox_tok *name)
@@ -160,7 +162,12 @@ static int32_t int32_value(ox_parser *P, int dtype, int code, const ox_tok *lit)
 		wrong_literal(P, lit, ox_is_narrow_float(dtype) ? "a number" : "an integer", dtype);
 	int64_t v, lo, hi;
 	int_range(dtype, &lo, &hi);
-	if (ox_parse_i64(lit->p, lit->n, &v) != OX_NUM_OK || v < lo || v > hi)
+	bool in_range = ox_parse_i64(lit->p, lit->n, &v) == OX_NUM_OK && v >= lo && v <= hi;
+	if (!in_range && ox_is_narrow_float(dtype))
+		ox_fail(P, lit, ONNXTXT_ERR_VALUE,
+			"integer %.*s is read as a %s bit pattern, which must lie in 0..%lld; write %.*s.0 for the number",
+			(int)lit->n, lit->p, dtype_name(dtype), (long long)hi, (int)lit->n, lit->p);
+	if (!in_range)
 		out_of_range(P, lit, dtype);
 	return (int32_t)v;
 }
