@@ -114,8 +114,11 @@ start ::= ENTRY_NODE node(N).                      { P->result = N; }
 start ::= ENTRY_NODES nodes(L).                    { P->result = ox_node_list(P, L); }
 start ::= ENTRY_NODES LBRACE nodes(L) RBRACE.      { P->result = ox_node_list(P, L); }
 start ::= ENTRY_TYPE type(T).                      { P->result = T.tp; }
+start ::= ENTRY_TYPE anns(A) type(T).              { P->result = T.tp; ox_annotate(P, T.tp, A); }
 start ::= ENTRY_TENSOR tensor(T).                  { P->result = T.msg; }
 start ::= ENTRY_TENSOR type(T).                    { P->result = ox_tensor_begin(P, &T, NULL).msg; }
+start ::= ENTRY_TENSOR anns(A) tensor(T).          { P->result = T.msg; ox_annotate(P, T.msg, A); }
+start ::= ENTRY_TENSOR anns(A) type(T).            { P->result = ox_tensor_begin(P, &T, NULL).msg; ox_annotate(P, P->result, A); }
 start ::= ENTRY_ATTRIBUTE attr(A).                 { P->result = A; }
 start ::= ENTRY_VALUE_INFO vi(V).                  { P->result = V; }
 start ::= ENTRY_VALUE_INFO anns(A) vi(V).          { ox_annotate_value_info(P, V, NULL, A); P->result = V; }
@@ -293,13 +296,13 @@ attr_items(L) ::= attr_items(L) COMMA attr(A).     { ox_push(P, A); }
 
 /* Kept flat on purpose: every rule here runs once per node or per name, and each
  * reduction costs a trip through lemon's tables. */
-nodes(L) ::= .                                     { L = ox_mark(P); }
-nodes(L) ::= nodes(L) node(N).                     { ox_push(P, N); }
-node(N) ::= nov(B) LPAREN ids(I) RPAREN.           { N = ox_node_end(P, &B, I, SIZE_MAX); }
+nodes(L) ::= .                                     { L = ox_nodes_begin(P); }
+nodes(L) ::= nodes(L) node(N).                     { ox_nodes_add(P, N); }
+node(N) ::= nov(B) LPAREN ids(I) RPAREN.           { N = ox_node_end(P, &B, I, SIZE_MAX, false); }
 node(N) ::= nov(B) LPAREN ids(I) RPAREN LT attr_items(A) GT.
-                                                   { N = ox_node_end(P, &B, I, A); }
+                                                   { N = ox_node_end(P, &B, I, A, true); }
 node(N) ::= nov(B) LT attr_items(A) GT LPAREN ids(I) RPAREN.
-                                                   { N = ox_node_end(P, &B, I, A); }
+                                                   { N = ox_node_end(P, &B, I, A, false); }
 nov(N) ::= nop(N).
 nov(N) ::= nop(N) COLON ID(O).                     { ox_node_overload(P, N.n, O); }
 nop(N) ::= nstart(N).
@@ -433,6 +436,11 @@ int ox_lemon_data_brace(void *parser)
 {
 	const yyParser *p = parser;
 	return p->yytos->major == TK_LBRACE && p->yytos->stateno > YY_MAX_SHIFT;
+}
+
+int ox_lemon_can_shift(void *parser, int token)
+{
+	return can_shift(parser, token);
 }
 
 int ox_lemon_expected(void *parser, unsigned char *ok, int size)

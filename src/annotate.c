@@ -8,8 +8,9 @@
  *   unknown: "base64"    the message's unknown fields, as protobuf-c packs them
  *   node_domain: absent  in a graph or function: nodes written without a domain leave
  *                        it absent (".Op" marks a present, empty domain)
- * Messages are base64 of their serialization; ["k": "v"] lists fill string-string
- * entries; enums take a number or a value name. */
+ * Messages and bytes are base64 (bytes may hold NUL, which a "#@" line cannot);
+ * ["k": "v"] lists fill string-string entries; enums take a number or a value name.
+ *   proto: "base64"      the whole element, replacing what the text said */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@
 #include "build.h"
 #include "literal.h"
 #include "onnx.h"
+#include "proto.h"
+#include "tensor.h"
 #include "types.h"
 
 typedef struct item {
@@ -164,19 +167,6 @@ static int64_t integer(ox_parser *P, const item *it, const ox_annval *v, const P
 	return i;
 }
 
-static size_t element_size(const ProtobufCFieldDescriptor *fd)
-{
-	switch (fd->type) {
-	case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
-	case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_ENUM:
-	case PROTOBUF_C_TYPE_FLOAT: case PROTOBUF_C_TYPE_BOOL:
-		return 4;
-	case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
-	case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_MESSAGE: return sizeof(void *);
-	default: return 8;
-	}
-}
-
 /* Stores one value of the field's type at dst. */
 static void store(ox_parser *P, const item *it, const ox_annval *v, const ProtobufCFieldDescriptor *fd, void *dst)
 {
@@ -184,9 +174,11 @@ static void store(ox_parser *P, const item *it, const ox_annval *v, const Protob
 	case PROTOBUF_C_TYPE_STRING:
 		*(char **)dst = ox_name(P, expect(P, it, v, TK_STRING, "a string")->tok);
 		break;
-	case PROTOBUF_C_TYPE_BYTES:
-		*(ProtobufCBinaryData *)dst = ox_bytes(P, expect(P, it, v, TK_STRING, "a string")->tok);
+	case PROTOBUF_C_TYPE_BYTES: {
+		ProtobufCBinaryData *b = dst;
+		b->data = decode_base64(P, it, v, &b->len);
 		break;
+	}
 	case PROTOBUF_C_TYPE_MESSAGE:
 		*(void **)dst = decode_message(P, it, v, fd->descriptor);
 		break;
@@ -202,7 +194,7 @@ static void store(ox_parser *P, const item *it, const ox_annval *v, const Protob
 	}
 	default: {
 		int64_t i = integer(P, it, v, fd);
-		if (element_size(fd) == 4)
+		if (ox_field_value_size(fd) == 4)
 			*(int32_t *)dst = (int32_t)i;
 		else
 			*(int64_t *)dst = i;
@@ -224,7 +216,7 @@ static void set_repeated(ox_parser *P, const item *it, char *m, const ProtobufCF
 		bad_value(P, it, "a list");
 	if (v->kind == OX_AV_ENTRIES && v->n)
 		bad_value(P, it, "a list of values");
-	size_t size = element_size(fd);
+	size_t size = ox_field_value_size(fd);
 	char *values = v->n ? ox_alloc(P, v->n * size) : NULL;
 	for (size_t i = 0; i < v->n; i++)
 		store(P, it, v->items[i], fd, values + i * size);
@@ -246,23 +238,6 @@ static void set_field(ox_parser *P, const item *it, ProtobufCMessage *msg, const
 		*(protobuf_c_boolean *)(m + fd->quantifier_offset) = 1;
 }
 
-static void clear_field(ProtobufCMessage *msg, const ProtobufCFieldDescriptor *fd)
-{
-	char *m = (char *)msg;
-	if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
-		*(size_t *)(m + fd->quantifier_offset) = 0;
-		*(void **)(m + fd->offset) = NULL;
-		return;
-	}
-	if (fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
-		if (*(uint32_t *)(m + fd->quantifier_offset) == fd->id)
-			*(uint32_t *)(m + fd->quantifier_offset) = 0;
-	} else if (fd->type != PROTOBUF_C_TYPE_STRING && fd->type != PROTOBUF_C_TYPE_MESSAGE) {
-		*(protobuf_c_boolean *)(m + fd->quantifier_offset) = 0;
-	}
-	memset(m + fd->offset, 0, element_size(fd) == 4 ? 4 : fd->type == PROTOBUF_C_TYPE_BYTES ? 16 : 8);
-}
-
 /* ---- special keys ------------------------------------------------------------------- */
 
 static const ProtobufCFieldDescriptor *field(ox_parser *P, const item *it, const ProtobufCMessage *m, const char *name)
@@ -281,7 +256,7 @@ static void absent(ox_parser *P, const item *it, ProtobufCMessage *m)
 		const ox_annval *f = v->items[i];
 		if (f->kind != TK_ID)
 			bad_value(P, it, "a list of field names");
-		clear_field(m, field(P, it, m, ox_name(P, f->tok)));
+		ox_field_clear(m, field(P, it, m, ox_name(P, f->tok)));
 	}
 }
 
@@ -330,40 +305,10 @@ static void raw(ox_parser *P, const item *it, ProtobufCMessage *m)
 	if (m->descriptor != &onnx__tensor_proto__descriptor)
 		ox_fail(P, &it->at, ONNXTXT_ERR_VALUE, "annotation 'raw' applies to tensors, not to a %s", name_of(m));
 	Onnx__TensorProto *t = (Onnx__TensorProto *)m;
-	int bits = ox_elem_bits(t->data_type);
-	size_t n;
-	if (t->n_int32_data) {
-		n = t->n_int32_data;
-		int width = bits <= 8 ? 1 : bits / 8; /* 4- and 2-bit values are already packed bytes */
-		unsigned char *r = ox_alloc(P, n * (size_t)width);
-		for (size_t i = 0; i < n; i++)
-			memcpy(r + i * (size_t)width, &t->int32_data[i], (size_t)width);
-		t->raw_data = (ProtobufCBinaryData){n * (size_t)width, r};
-		t->n_int32_data = 0;
-		t->int32_data = NULL;
-	} else if (t->n_uint64_data && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32) {
-		n = t->n_uint64_data;
-		uint32_t *r = ox_alloc(P, n * 4);
-		for (size_t i = 0; i < n; i++)
-			r[i] = (uint32_t)t->uint64_data[i];
-		t->raw_data = (ProtobufCBinaryData){n * 4, (uint8_t *)r};
-		t->n_uint64_data = 0;
-		t->uint64_data = NULL;
-	} else if (t->n_string_data) {
+	if (t->n_string_data)
 		ox_fail(P, &it->at, ONNXTXT_ERR_VALUE, "a string tensor cannot be stored as raw data");
-	} else {
-		/* same bytes, another field: little-endian is the host order here */
-		struct { size_t *n; void **v; size_t size; } f[] = {
-			{&t->n_float_data, (void **)&t->float_data, 4}, {&t->n_int64_data, (void **)&t->int64_data, 8},
-			{&t->n_double_data, (void **)&t->double_data, 8}, {&t->n_uint64_data, (void **)&t->uint64_data, 8}};
-		for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
-			if (*f[k].n) {
-				t->raw_data = (ProtobufCBinaryData){*f[k].n * f[k].size, *f[k].v};
-				*f[k].n = 0;
-				*f[k].v = NULL;
-			}
-	}
-	t->has_raw_data = 1;
+	if (!ox_tensor_make_raw(P->arena, t))
+		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
 }
 
 static void node_domain(ox_parser *P, const item *it, ProtobufCMessage *m)
@@ -432,6 +377,8 @@ static void apply(ox_parser *P, ProtobufCMessage *root, const item *it)
 		unknown(P, it, m);
 	else if (strcmp(key, "node_domain") == 0)
 		node_domain(P, it, m);
+	else if (strcmp(key, "proto") == 0)
+		memcpy(m, decode_message(P, it, it->value, m->descriptor), m->descriptor->sizeof_message);
 	else
 		set_field(P, it, m, field(P, it, m, key));
 }

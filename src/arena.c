@@ -136,6 +136,22 @@ char *ox_arena_strndup(ox_arena *a, const char *s, size_t n)
 	return q;
 }
 
+void ox_arena_reset(ox_arena *a)
+{
+	block *b = a->head;
+	while (b && b->next) {
+		block *next = b->next;
+		a->total -= b->size;
+		release(b);
+		b = next;
+	}
+	a->head = b;
+	if (b) {
+		memset(b->data, 0, b->used);
+		b->used = 0;
+	}
+}
+
 size_t ox_arena_bytes(const ox_arena *a)
 {
 	return a->total;

@@ -17,6 +17,9 @@ void *ox_arena_memdup(ox_arena *a, const void *p, size_t n);
 /* Copies n bytes and appends a NUL. */
 char *ox_arena_strndup(ox_arena *a, const char *s, size_t n);
 size_t ox_arena_bytes(const ox_arena *a);
+/* Frees everything but the first block, which is zeroed for reuse: an arena for one
+ * short-lived thing at a time (a node being streamed) allocates nothing in steady state. */
+void ox_arena_reset(ox_arena *a);
 
 /* Allocator for protobuf_c_message_unpack(); free() is a no-op. */
 ProtobufCAllocator ox_arena_allocator(ox_arena *a);

@@ -21,9 +21,9 @@ typedef struct frame {
 /* "graph.node[12].attribute[3]" */
 static void path_of(const frame *f, char *out, size_t size)
 {
-	const frame *chain[ONNXTXT_MAX_DEPTH + 2];
+	const frame *chain[ONNXTXT_MAX_MESSAGE_DEPTH + 2];
 	int n = 0;
-	for (; f && f->field && n < ONNXTXT_MAX_DEPTH + 2; f = f->up)
+	for (; f && f->field && n < ONNXTXT_MAX_MESSAGE_DEPTH + 2; f = f->up)
 		chain[n++] = f;
 	size_t used = 0;
 	out[0] = '\0';
@@ -92,8 +92,9 @@ static int scan_field(const ProtobufCFieldDescriptor *fd, const uint8_t *p, size
 		      const frame *here, int depth, OnnxError *err)
 {
 	if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
-		if (depth >= ONNXTXT_MAX_DEPTH)
-			return fail(err, here, base, "messages nested too deeply");
+		if (depth >= ONNXTXT_MAX_MESSAGE_DEPTH)
+			return fail(err, here, base, "messages nested too deeply (more than "
+						     ONNXTXT_STR(ONNXTXT_MAX_MESSAGE_DEPTH) " levels)");
 		return scan(fd->descriptor, p, len, base, here, depth + 1, err);
 	}
 	if (fd->type != PROTOBUF_C_TYPE_STRING && fd->type != PROTOBUF_C_TYPE_BYTES && !packed_ok(fd, p, len))

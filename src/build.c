@@ -7,6 +7,7 @@
 
 #include "literal.h"
 #include "onnx.h"
+#include "stream.h"
 
 void *ox_alloc(ox_parser *P, size_t size)
 {
@@ -153,10 +154,11 @@ int64_t ox_int(ox_parser *P, ox_tok t)
 
 /* ---- model ------------------------------------------------------------------------- */
 
+/* The model's annotations wait until its graph is attached ("absent: [graph]"). */
 Onnx__ModelProto *ox_model_new(ox_parser *P, size_t ann)
 {
 	Onnx__ModelProto *m = ox_new(P, &onnx__model_proto__descriptor);
-	ox_annotate(P, m, ann);
+	P->model_ann = ann;
 	return m;
 }
 
@@ -195,8 +197,9 @@ void ox_model_props(ox_parser *P, Onnx__ModelProto *m, size_t mark)
 Onnx__ModelProto *ox_model_graph(ox_parser *P, Onnx__ModelProto *m, Onnx__GraphProto *g)
 {
 	if (!m)
-		m = ox_new(P, &onnx__model_proto__descriptor);
+		m = ox_model_new(P, P->nannots);
 	m->graph = g;
+	ox_annotate(P, m, P->model_ann);
 	return m;
 }
 
@@ -248,7 +251,10 @@ Onnx__GraphProto *ox_graph_new(ox_parser *P, ox_tok name, size_t ann)
 {
 	Onnx__GraphProto *g = ox_new(P, &onnx__graph_proto__descriptor);
 	g->name = ox_name(P, name);
+	bool main_graph = P->sink && P->bodies == 0;
 	body_open(P, name);
+	if (main_graph)
+		P->stream_body = P->bodies;
 	ox_annotate(P, g, ann);
 	return g;
 }
@@ -297,8 +303,35 @@ void ox_graph_value_infos(ox_parser *P, Onnx__GraphProto *g, size_t mark)
 
 void ox_graph_nodes(ox_parser *P, Onnx__GraphProto *g, size_t mark)
 {
+	if (P->stream_body && P->bodies == P->stream_body) {
+		P->arena = P->model_arena; /* the nodes went to the sink */
+		P->stream_body = 0;
+	}
 	APPEND(P, mark, g, node);
 	body_close(P);
+}
+
+static bool streaming(const ox_parser *P)
+{
+	return P->stream_body && P->bodies == P->stream_body;
+}
+
+size_t ox_nodes_begin(ox_parser *P)
+{
+	if (streaming(P))
+		P->arena = P->node_arena;
+	return P->top;
+}
+
+void ox_nodes_add(ox_parser *P, Onnx__NodeProto *n)
+{
+	if (!streaming(P)) {
+		ox_push(P, n);
+		return;
+	}
+	if (!ox_sink_node(P->sink, n))
+		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+	ox_arena_reset(P->node_arena);
 }
 
 Onnx__GraphProto *ox_node_list(ox_parser *P, size_t mark)
@@ -396,13 +429,13 @@ ox_nb ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs, size_t ann)
 	return b;
 }
 
-Onnx__NodeProto *ox_node_end(ox_parser *P, ox_nb *b, size_t inputs, size_t attrs)
+Onnx__NodeProto *ox_node_end(ox_parser *P, ox_nb *b, size_t inputs, size_t attrs, bool attrs_last)
 {
 	Onnx__NodeProto *n = b->n;
-	if (attrs != SIZE_MAX && attrs > inputs)
+	if (attrs != SIZE_MAX && attrs_last)
 		n->attribute = (Onnx__AttributeProto **)ox_take(P, attrs, &n->n_attribute);
 	n->input = (char **)ox_take(P, inputs, &n->n_input);
-	if (attrs != SIZE_MAX && attrs < inputs)
+	if (attrs != SIZE_MAX && !attrs_last)
 		n->attribute = (Onnx__AttributeProto **)ox_take(P, attrs, &n->n_attribute);
 	if (!b->dotted && P->node_domain_absent[P->bodies])
 		n->domain = NULL;

@@ -61,6 +61,12 @@ typedef struct ox_parser {
 	const size_t *ann_line_start;   /* in ann_text */
 	const char *const *ann_line_src; /* in src */
 	void *nested; /* the annotation block's lemon parser, freed by the driver on failure */
+	size_t model_ann; /* where the model's annotations start */
+	/* Streaming (OnnxParser_ParseToBinary): the main graph's nodes are built in
+	 * node_arena, packed into sink and forgotten, one at a time. */
+	struct ox_sink *sink;
+	ox_arena *model_arena, *node_arena;
+	int stream_body; /* the body (P->bodies level) whose nodes stream; 0: none */
 } ox_parser;
 
 /* Results of a few nonterminals. */
@@ -157,6 +163,9 @@ void ox_graph_outputs(ox_parser *P, Onnx__GraphProto *g, size_t mark);
 void ox_graph_value_infos(ox_parser *P, Onnx__GraphProto *g, size_t mark);
 void ox_graph_nodes(ox_parser *P, Onnx__GraphProto *g, size_t mark);
 Onnx__GraphProto *ox_node_list(ox_parser *P, size_t mark);
+/* A node list starts / a node was read: nodes are kept on the stack, or streamed. */
+size_t ox_nodes_begin(ox_parser *P);
+void ox_nodes_add(ox_parser *P, Onnx__NodeProto *n);
 
 Onnx__FunctionProto *ox_function_new(ox_parser *P, size_t ann);
 void ox_function_str(ox_parser *P, Onnx__FunctionProto *f, int key, ox_tok v);
@@ -172,8 +181,10 @@ ox_nb ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs, size_t ann)
 void ox_node_op(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
 void ox_node_op_dot(ox_parser *P, ox_nb *b, ox_tok id);
 void ox_node_overload(ox_parser *P, Onnx__NodeProto *n, ox_tok id);
-/* Takes the inputs and the attributes (SIZE_MAX: none) off the stack, in either order. */
-Onnx__NodeProto *ox_node_end(ox_parser *P, ox_nb *b, size_t inputs, size_t attrs);
+/* Takes the inputs and the attributes (SIZE_MAX: none) off the stack; attrs_last tells
+ * which list was pushed last (the marks alone cannot: an empty list's mark equals the
+ * next list's). */
+Onnx__NodeProto *ox_node_end(ox_parser *P, ox_nb *b, size_t inputs, size_t attrs, bool attrs_last);
 size_t ox_id_push(ox_parser *P, const ox_tok *id); /* NULL pushes an empty name */
 
 /* ---- types and value infos ---- */

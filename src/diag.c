@@ -294,6 +294,10 @@ void ox_syntax_error(ox_parser *P, int major, const ox_tok *found, void *lemon)
 
 void ox_syntax_message(ox_parser *P, int major, const ox_tok *found, const unsigned char *ok, int ntok)
 {
+	if (major == TK_ANNOT)
+		ox_fail(P, found, ONNXTXT_ERR_SYNTAX,
+			"an annotation ('#@' line) must come right before a model header, graph, node, "
+			"attribute, value info, initializer or function; write plain comments as '# ...'");
 	char want[400], got[48], after[64] = "", tip[64];
 	expected_list(ok, ntok, want, sizeof want);
 	show_token(found, major, got, sizeof got);

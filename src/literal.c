@@ -483,6 +483,8 @@ ox_num_status ox_parse_narrow_float(int dtype, const char *p, size_t n, uint32_t
 		int c = cmp_decimal_double(p, n, a);
 		if (c != 0)
 			r = c > 0 ? hi : lo;
+		else if (f->mbits == 0) /* no mantissa: the even encoding is the even exponent */
+			r = ((encode_narrow(f, false, lo) & 1) == 0) ? lo : hi;
 	}
 	if (r > f->max || (!f->has_subnormal && r < ldexp(1.0, f->emin)))
 		return OX_NUM_RANGE;

@@ -5,7 +5,9 @@
 
 #include "build.h"
 #include "diag.h"
+#include "file.h"
 #include "onnx.h"
+#include "stream.h"
 
 /* lemon's generated interface (%name ox_lemon) */
 void *ox_lemonAlloc(void *(*alloc)(size_t), ox_parser *P);
@@ -13,6 +15,7 @@ void ox_lemonFree(void *parser, void (*dealloc)(void *));
 void ox_lemon(void *parser, int major, ox_tok minor);
 int ox_lemon_expected(void *parser, unsigned char *ok, int size);
 int ox_lemon_data_brace(void *parser);
+int ox_lemon_can_shift(void *parser, int token);
 
 static const char *const lex_errors[] = {
 	[OX_LEX_BAD_CHAR] = "unexpected character",
@@ -127,6 +130,16 @@ static void feed(ox_parser *P, void *lemon, int entry, const char *stop)
 			lex_error(P, &t);
 		if (stop && (t.p >= stop || code == OX_TOK_EOF))
 			return;
+		if (code == TK_ARROW && !ox_lemon_can_shift(lemon, TK_ARROW) && ox_lemon_can_shift(lemon, TK_EQ)) {
+			/* "w =>" is "w =" (an initializer without data) then '>', as the reference
+			 * reads it */
+			ox_tok eq = {t.p, 1, TK_EQ, 0};
+			ox_lemon(lemon, TK_EQ, eq);
+			P->prev = eq;
+			t.p++;
+			t.n = 1;
+			t.code = code = TK_GT;
+		}
 		P->cur = t;
 		track_depth(P, code);
 		ox_lemon(lemon, code, t);
@@ -208,7 +221,9 @@ static void explain_syntax_error(ox_parser *P, int entry)
 	ox_lemonFree(lemon, free);
 }
 
-static OnnxStatus run(int entry, const char *text, size_t len, void **out, OnnxError *err)
+/* Parses text from the entry point; with a sink, the main graph's nodes stream into it
+ * (and are not in the result). */
+static OnnxStatus run(int entry, const char *text, size_t len, void **out, ox_sink *sink, OnnxError *err)
 {
 	OnnxError local;
 	if (!err)
@@ -223,12 +238,13 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, OnnxE
 		ox_error_set(err, ONNXTXT_ERR_LIMIT, "text longer than %u bytes", ONNXTXT_MAX_TEXT);
 		return err->code;
 	}
-	ox_parser P = {.src = text ? text : "", .len = len, .err = err, .syntax_major = -1};
-	P.arena = ox_arena_new();
-	void *lemon = P.arena ? ox_lemonAlloc(malloc, &P) : NULL;
+	ox_parser P = {.src = text ? text : "", .len = len, .err = err, .syntax_major = -1, .sink = sink};
+	P.arena = P.model_arena = ox_arena_new();
+	P.node_arena = sink ? ox_arena_new() : NULL;
+	void *lemon = P.arena && (!sink || P.node_arena) ? ox_lemonAlloc(malloc, &P) : NULL;
 	if (lemon && guarded(&P, lemon, entry, NULL)) {
 		const ProtobufCMessage *r = P.result;
-		void *root = ox_arena_root(P.arena, r->descriptor->sizeof_message);
+		void *root = ox_arena_root(P.model_arena, r->descriptor->sizeof_message);
 		if (root) {
 			memcpy(root, r, r->descriptor->sizeof_message);
 			*out = root;
@@ -238,6 +254,9 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, OnnxE
 	} else if (!lemon) {
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 	} else if (P.syntax_major >= 0) {
+		P.arena = P.model_arena;
+		P.sink = NULL; /* the replay only needs the grammar's state */
+		P.stream_body = 0;
 		explain_syntax_error(&P, entry);
 	}
 	if (lemon)
@@ -247,54 +266,103 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, OnnxE
 	free(P.stack);
 	free(P.annots);
 	free(P.td.buf);
+	ox_arena_free(P.node_arena);
 	if (!*out)
-		ox_arena_free(P.arena);
+		ox_arena_free(P.model_arena);
 	return *out ? ONNXTXT_OK : err->code;
 }
 
 OnnxStatus OnnxParser_Parse(const char *text, size_t len, Onnx__ModelProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_MODEL, text, len, (void **)out, err);
+	return run(TK_ENTRY_MODEL, text, len, (void **)out, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseGraph(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_GRAPH, text, len, (void **)out, err);
+	return run(TK_ENTRY_GRAPH, text, len, (void **)out, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseFunction(const char *text, size_t len, Onnx__FunctionProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_FUNCTION, text, len, (void **)out, err);
+	return run(TK_ENTRY_FUNCTION, text, len, (void **)out, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseNode(const char *text, size_t len, Onnx__NodeProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_NODE, text, len, (void **)out, err);
+	return run(TK_ENTRY_NODE, text, len, (void **)out, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseNodeList(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_NODES, text, len, (void **)out, err);
+	return run(TK_ENTRY_NODES, text, len, (void **)out, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseType(const char *text, size_t len, Onnx__TypeProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_TYPE, text, len, (void **)out, err);
+	return run(TK_ENTRY_TYPE, text, len, (void **)out, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseTensor(const char *text, size_t len, Onnx__TensorProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_TENSOR, text, len, (void **)out, err);
+	return run(TK_ENTRY_TENSOR, text, len, (void **)out, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseAttribute(const char *text, size_t len, Onnx__AttributeProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_ATTRIBUTE, text, len, (void **)out, err);
+	return run(TK_ENTRY_ATTRIBUTE, text, len, (void **)out, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseValueInfo(const char *text, size_t len, Onnx__ValueInfoProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_VALUE_INFO, text, len, (void **)out, err);
+	return run(TK_ENTRY_VALUE_INFO, text, len, (void **)out, NULL, err);
+}
+
+OnnxStatus OnnxParser_ParseToBinary(const char *text, size_t len, FILE *f, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	if (!f) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: file is NULL");
+		return err->code;
+	}
+	ox_sink sink = {0};
+	Onnx__ModelProto *m;
+	OnnxStatus st = run(TK_ENTRY_MODEL, text, len, (void **)&m, &sink, err);
+	if (st == ONNXTXT_OK) {
+		if (!ox_sink_write_model(&sink, m, f) || fflush(f) != 0) {
+			ox_error_set(err, ONNXTXT_ERR_IO, "cannot write the model");
+			st = err->code;
+		}
+		OnnxProto_Free(m);
+	}
+	ox_sink_free(&sink);
+	return st;
+}
+
+typedef struct convert_job {
+	const char *text;
+	size_t len;
+} convert_job;
+
+static int convert(FILE *f, void *ctx, OnnxError *err)
+{
+	const convert_job *job = ctx;
+	return OnnxParser_ParseToBinary(job->text, job->len, f, err) == ONNXTXT_OK;
+}
+
+OnnxStatus OnnxParser_ParseToBinaryFile(const char *text, size_t len, const char *path, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	if (!path) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: path is NULL");
+		return err->code;
+	}
+	convert_job job = {text, len};
+	return ox_write_atomic(path, convert, &job, err);
 }
 
 void OnnxProto_Free(const void *message)

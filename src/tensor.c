@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "literal.h"
+#include "tensor.h"
 #include "onnx.h"
 #include "types.h"
 
@@ -220,7 +221,10 @@ void ox_tdata_value(ox_parser *P, int code, ox_tok lit)
 static void check_count(ox_parser *P, const Onnx__TensorProto *t, size_t n)
 {
 	uint64_t want = 1;
-	for (size_t i = 0; i < t->n_dims; i++) {
+	bool empty = false;
+	for (size_t i = 0; i < t->n_dims; i++)
+		empty |= t->dims[i] == 0;
+	for (size_t i = 0; i < t->n_dims && !empty; i++) {
 		if (t->dims[i] < 0)
 			ox_fail(P, &P->td.open, ONNXTXT_ERR_VALUE, "a tensor with data cannot have negative dimension %lld",
 				(long long)t->dims[i]);
@@ -228,6 +232,8 @@ static void check_count(ox_parser *P, const Onnx__TensorProto *t, size_t n)
 			ox_fail(P, &P->td.open, ONNXTXT_ERR_VALUE, "the tensor's shape has too many elements");
 		want *= (uint64_t)t->dims[i];
 	}
+	if (empty)
+		want = 0;
 	int complex = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64 ||
 		      t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128;
 	if (complex)
@@ -281,4 +287,45 @@ void ox_tdata_external(ox_parser *P, size_t mark)
 	t->has_data_location = 1;
 	t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 	t->external_data = (Onnx__StringStringEntryProto **)ox_take(P, mark, &t->n_external_data);
+}
+
+bool ox_tensor_make_raw(ox_arena *a, Onnx__TensorProto *t)
+{
+	int bits = ox_elem_bits(t->data_type);
+	if (t->n_int32_data) {
+		size_t n = t->n_int32_data, width = bits <= 8 ? 1 : (size_t)bits / 8; /* sub-byte: packed bytes */
+		unsigned char *r = ox_arena_alloc(a, n * width);
+		if (!r)
+			return false;
+		for (size_t i = 0; i < n; i++)
+			memcpy(r + i * width, &t->int32_data[i], width); /* little-endian host */
+		t->raw_data = (ProtobufCBinaryData){n * width, r};
+		t->n_int32_data = 0;
+		t->int32_data = NULL;
+	} else if (t->n_uint64_data && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32) {
+		size_t n = t->n_uint64_data;
+		uint32_t *r = ox_arena_alloc(a, n * 4);
+		if (!r)
+			return false;
+		for (size_t i = 0; i < n; i++)
+			r[i] = (uint32_t)t->uint64_data[i];
+		t->raw_data = (ProtobufCBinaryData){n * 4, (uint8_t *)r};
+		t->n_uint64_data = 0;
+		t->uint64_data = NULL;
+	} else if (!t->n_string_data) {
+		/* the same bytes, another field */
+		struct { size_t *n; void **v; size_t size; } f[] = {
+			{&t->n_float_data, (void **)&t->float_data, 4}, {&t->n_int64_data, (void **)&t->int64_data, 8},
+			{&t->n_double_data, (void **)&t->double_data, 8}, {&t->n_uint64_data, (void **)&t->uint64_data, 8}};
+		for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+			if (*f[k].n) {
+				t->raw_data = (ProtobufCBinaryData){*f[k].n * f[k].size, *f[k].v};
+				*f[k].n = 0;
+				*f[k].v = NULL;
+			}
+	} else {
+		return true;
+	}
+	t->has_raw_data = 1;
+	return true;
 }

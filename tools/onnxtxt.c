@@ -16,6 +16,9 @@ enum exit_code {
 	EXIT_IO = 3     /* a file could not be read or written */
 };
 
+/* Long options without a short form. */
+enum { OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED };
+
 static const char *prog = "onnxtxt";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -118,24 +121,71 @@ static int write_binary(const Onnx__ModelProto *m, const char *out)
 	return EXIT_OK;
 }
 
+/* Text has no control bytes but whitespace (and NUL inside strings); protobuf bytes
+ * nearly always have some (tags 0x08, 0x12, lengths) within their first kilobytes. */
+static int looks_binary(const char *d, size_t n)
+{
+	for (size_t i = 0; i < n && i < 4096; i++) {
+		unsigned char c = (unsigned char)d[i];
+		if ((c && c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f') || c == 0x7f)
+			return 1;
+	}
+	return 0;
+}
+
+/* Reads a model in either format: the one the bytes suggest, else the other; when both
+ * fail, reports the first error and returns an exit code. *m is NULL unless it succeeded;
+ * *text holds the input either way (NULL when it could not be read). */
+static int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
+{
+	*m = NULL;
+	*text = slurp(path, len);
+	if (!*text)
+		return EXIT_IO;
+	OnnxError err;
+	int binary = looks_binary(*text, *len);
+	OnnxStatus st = binary ? OnnxBinary_Read(*text, *len, m, &err) : OnnxParser_Parse(*text, *len, m, &err);
+	if (st != ONNXTXT_OK && st != ONNXTXT_ERR_NOMEM) {
+		OnnxStatus other = binary ? OnnxParser_Parse(*text, *len, m, NULL) : OnnxBinary_Read(*text, *len, m, NULL);
+		if (other == ONNXTXT_OK && (binary || (*m)->graph))
+			return EXIT_OK;
+		if (other == ONNXTXT_OK)
+			OnnxProto_Free(*m);
+		*m = NULL;
+	}
+	if (st != ONNXTXT_OK) {
+		report(&err, display_name(path), binary ? NULL : *text, *len);
+		return exit_for(st);
+	}
+	return EXIT_OK;
+}
+
 static const char to_binary_help[] =
 	"Usage: onnxtxt to-binary [-o OUT] IN\n"
-	"Convert a model in the ONNX textual syntax to a binary .onnx file.\n"
+	"Convert a model in the ONNX textual syntax to a binary .onnx file (a binary input,\n"
+	"detected from the content, is rewritten as protobuf-c packs it).\n"
 	"\n"
-	"  IN            input text file, or - for standard input\n"
+	"  IN            input file, or - for standard input\n"
 	"  -o, --output  output file (default: standard output, which must not be a terminal);\n"
 	"                written atomically, so it is never left truncated\n"
+	"  --embed-external-data\n"
+	"                read tensors kept in external data files (relative to IN) into the\n"
+	"                model itself\n"
 	"  -h, --help    show this help\n";
 
 static int cmd_to_binary(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+					     {"embed-external-data", no_argument, NULL, OPT_EMBED},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	const char *out = NULL;
-	int c;
+	int c, embed = 0;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		if (c == 'o')
 			out = optarg;
+		else if (c == OPT_EMBED)
+			embed = 1;
 		else if (c == 'h')
 			return fputs(to_binary_help, stdout), EXIT_OK;
 		else
@@ -144,22 +194,217 @@ static int cmd_to_binary(int argc, char **argv)
 	if (optind != argc - 1)
 		return usage_error("to-binary: expected exactly one input file%s", "");
 	const char *in = argv[optind];
+	int to_stdout = !out || strcmp(out, "-") == 0;
+	if (to_stdout && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: refusing to write binary data to a terminal; use -o FILE or a redirection\n",
+			prog);
+		return EXIT_USAGE;
+	}
 	size_t len;
 	char *text = slurp(in, &len);
 	if (!text)
 		return EXIT_IO;
-	Onnx__ModelProto *m;
+	int rc;
 	OnnxError err;
-	int rc = EXIT_OK;
-	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK) {
-		report(&err, display_name(in), text, len);
-		rc = exit_for(err.code);
-	} else {
-		rc = write_binary(m, out);
-		OnnxProto_Free(m);
+	if (!embed && !looks_binary(text, len)) {
+		/* text streams straight into the output, node by node */
+		OnnxStatus st = to_stdout ? OnnxParser_ParseToBinary(text, len, stdout, &err)
+					  : OnnxParser_ParseToBinaryFile(text, len, out, &err);
+		if (st != ONNXTXT_ERR_SYNTAX && st != ONNXTXT_ERR_VALUE) {
+			if (st != ONNXTXT_OK)
+				fprintf(stderr, "%s: %s\n", prog, err.message);
+			free(text);
+			return exit_for(st);
+		}
 	}
+	Onnx__ModelProto *m;
+	free(text);
+	rc = load_model(in, &m, &text, &len);
+	if (rc == EXIT_OK && embed &&
+	    OnnxModel_EmbedExternalData(m, strcmp(in, "-") ? in : NULL, &err) != ONNXTXT_OK) {
+		fprintf(stderr, "%s: %s\n", prog, err.message);
+		rc = exit_for(err.code);
+	}
+	if (rc == EXIT_OK)
+		rc = write_binary(m, out);
+	OnnxProto_Free(m);
 	free(text);
 	return rc;
+}
+
+static const char to_text_help[] =
+	"Usage: onnxtxt to-text [-o OUT] [--no-annotations] [--float-literals] IN\n"
+	"Print a model (binary .onnx or text, detected from the content) in the canonical\n"
+	"textual syntax.\n"
+	"\n"
+	"  IN                 input file, or - for standard input\n"
+	"  -o, --output       output file (default: standard output); written atomically\n"
+	"  --external-data FILE\n"
+	"                     move the data of large tensors into FILE, a path relative to the\n"
+	"                     output's directory (the current one for standard output) that\n"
+	"                     stays inside it; the text then refers to FILE\n"
+	"  --size-threshold N move tensors of at least N bytes of data (default 1024)\n"
+	"  --no-annotations   leave out the '#@' lines that carry what the syntax cannot say\n"
+	"                     (doc strings, raw_data, ...): plainer, but converting the text\n"
+	"                     back no longer gives the identical model\n"
+	"  --float-literals   write float16, bfloat16, float8 and float4 data as numbers\n"
+	"                     instead of bit patterns\n"
+	"  -h, --help         show this help\n";
+
+static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out)
+{
+	OnnxError err;
+	OnnxStatus st = out && strcmp(out, "-") != 0 ? OnnxPrinter_WriteFile(m, flags, out, &err)
+						       : OnnxPrinter_Write(m, flags, stdout, &err);
+	if (st == ONNXTXT_OK && (!out || strcmp(out, "-") == 0) && fflush(stdout) != 0) {
+		st = ONNXTXT_ERR_IO;
+		snprintf(err.message, sizeof err.message, "cannot write to standard output: %s", strerror(errno));
+	}
+	if (st != ONNXTXT_OK)
+		fprintf(stderr, "%s: %s\n", prog, err.message);
+	return exit_for(st);
+}
+
+
+/* Moves large tensors out of a model that will be written to out (NULL: stdout). */
+static int externalize(Onnx__ModelProto *m, const char *out, const char *location, size_t threshold)
+{
+	OnnxError err;
+	const char *model_path = out && strcmp(out, "-") != 0 ? out : NULL;
+	if (OnnxModel_ExternalizeData(m, model_path, location, threshold, &err) == ONNXTXT_OK)
+		return EXIT_OK;
+	fprintf(stderr, "%s: %s\n", prog, err.message);
+	return exit_for(err.code);
+}
+
+static int parse_size(const char *s, size_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (!*s || *end || errno || *s == '-')
+		return 0;
+	*v = (size_t)x;
+	return 1;
+}
+
+static int cmd_to_text(int argc, char **argv)
+{
+	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+					     {"no-annotations", no_argument, NULL, OPT_NO_ANNOTATIONS},
+					     {"float-literals", no_argument, NULL, OPT_FLOAT_LITERALS},
+					     {"external-data", required_argument, NULL, OPT_EXTERNAL},
+					     {"size-threshold", required_argument, NULL, OPT_THRESHOLD},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	const char *out = NULL, *external = NULL;
+	size_t threshold = 1024;
+	unsigned flags = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else if (c == OPT_EXTERNAL)
+			external = optarg;
+		else if (c == OPT_THRESHOLD) {
+			if (!parse_size(optarg, &threshold))
+				return usage_error("to-text: --size-threshold needs a number of bytes, not '%s'", optarg);
+		}
+		else if (c == OPT_NO_ANNOTATIONS)
+			flags |= ONNXTXT_PRINT_NO_ANNOTATIONS;
+		else if (c == OPT_FLOAT_LITERALS)
+			flags |= ONNXTXT_PRINT_FLOAT_LITERALS;
+		else if (c == 'h')
+			return fputs(to_text_help, stdout), EXIT_OK;
+		else
+			return usage_error("to-text: invalid option%s", "");
+	}
+	if (optind != argc - 1)
+		return usage_error("to-text: expected exactly one input file%s", "");
+	size_t len;
+	char *text;
+	Onnx__ModelProto *m;
+	int rc = load_model(argv[optind], &m, &text, &len);
+	if (rc == EXIT_OK && external)
+		rc = externalize(m, out, external, threshold);
+	if (rc == EXIT_OK)
+		rc = write_text(m, flags, out);
+	OnnxProto_Free(m);
+	free(text);
+	return rc;
+}
+
+static const char fmt_help[] =
+	"Usage: onnxtxt fmt [-i | --check] FILE...\n"
+	"Rewrite models in the textual syntax in the canonical layout.\n"
+	"\n"
+	"  FILE          a text model, or - for standard input\n"
+	"  -i            rewrite each file in place (atomically) instead of printing it\n"
+	"  --check       print nothing but the names of files that are not canonical;\n"
+	"                exit 1 if there are any\n"
+	"  -h, --help    show this help\n";
+
+/* Formats one file; *changed tells whether the canonical text differs from it. */
+static int fmt_one(const char *path, int in_place, int check, int *changed)
+{
+	size_t len, plen;
+	char *text = slurp(path, &len), *pretty = NULL;
+	if (!text)
+		return EXIT_IO;
+	int rc = EXIT_OK;
+	Onnx__ModelProto *m = NULL;
+	OnnxError err;
+	if (looks_binary(text, len)) {
+		fprintf(stderr, "%s: %s is a binary model; fmt formats text (use to-text)\n", prog, display_name(path));
+		rc = EXIT_INPUT;
+	} else if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK) {
+		report(&err, display_name(path), text, len);
+		rc = exit_for(err.code);
+	} else if (OnnxPrinter_Print(m, 0, &pretty, &plen, &err) != ONNXTXT_OK) {
+		fprintf(stderr, "%s: %s\n", prog, err.message);
+		rc = exit_for(err.code);
+	} else {
+		*changed = plen != len || memcmp(pretty, text, len) != 0;
+		if (check && *changed)
+			printf("%s\n", display_name(path));
+		else if (in_place && *changed && strcmp(path, "-") != 0)
+			rc = write_text(m, 0, path);
+		else if (!check && !in_place && fwrite(pretty, 1, plen, stdout) != plen)
+			rc = EXIT_IO;
+	}
+	free(pretty);
+	OnnxProto_Free(m);
+	free(text);
+	return rc;
+}
+
+static int cmd_fmt(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"check", no_argument, NULL, OPT_CHECK}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	int in_place = 0, check = 0, c;
+	while ((c = getopt_long(argc, argv, "ih", opts, NULL)) != -1) {
+		if (c == 'i')
+			in_place = 1;
+		else if (c == OPT_CHECK)
+			check = 1;
+		else if (c == 'h')
+			return fputs(fmt_help, stdout), EXIT_OK;
+		else
+			return usage_error("fmt: invalid option%s", "");
+	}
+	if (optind == argc)
+		return usage_error("fmt: expected at least one file%s", "");
+	if (in_place && check)
+		return usage_error("fmt: -i and --check exclude each other%s", "");
+	int rc = EXIT_OK, any_changed = 0;
+	for (int i = optind; i < argc; i++) {
+		int changed = 0, r = fmt_one(argv[i], in_place, check, &changed);
+		any_changed |= changed;
+		if (r > rc)
+			rc = r;
+	}
+	return rc == EXIT_OK && check && any_changed ? EXIT_INPUT : rc;
 }
 
 static const char main_help[] =
@@ -167,13 +412,16 @@ static const char main_help[] =
 	"Read, write and convert ONNX models in the ONNX textual syntax.\n"
 	"\n"
 	"Commands:\n"
-	"  to-binary IN [-o OUT]   convert text to a binary .onnx model\n"
+	"  to-binary IN [-o OUT]   convert a model to a binary .onnx file\n"
+	"  to-text IN [-o OUT]     print a model in the textual syntax\n"
+	"  fmt [-i|--check] FILE   rewrite text models in the canonical layout\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help      show this help (COMMAND --help for a command's own)\n"
 	"  -V, --version   show the version\n"
 	"\n"
-	"Exit status: 0 success, 1 invalid input model, 2 usage error, 3 file error.\n";
+	"Exit status: 0 success, 1 invalid input model (or, for fmt --check, a file that is\n"
+	"not canonical), 2 usage error, 3 file error.\n";
 
 int main(int argc, char **argv)
 {
@@ -187,5 +435,9 @@ int main(int argc, char **argv)
 	optind = 1;
 	if (!strcmp(cmd, "to-binary"))
 		return cmd_to_binary(argc - 1, argv + 1);
+	if (!strcmp(cmd, "to-text"))
+		return cmd_to_text(argc - 1, argv + 1);
+	if (!strcmp(cmd, "fmt"))
+		return cmd_fmt(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", cmd);
 }

@@ -20,14 +20,16 @@
  *     OnnxBinary_WriteFile(m, "relu.onnx", &err);
  *     OnnxProto_Free(m);
  *
- * Naming: functions are OnnxParser_* (text in), OnnxBinary_* (protobuf bytes in and out),
- * OnnxProto_* and OnnxError_*; constants are ONNXTXT_*. The message types are protobuf-c's
+ * Naming: functions are OnnxParser_* (text in), OnnxPrinter_* (text out), OnnxBinary_*
+ * (protobuf bytes in and out), OnnxModel_* (whole-model transforms), OnnxProto_* and
+ * OnnxError_*; constants are ONNXTXT_*. The message types are protobuf-c's
  * (Onnx__ModelProto, ...), declared in <onnxtxt/onnx.pb-c.h>.
  */
 #ifndef ONNXTXT_H
 #define ONNXTXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <onnxtxt/onnx.pb-c.h>
 
@@ -44,9 +46,14 @@ extern "C" {
 #define ONNXTXT_API
 #endif
 
-/* Limits against hostile input (see docs/limits in the README). */
-#define ONNXTXT_MAX_DEPTH 64         /* nested brackets in text; nested messages in binary */
-#define ONNXTXT_MAX_TEXT 0xffffffffu /* bytes of text in one call */
+/* Limits against hostile input. One bracket of text can nest up to three messages (a
+ * graph's '{' holds nodes, whose '<' holds attributes, which hold graphs), so the binary
+ * limit is three times the text one: whatever text can say, binary can read back. */
+#define ONNXTXT_MAX_DEPTH 64           /* nested brackets in text */
+#define ONNXTXT_MAX_MESSAGE_DEPTH 192  /* nested messages in binary */
+#define ONNXTXT_MAX_TEXT 0xffffffffu   /* bytes of text in one call */
+#define ONNXTXT_STR(x) ONNXTXT_STR_(x)
+#define ONNXTXT_STR_(x) #x
 
 typedef enum OnnxStatus {
 	ONNXTXT_OK = 0,
@@ -88,6 +95,14 @@ ONNXTXT_API OnnxStatus OnnxParser_ParseAttribute(const char *text, size_t len, O
 ONNXTXT_API OnnxStatus OnnxParser_ParseValueInfo(const char *text, size_t len, Onnx__ValueInfoProto **out,
 				     OnnxError *err);
 
+/* Text straight to binary: parses a model and writes exactly the bytes OnnxParser_Parse +
+ * OnnxBinary_Write would, but each node of the main graph is serialized and forgotten as
+ * soon as it is read, so memory stays a fraction of what the whole model takes. The File
+ * variant replaces path atomically. */
+ONNXTXT_API OnnxStatus OnnxParser_ParseToBinary(const char *text, size_t len, FILE *f, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxParser_ParseToBinaryFile(const char *text, size_t len, const char *path,
+						    OnnxError *err);
+
 /* Releases a message returned by any onnxtxt call, with everything it points to.
  * NULL is allowed. Never pass messages from other allocators. */
 ONNXTXT_API void OnnxProto_Free(const void *message);
@@ -102,6 +117,36 @@ ONNXTXT_API OnnxStatus OnnxBinary_Write(const Onnx__ModelProto *model, void **da
 /* Writes atomically: a temporary file in the same directory, renamed over path only once
  * complete, so a failure never leaves a partial or truncated file behind. */
 ONNXTXT_API OnnxStatus OnnxBinary_WriteFile(const Onnx__ModelProto *model, const char *path, OnnxError *err);
+
+/* ---- external data --------------------------------------------------------------------------
+ * Large tensors can live in a data file beside the model (the ONNX external-data layout:
+ * "location", "offset", "length"). Locations are relative to the directory of model_path
+ * (the model file's path, NULL meaning the current directory) and may not leave it: no
+ * absolute paths, no "..", no symbolic links that lead elsewhere. Both calls work on
+ * models returned by onnxtxt. */
+/* Moves the data of every tensor of at least threshold bytes into the file location
+ * (written atomically); the tensors then refer to it. Typed data is stored little-endian,
+ * as raw_data would be. */
+ONNXTXT_API OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *model, const char *model_path,
+						 const char *location, size_t threshold, OnnxError *err);
+/* Reads external data back into the tensors (as raw_data), checking every range against
+ * the file's real size. */
+ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *model, const char *model_path,
+						   OnnxError *err);
+
+/* ---- messages -> text ----------------------------------------------------------------------
+ * Prints a model, graph, function, node, type, tensor, attribute or value info in the
+ * canonical layout. By default the text carries annotations ("#@" lines) for everything
+ * the syntax cannot express, so parsing it gives back exactly the same message; the
+ * flags below change that. Print returns a malloc'd NUL-terminated string (len may be
+ * NULL); Write streams to a FILE; WriteFile replaces path atomically. */
+#define ONNXTXT_PRINT_NO_ANNOTATIONS 0x1u /* omit "#@" lines: plainer, but lossy */
+#define ONNXTXT_PRINT_FLOAT_LITERALS 0x2u /* float16/bfloat16/float8/float4 data as numbers */
+ONNXTXT_API OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, char **text, size_t *len,
+					 OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path,
+					     OnnxError *err);
 
 /* ---- diagnostics -------------------------------------------------------------------------
  * Renders an error as "FILE:LINE:COL: error: MESSAGE\n", then the source line and a caret

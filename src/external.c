@@ -1,0 +1,349 @@
+/* External data: moving large tensors out of a model into a data file beside it, and
+ * embedding them back. Locations are relative paths that must stay inside the model's
+ * directory: no absolute paths, no "..", no symbolic link that leads elsewhere. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "file.h"
+#include "onnxtxt/onnxtxt.h"
+#include "tensor.h"
+#include "types.h"
+
+#define DT(x) ONNX__TENSOR_PROTO__DATA_TYPE__##x
+
+typedef int tensor_fn(Onnx__TensorProto *t, void *ctx);
+
+static int each_in_graph(Onnx__GraphProto *g, tensor_fn *fn, void *ctx);
+
+static int each_in_nodes(size_t n, Onnx__NodeProto **nodes, tensor_fn *fn, void *ctx)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < nodes[i]->n_attribute; k++) {
+			Onnx__AttributeProto *a = nodes[i]->attribute[k];
+			if (a->t && !fn(a->t, ctx))
+				return 0;
+			for (size_t j = 0; j < a->n_tensors; j++)
+				if (!fn(a->tensors[j], ctx))
+					return 0;
+			if (a->g && !each_in_graph(a->g, fn, ctx))
+				return 0;
+			for (size_t j = 0; j < a->n_graphs; j++)
+				if (!each_in_graph(a->graphs[j], fn, ctx))
+					return 0;
+		}
+	return 1;
+}
+
+static int each_in_graph(Onnx__GraphProto *g, tensor_fn *fn, void *ctx)
+{
+	for (size_t i = 0; i < g->n_initializer; i++)
+		if (!fn(g->initializer[i], ctx))
+			return 0;
+	return each_in_nodes(g->n_node, g->node, fn, ctx);
+}
+
+/* Calls fn on every tensor of the model's graphs and functions. */
+static int each_tensor(Onnx__ModelProto *m, tensor_fn *fn, void *ctx)
+{
+	if (m->graph && !each_in_graph(m->graph, fn, ctx))
+		return 0;
+	for (size_t i = 0; i < m->n_functions; i++)
+		if (!each_in_nodes(m->functions[i]->n_node, m->functions[i]->node, fn, ctx))
+			return 0;
+	return 1;
+}
+
+/* ---- locations ------------------------------------------------------------------------------ */
+
+/* A location may only name a file inside the model's directory. */
+static int location_ok(const char *loc)
+{
+	if (!loc || !*loc || loc[0] == '/')
+		return 0;
+	for (const char *p = loc; *p;) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		if ((n == 2 && p[0] == '.' && p[1] == '.') || n == 0)
+			return 0;
+		p += n + (slash != NULL);
+	}
+	return 1;
+}
+
+static char *dir_of(const char *model_path)
+{
+	const char *slash = model_path ? strrchr(model_path, '/') : NULL;
+	if (!slash)
+		return strdup(".");
+	return strndup(model_path, slash == model_path ? 1 : (size_t)(slash - model_path));
+}
+
+/* The file a location names, after checking that, symbolic links resolved, it does not
+ * leave dir. */
+static char *resolve(const char *dir, const char *loc, OnnxError *err)
+{
+	char *path = NULL, real_dir[PATH_MAX], real_file[PATH_MAX];
+	if (!location_ok(loc)) {
+		ox_error_set(err, ONNXTXT_ERR_VALUE,
+			     "external data location \"%s\" must be a relative path inside the model's directory", loc);
+		return NULL;
+	}
+	if (asprintf(&path, "%s/%s", dir, loc) < 0) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (realpath(dir, real_dir) && realpath(path, real_file)) {
+		size_t n = strlen(real_dir);
+		if (strncmp(real_file, real_dir, n) != 0 || (real_file[n] != '/' && strcmp(real_dir, "/") != 0)) {
+			ox_error_set(err, ONNXTXT_ERR_VALUE,
+				     "external data location \"%s\" leads outside the model's directory", loc);
+			free(path);
+			return NULL;
+		}
+	}
+	return path;
+}
+
+/* ---- moving data out ------------------------------------------------------------------------- */
+
+typedef struct moved {
+	Onnx__TensorProto *t;
+	uint64_t offset, length;
+} moved;
+
+typedef struct externalize_job {
+	Onnx__ModelProto *m;
+	ox_arena *arena;
+	size_t threshold;
+	moved *list;
+	size_t n, cap;
+	uint64_t offset;
+	FILE *f;
+} externalize_job;
+
+/* Bytes the tensor's data takes as raw data. */
+static size_t raw_size(const Onnx__TensorProto *t)
+{
+	if (t->has_raw_data)
+		return t->raw_data.len;
+	int bits = ox_elem_bits(t->data_type);
+	size_t int32_width = bits <= 8 ? 1 : (size_t)bits / 8;
+	size_t uint64_width = t->data_type == DT(UINT32) ? 4 : 8;
+	return t->n_int32_data * int32_width + 4 * t->n_float_data + 8 * (t->n_int64_data + t->n_double_data) +
+	       uint64_width * t->n_uint64_data;
+}
+
+static bool movable(const Onnx__TensorProto *t, size_t threshold)
+{
+	bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	return !external && !t->n_string_data && t->data_type != DT(STRING) && raw_size(t) >= threshold;
+}
+
+/* Writes a large tensor's little-endian bytes to the data file and remembers where. */
+static int write_one(Onnx__TensorProto *t, void *ctx)
+{
+	externalize_job *job = ctx;
+	if (!movable(t, job->threshold))
+		return !ferror(job->f);
+	if (!ox_tensor_make_raw(job->arena, t))
+		return 0;
+	if (job->n == job->cap) {
+		size_t cap = job->cap ? 2 * job->cap : 64;
+		moved *l = realloc(job->list, cap * sizeof *l);
+		if (!l)
+			return 0;
+		job->list = l;
+		job->cap = cap;
+	}
+	job->list[job->n++] = (moved){t, job->offset, t->raw_data.len};
+	job->offset += t->raw_data.len;
+	return fwrite(t->raw_data.data, 1, t->raw_data.len, job->f) == t->raw_data.len;
+}
+
+/* "Continue" while no tensor would move; each_tensor stops at the first that would. */
+static int any_movable(Onnx__TensorProto *t, void *ctx)
+{
+	return !movable(t, ((externalize_job *)ctx)->threshold);
+}
+
+static int write_data_file(FILE *f, void *ctx, OnnxError *err)
+{
+	externalize_job *job = ctx;
+	(void)err;
+	job->f = f;
+	return each_tensor(job->m, write_one, job);
+}
+
+static Onnx__StringStringEntryProto *entry(ox_arena *a, const char *key, const char *value)
+{
+	Onnx__StringStringEntryProto *e = ox_arena_alloc(a, sizeof *e);
+	if (e) {
+		onnx__string_string_entry_proto__init(e);
+		e->key = ox_arena_strndup(a, key, strlen(key));
+		e->value = ox_arena_strndup(a, value, strlen(value));
+	}
+	return e && e->key && e->value ? e : NULL;
+}
+
+/* Points a tensor at its bytes in the data file instead of holding them. */
+static int point_to_file(ox_arena *a, const moved *mv, const char *location)
+{
+	char num[2][24];
+	snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)mv->offset);
+	snprintf(num[1], sizeof num[1], "%llu", (unsigned long long)mv->length);
+	Onnx__StringStringEntryProto **e = ox_arena_alloc(a, 3 * sizeof *e);
+	if (!e || !(e[0] = entry(a, "location", location)) || !(e[1] = entry(a, "offset", num[0])) ||
+	    !(e[2] = entry(a, "length", num[1])))
+		return 0;
+	Onnx__TensorProto *t = mv->t;
+	t->has_raw_data = 0;
+	t->raw_data = (ProtobufCBinaryData){0, NULL};
+	t->n_external_data = 3;
+	t->external_data = e;
+	t->has_data_location = 1;
+	t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	return 1;
+}
+
+OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *m, const char *model_path, const char *location,
+				     size_t threshold, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	ox_arena *a = m ? ox_root_arena(m) : NULL;
+	if (!a || !location) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: a model from onnxtxt and a location are needed");
+		return err->code;
+	}
+	char *dir = dir_of(model_path), *path = dir ? resolve(dir, location, err) : NULL;
+	free(dir);
+	if (!path)
+		return err->code ? err->code : (ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory"), err->code);
+	externalize_job job = {m, a, threshold ? threshold : 1, NULL, 0, 0, 0, NULL};
+	OnnxStatus st = each_tensor(m, any_movable, &job) ? ONNXTXT_OK /* nothing to move, no file */
+							   : ox_write_atomic(path, write_data_file, &job, err);
+	for (size_t i = 0; st == ONNXTXT_OK && i < job.n; i++)
+		if (!point_to_file(a, &job.list[i], location))
+			ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory"), st = err->code;
+	free(job.list);
+	free(path);
+	return st;
+}
+
+/* ---- embedding -------------------------------------------------------------------------------- */
+
+typedef struct embed_job {
+	ox_arena *arena;
+	const char *dir;
+	OnnxError *err;
+} embed_job;
+
+static const char *external_value(const Onnx__TensorProto *t, const char *key)
+{
+	for (size_t i = 0; i < t->n_external_data; i++)
+		if (t->external_data[i]->key && strcmp(t->external_data[i]->key, key) == 0)
+			return t->external_data[i]->value;
+	return NULL;
+}
+
+static int number(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = s && *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+	if (!s || !(*s >= '0' && *s <= '9') || *end || errno)
+		return 0;
+	*v = x;
+	return 1;
+}
+
+/* Reads [offset, offset + length) of the file, checked against its real size. */
+static int read_range(const char *path, uint64_t offset, uint64_t *length, bool whole, void **data, ox_arena *a,
+		      OnnxError *err, const char *tensor)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	if (!f || fstat(fileno(f), &st) != 0) {
+		ox_error_set(err, ONNXTXT_ERR_IO, "external data of '%s': cannot open %s: %s", tensor, path, strerror(errno));
+		err->sys_errno = errno;
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	uint64_t size = (uint64_t)st.st_size;
+	if (whole)
+		*length = offset <= size ? size - offset : 0;
+	if (offset > size || *length > size - offset) {
+		ox_error_set(err, ONNXTXT_ERR_VALUE, "external data of '%s': bytes %llu..%llu are beyond the end of %s (%llu bytes)",
+			     tensor, (unsigned long long)offset, (unsigned long long)(offset + *length), path,
+			     (unsigned long long)size);
+		fclose(f);
+		return 0;
+	}
+	*data = ox_arena_alloc(a, *length ? *length : 1);
+	int ok = *data && fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(*data, 1, *length, f) == *length;
+	if (!ok)
+		ox_error_set(err, *data ? ONNXTXT_ERR_IO : ONNXTXT_ERR_NOMEM, "external data of '%s': cannot read %s",
+			     tensor, path);
+	fclose(f);
+	return ok;
+}
+
+static int embed_one(Onnx__TensorProto *t, void *ctx)
+{
+	embed_job *job = ctx;
+	if (!t->has_data_location || t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+		return 1;
+	const char *name = t->name ? t->name : "";
+	const char *loc = external_value(t, "location"), *off = external_value(t, "offset"),
+		   *len = external_value(t, "length");
+	uint64_t offset = 0, length = 0;
+	if (!loc || (off && !number(off, &offset)) || (len && !number(len, &length))) {
+		ox_error_set(job->err, ONNXTXT_ERR_VALUE, "external data of '%s' needs a location and numeric offset and length",
+			     name);
+		return 0;
+	}
+	char *path = resolve(job->dir, loc, job->err);
+	void *data;
+	int ok = path && read_range(path, offset, &length, !len, &data, job->arena, job->err, name);
+	free(path);
+	if (!ok)
+		return 0;
+	t->raw_data = (ProtobufCBinaryData){(size_t)length, data};
+	t->has_raw_data = 1;
+	t->n_external_data = 0;
+	t->external_data = NULL;
+	t->has_data_location = 0;
+	t->data_location = 0;
+	return 1;
+}
+
+OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *m, const char *model_path, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	ox_arena *a = m ? ox_root_arena(m) : NULL;
+	if (!a) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: a model from onnxtxt is needed");
+		return err->code;
+	}
+	char *dir = dir_of(model_path);
+	embed_job job = {a, dir, err};
+	if (!dir)
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+	else
+		each_tensor(m, embed_one, &job);
+	free(dir);
+	return err->code;
+}

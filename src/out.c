@@ -1,0 +1,223 @@
+/* Printer output: buffer management and the primitive writers (numbers, strings, names,
+ * base64, annotation lines). */
+#include "out.h"
+
+#include <stdlib.h>
+#include <strings.h>
+
+#include "fmtfloat.h"
+#include "literal.h"
+#include "types.h"
+#include <protobuf-c/protobuf-c.h>
+
+#define FLUSH_AT (1u << 20)
+
+void ox_out_init(ox_out *o, FILE *f, unsigned flags)
+{
+	memset(o, 0, sizeof *o);
+	o->f = f;
+	o->flags = flags;
+}
+
+void ox_out_free(ox_out *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+}
+
+void ox_out_flush(ox_out *o)
+{
+	if (!o->f || o->len == 0 || o->failed)
+		return;
+	if (fwrite(o->buf, 1, o->len, o->f) != o->len)
+		o->failed = true;
+	o->flushed += o->len;
+	o->len = 0;
+}
+
+bool ox_out_reserve(ox_out *o, size_t n)
+{
+	if (o->failed)
+		return false;
+	if (o->f && o->len >= FLUSH_AT)
+		ox_out_flush(o);
+	if (o->cap - o->len >= n)
+		return true;
+	size_t cap = o->cap ? o->cap : 4096;
+	while (cap - o->len < n) {
+		if (cap > SIZE_MAX / 2) {
+			o->failed = true;
+			return false;
+		}
+		cap *= 2;
+	}
+	char *b = realloc(o->buf, cap);
+	if (!b) {
+		o->failed = true;
+		return false;
+	}
+	o->buf = b;
+	o->cap = cap;
+	return true;
+}
+
+void ox_newline(ox_out *o)
+{
+	if (!ox_out_reserve(o, 1 + (size_t)o->indent))
+		return;
+	o->buf[o->len++] = '\n';
+	o->line = o->flushed + o->len;
+	memset(o->buf + o->len, ' ', (size_t)o->indent);
+	o->len += (size_t)o->indent;
+}
+
+size_t ox_column(const ox_out *o)
+{
+	return o->flushed + o->len - o->line;
+}
+
+void ox_put_uint(ox_out *o, uint64_t v)
+{
+	char tmp[24];
+	int i = 24;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ox_put(o, tmp + i, (size_t)(24 - i));
+}
+
+void ox_put_int(ox_out *o, int64_t v)
+{
+	if (v < 0) {
+		ox_putc(o, '-');
+		ox_put_uint(o, 0 - (uint64_t)v);
+	} else {
+		ox_put_uint(o, (uint64_t)v);
+	}
+}
+
+/* An integral shortest form ("2", "-0", "123456792") reads back as an INT literal. */
+static void as_literal(ox_out *o, const char *s, size_t n)
+{
+	ox_put(o, s, n);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '.' || s[i] == 'e' || s[i] == 'n' || s[i] == 'i')
+			return;
+	ox_put(o, ".0", 2);
+}
+
+void ox_put_float(ox_out *o, float v, bool literal)
+{
+	char tmp[40];
+	size_t n = ox_fmt_float(v, tmp);
+	if (literal)
+		as_literal(o, tmp, n);
+	else
+		ox_put(o, tmp, n);
+}
+
+void ox_put_double(ox_out *o, double v, bool literal)
+{
+	char tmp[40];
+	size_t n = ox_fmt_double(v, tmp);
+	if (literal)
+		as_literal(o, tmp, n);
+	else
+		ox_put(o, tmp, n);
+}
+
+void ox_put_string(ox_out *o, const char *s, size_t n)
+{
+	if (!ox_out_reserve(o, 2 * n + 2))
+		return;
+	char *d = o->buf + o->len;
+	*d++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			*d++ = '\\';
+		*d++ = s[i];
+	}
+	*d++ = '"';
+	o->len = (size_t)(d - o->buf);
+}
+
+void ox_put_base64(ox_out *o, const unsigned char *s, size_t n)
+{
+	size_t m = (n + 2) / 3 * 4;
+	if (!ox_out_reserve(o, m + 2))
+		return;
+	o->buf[o->len++] = '"';
+	o->len += ox_base64_encode(o->buf + o->len, s, n);
+	o->buf[o->len++] = '"';
+}
+
+bool ox_is_ident(const char *s)
+{
+	if (!s || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+bool ox_is_type_word(const char *s)
+{
+	static const char *const constructors[] = {"seq", "map", "optional", "sparse_tensor", "opaque"};
+	if (ox_elem_lookup(s, strlen(s)))
+		return true;
+	for (size_t i = 0; i < sizeof constructors / sizeof *constructors; i++)
+		if (strcmp(s, constructors[i]) == 0)
+			return true;
+	return false;
+}
+
+bool ox_is_float_word(const char *s)
+{
+	return strcasecmp(s, "inf") == 0 || strcasecmp(s, "infinity") == 0 || strcasecmp(s, "nan") == 0;
+}
+
+void ox_put_name(ox_out *o, const char *s, bool keyword_safe)
+{
+	if (ox_is_ident(s) && (keyword_safe || (!ox_is_type_word(s) && !ox_is_float_word(s))))
+		ox_puts(o, s);
+	else
+		ox_put_string(o, s, strlen(s));
+}
+
+void ox_note(ox_out *o, const char *key)
+{
+	ox_puts(o, "#@ ");
+	ox_puts(o, key);
+	ox_put(o, ": ", 2);
+}
+
+void ox_note_string(ox_out *o, const char *s, size_t n)
+{
+	ox_putc(o, '"');
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n') {
+			ox_newline(o); /* the next "#@ " line continues the string */
+			ox_put(o, "#@ ", 3);
+			continue;
+		}
+		if (s[i] == '"' || s[i] == '\\')
+			ox_putc(o, '\\');
+		ox_putc(o, s[i]);
+	}
+	ox_putc(o, '"');
+}
+
+void ox_note_message(ox_out *o, const void *message)
+{
+	size_t n = protobuf_c_message_get_packed_size(message);
+	unsigned char *bytes = malloc(n ? n : 1);
+	if (!bytes) {
+		o->failed = true;
+		return;
+	}
+	protobuf_c_message_pack(message, bytes);
+	ox_put_base64(o, bytes, n);
+	free(bytes);
+}
