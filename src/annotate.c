@@ -411,18 +411,37 @@ static void join(ox_parser *P, size_t mark)
 	P->ann_line_src = srcs;
 }
 
-void ox_annotate(ox_parser *P, void *message, size_t mark)
+/* Parses the block from mark and applies its items (only node_domain, or all others),
+ * consuming the block's lines unless they are needed again. */
+static void annotate_part(ox_parser *P, void *message, size_t mark, enum ox_annotate_part part)
 {
 	if (mark >= P->nannots)
 		return;
+	size_t end = P->nannots;
 	join(P, mark);
 	P->nannots = mark;
 	size_t items = P->top;
 	ox_parse_nested(P, TK_ENTRY_ANNOTATION, P->ann_text, P->ann_len);
-	for (size_t i = items; i < P->top; i++)
-		apply(P, message, P->stack[i].p);
+	for (size_t i = items; i < P->top; i++) {
+		const item *it = P->stack[i].p;
+		bool domain = strcmp(it->key, "node_domain") == 0;
+		if (part == OX_ANN_ALL || (part == OX_ANN_NODE_DOMAIN) == domain)
+			apply(P, message, it);
+	}
 	P->top = items;
 	P->ann_text = NULL;
+	if (part == OX_ANN_NODE_DOMAIN)
+		P->nannots = end; /* the rest applies when the function ends */
+}
+
+void ox_annotate(ox_parser *P, void *message, size_t mark)
+{
+	annotate_part(P, message, mark, OX_ANN_ALL);
+}
+
+void ox_annotate_some(ox_parser *P, void *message, size_t mark, enum ox_annotate_part part)
+{
+	annotate_part(P, message, mark, part);
 }
 
 void ox_annotate_value_info(ox_parser *P, Onnx__ValueInfoProto *vi, Onnx__TensorProto *init, size_t mark)

@@ -18,31 +18,44 @@ typedef struct frame {
 	unsigned index;                        /* element of a repeated field */
 } frame;
 
-/* "graph.node[12].attribute[3]" */
+/* "graph.node[12].attribute[3]"; a path too long for the message keeps its last fields,
+ * behind "...". */
 static void path_of(const frame *f, char *out, size_t size)
 {
-	const frame *chain[ONNXTXT_MAX_MESSAGE_DEPTH + 2];
-	int n = 0;
-	for (; f && f->field && n < ONNXTXT_MAX_MESSAGE_DEPTH + 2; f = f->up)
-		chain[n++] = f;
+	char part[160];
 	size_t used = 0;
-	out[0] = '\0';
-	for (int i = n - 1; i >= 0 && used < size; i--) {
-		const ProtobufCFieldDescriptor *fd = chain[i]->field;
-		int w = fd->label == PROTOBUF_C_LABEL_REPEATED
-				? snprintf(out + used, size - used, "%s%s[%u]", used ? "." : "", fd->name, chain[i]->index)
-				: snprintf(out + used, size - used, "%s%s", used ? "." : "", fd->name);
-		used += w > 0 ? (size_t)w : 0;
+	out[size - 1] = '\0';
+	for (; f && f->field; f = f->up) {
+		const ProtobufCFieldDescriptor *fd = f->field;
+		int w = fd->label == PROTOBUF_C_LABEL_REPEATED ? snprintf(part, sizeof part, "%s[%u]", fd->name, f->index)
+							      : snprintf(part, sizeof part, "%s", fd->name);
+		size_t k = (size_t)w + (used ? 1 : 0);
+		if (used + k + 4 >= size) {
+			memcpy(out + size - 1 - used - 4, "...", 3);
+			out[size - 1 - used - 1] = '.';
+			used += 4;
+			break;
+		}
+		if (used)
+			out[size - 1 - used - 1] = '.';
+		memcpy(out + size - 1 - used - k, part, (size_t)w);
+		used += k;
 	}
+	memmove(out, out + size - 1 - used, used + 1);
+}
+
+static int fail_with(OnnxError *err, OnnxStatus code, const frame *f, size_t offset, const char *what)
+{
+	char path[300];
+	path_of(f, path, sizeof path);
+	ox_error_set(err, code, "%s%s%s (at byte %zu)", path, path[0] ? ": " : "", what, offset);
+	err->offset = offset;
+	return 0;
 }
 
 static int fail(OnnxError *err, const frame *f, size_t offset, const char *what)
 {
-	char path[400];
-	path_of(f, path, sizeof path);
-	ox_error_set(err, ONNXTXT_ERR_BINARY, "%s%s%s (at byte %zu)", path, path[0] ? ": " : "", what, offset);
-	err->offset = offset;
-	return 0;
+	return fail_with(err, ONNXTXT_ERR_BINARY, f, offset, what);
 }
 
 static int varint(const uint8_t *p, size_t n, size_t *at, uint64_t *v)
@@ -93,10 +106,13 @@ static int scan_field(const ProtobufCFieldDescriptor *fd, const uint8_t *p, size
 {
 	if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
 		if (depth >= ONNXTXT_MAX_MESSAGE_DEPTH)
-			return fail(err, here, base, "messages nested too deeply (more than "
-						     ONNXTXT_STR(ONNXTXT_MAX_MESSAGE_DEPTH) " levels)");
+			return fail_with(err, ONNXTXT_ERR_LIMIT, here, base,
+					 "messages nested too deeply (more than " ONNXTXT_STR(ONNXTXT_MAX_MESSAGE_DEPTH)
+					 " levels)");
 		return scan(fd->descriptor, p, len, base, here, depth + 1, err);
 	}
+	if (fd->type == PROTOBUF_C_TYPE_STRING && memchr(p, '\0', len))
+		return fail(err, here, base, "a string with a NUL byte, which protobuf-c cannot keep");
 	if (fd->type != PROTOBUF_C_TYPE_STRING && fd->type != PROTOBUF_C_TYPE_BYTES && !packed_ok(fd, p, len))
 		return fail(err, here, base, "packed values do not fill the field exactly");
 	return 1;
@@ -182,6 +198,8 @@ OnnxStatus OnnxBinary_Read(const void *data, size_t len, Onnx__ModelProto **out,
 	if (!err)
 		err = &local;
 	memset(err, 0, sizeof *err);
+	if (out)
+		*out = NULL;
 	if (!out || (!data && len)) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
 		return err->code;
@@ -196,6 +214,8 @@ OnnxStatus OnnxBinary_ReadFile(const char *path, Onnx__ModelProto **out, OnnxErr
 	if (!err)
 		err = &local;
 	memset(err, 0, sizeof *err);
+	if (out)
+		*out = NULL;
 	if (!path || !out) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
 		return err->code;

@@ -347,7 +347,8 @@ Onnx__FunctionProto *ox_function_new(ox_parser *P, size_t ann)
 {
 	Onnx__FunctionProto *f = ox_new(P, &onnx__function_proto__descriptor);
 	body_open(P, P->cur);
-	ox_annotate(P, f, ann);
+	P->function_ann = ann;
+	ox_annotate_some(P, f, ann, OX_ANN_NODE_DOMAIN);
 	return f;
 }
 
@@ -408,6 +409,7 @@ void ox_function_nodes(ox_parser *P, Onnx__FunctionProto *f, size_t mark)
 {
 	APPEND(P, mark, f, node);
 	body_close(P);
+	ox_annotate_some(P, f, P->function_ann, OX_ANN_REST);
 }
 
 /* ---- node -------------------------------------------------------------------------- */

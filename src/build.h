@@ -61,7 +61,8 @@ typedef struct ox_parser {
 	const size_t *ann_line_start;   /* in ann_text */
 	const char *const *ann_line_src; /* in src */
 	void *nested; /* the annotation block's lemon parser, freed by the driver on failure */
-	size_t model_ann; /* where the model's annotations start */
+	size_t model_ann;    /* where the model's annotations start */
+	size_t function_ann; /* where the current function's annotations start */
 	/* Streaming (OnnxParser_ParseToBinary): the main graph's nodes are built in
 	 * node_arena, packed into sink and forgotten, one at a time. */
 	struct ox_sink *sink;
@@ -222,6 +223,10 @@ Onnx__AttributeProto *ox_attr_list_end(ox_parser *P, ox_alist *l);
 void ox_annot_push(ox_parser *P, ox_tok t);
 /* Apply the annotation lines from mark on to a message and consume them. */
 void ox_annotate(ox_parser *P, void *message, size_t mark);
+/* A function's annotations come before its header, but most of them address what the
+ * header and signature set: node_domain applies as the body starts, the rest at its end. */
+enum ox_annotate_part { OX_ANN_ALL, OX_ANN_NODE_DOMAIN, OX_ANN_REST };
+void ox_annotate_some(ox_parser *P, void *message, size_t mark, enum ox_annotate_part part);
 void ox_set_node_domain_absent(ox_parser *P);
 void ox_annotate_value_info(ox_parser *P, Onnx__ValueInfoProto *vi, Onnx__TensorProto *init, size_t mark);
 /* Grammar actions of an annotation block. */

@@ -153,12 +153,16 @@ static void expected_list(const unsigned char *ok0, int ntok, char *out, size_t 
 
 static void show_token(const ox_tok *t, int major, char *out, size_t size)
 {
-	if (major == 0)
+	if (major == 0) {
 		snprintf(out, size, "end of input");
-	else if (t->n > 32)
-		snprintf(out, size, "'%.29s...'", t->p);
-	else
+	} else if (t->n > 32) {
+		int n = 29; /* cut at a character boundary, not inside a UTF-8 sequence */
+		while (n > 0 && ((unsigned char)t->p[n] & 0xc0) == 0x80)
+			n--;
+		snprintf(out, size, "'%.*s...'", n, t->p);
+	} else {
 		snprintf(out, size, "'%.*s'", (int)t->n, t->p);
+	}
 }
 
 static int edit_distance(const char *a, size_t na, const char *b, size_t nb)

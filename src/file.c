@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,10 +64,11 @@ char *ox_read_file(const char *path, size_t *len, OnnxError *err)
 	return buf;
 }
 
-/* A fresh name beside path, created with O_EXCL so the umask applies as for any new file. */
-static int create_temp(const char *path, char **tmp)
+/* A fresh, short name in dir ("dir/.onnxtxt-PID-N.tmp": short, so that a long target
+ * name still leaves room), created with O_EXCL so the umask applies as for any new file. */
+static int create_temp(const char *dir, char **tmp)
 {
-	size_t n = strlen(path) + 40;
+	size_t n = strlen(dir) + 48;
 	*tmp = malloc(n);
 	if (!*tmp) {
 		errno = ENOMEM;
@@ -73,7 +76,8 @@ static int create_temp(const char *path, char **tmp)
 	}
 	static unsigned counter;
 	for (int attempt = 0; attempt < 100; attempt++) {
-		snprintf(*tmp, n, "%s.tmp-%ld-%u", path, (long)getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+		snprintf(*tmp, n, "%s/.onnxtxt-%ld-%u.tmp", dir, (long)getpid(),
+			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
 		int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
@@ -81,39 +85,108 @@ static int create_temp(const char *path, char **tmp)
 	return -1;
 }
 
-OnnxStatus ox_write_atomic(const char *path, ox_writer *write_fn, void *ctx, OnnxError *err)
+static char *dir_of(const char *path)
 {
-	char *tmp;
-	int fd = create_temp(path, &tmp);
-	if (fd < 0) {
-		OnnxStatus st = io_error(err, "cannot create a temporary file for", path);
-		free(tmp);
-		return st;
+	const char *slash = strrchr(path, '/');
+	return !slash ? strdup(".") : slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+}
+
+/* The file to replace: what a chain of symbolic links leads to, even a target that does
+ * not exist yet (the links themselves stay), else path. */
+static char *target_of(const char *path)
+{
+	char *cur = strdup(path);
+	struct stat st;
+	for (int hops = 0; cur && hops < 40 && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+		char link[PATH_MAX], *next = NULL;
+		ssize_t n = readlink(cur, link, sizeof link - 1);
+		if (n < 0)
+			break;
+		link[n] = '\0';
+		char *dir = link[0] == '/' ? NULL : dir_of(cur);
+		if (dir ? asprintf(&next, "%s/%s", dir, link) < 0 : !(next = strdup(link)))
+			next = NULL;
+		free(dir);
+		free(cur);
+		cur = next;
 	}
+	return cur;
+}
+
+/* Runs write_fn on f and flushes; returns 0 with errno from the call that failed. */
+static int run_writer(FILE *f, ox_writer *write_fn, void *ctx, OnnxError *err, bool sync)
+{
+	errno = 0;
+	if (!write_fn(f, ctx, err))
+		return errno = errno ? errno : EIO, 0;
+	if (fflush(f) != 0 || (sync && fsync(fileno(f)) != 0))
+		return 0;
+	return 1;
+}
+
+/* Devices and pipes cannot be replaced, and should not be: write to them as they are. */
+static OnnxStatus write_in_place(const char *path, ox_writer *write_fn, void *ctx, OnnxError *err)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return io_error(err, "cannot write", path);
+	int ok = run_writer(f, write_fn, ctx, err, false);
+	int saved = errno;
+	if (fclose(f) != 0 && ok)
+		ok = 0, saved = errno;
+	errno = saved;
+	if (ok)
+		return ONNXTXT_OK;
+	return err->code != ONNXTXT_OK ? err->code : io_error(err, "cannot write", path);
+}
+
+/* Writes into a temporary file in dir, then renames it over target. */
+static OnnxStatus replace(const char *path, const char *target, const char *dir, char **tmp, ox_writer *write_fn,
+			  void *ctx, OnnxError *err)
+{
+	int fd = create_temp(dir, tmp);
+	if (fd < 0)
+		return io_error(err, "cannot create a temporary file for", path);
 	FILE *f = fdopen(fd, "wb");
 	if (!f) {
+		int saved = errno;
 		close(fd);
-		unlink(tmp);
-		free(tmp);
+		unlink(*tmp);
+		errno = saved;
 		return io_error(err, "cannot write", path);
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	errno = 0;
-	int ok = write_fn(f, ctx, err);
+	int ok = run_writer(f, write_fn, ctx, err, true);
 	int saved = errno;
-	if (ok && fflush(f) == 0 && fsync(fileno(f)) == 0) {
-		if (fclose(f) == 0 && rename(tmp, path) == 0) {
-			free(tmp);
-			return ONNXTXT_OK;
-		}
-		f = NULL;
+	if (fclose(f) != 0 && ok)
+		ok = 0, saved = errno;
+	if (ok && rename(*tmp, target) != 0)
+		ok = 0, saved = errno;
+	if (ok)
+		return ONNXTXT_OK;
+	unlink(*tmp);
+	errno = saved;
+	return err->code != ONNXTXT_OK ? err->code : io_error(err, "cannot write", path);
+}
+
+OnnxStatus ox_write_atomic(const char *path, ox_writer *write_fn, void *ctx, OnnxError *err)
+{
+	char *target = target_of(path), *dir = target ? dir_of(target) : NULL, *tmp = NULL;
+	struct stat st;
+	OnnxStatus status;
+	if (!target || !dir) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		status = err->code;
+	} else if (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		status = write_in_place(target, write_fn, ctx, err);
+	} else if (stat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		status = io_error(err, "cannot write", path);
 	} else {
-		errno = saved ? saved : EIO;
+		status = replace(path, target, dir, &tmp, write_fn, ctx, err);
 	}
-	OnnxStatus st = err->code != ONNXTXT_OK ? err->code : io_error(err, "cannot write", path);
-	if (f)
-		fclose(f);
-	unlink(tmp);
 	free(tmp);
-	return st;
+	free(dir);
+	free(target);
+	return status;
 }

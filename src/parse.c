@@ -229,11 +229,12 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, ox_si
 	if (!err)
 		err = &local;
 	memset(err, 0, sizeof *err);
+	if (out)
+		*out = NULL;
 	if (!out || (!text && len)) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s is NULL", out ? "text" : "out");
 		return err->code;
 	}
-	*out = NULL;
 	if (len > ONNXTXT_MAX_TEXT) {
 		ox_error_set(err, ONNXTXT_ERR_LIMIT, "text longer than %u bytes", ONNXTXT_MAX_TEXT);
 		return err->code;

@@ -195,6 +195,16 @@ static void emit(ox_out *o, ox_out *scratch)
 	ox_out_free(scratch);
 }
 
+/* Writes elem's notes, if any, where o is (at the start of an indented line). */
+static void emit_notes(ox_out *o, notes_fn *notes, const void *elem, const void *extra)
+{
+	ox_out scratch;
+	if (!elem)
+		return;
+	collect(&scratch, o, notes, elem, extra);
+	emit(o, &scratch);
+}
+
 /* ---- types ------------------------------------------------------------------------------ */
 
 static bool dotted_ident(const char *s)
@@ -372,6 +382,17 @@ static void print_vi_text(ox_out *o, const Onnx__ValueInfoProto *vi)
 	}
 }
 
+static bool typed_floats_exact(const Onnx__TensorProto *t)
+{
+	for (size_t i = 0; i < t->n_float_data; i++)
+		if (!ox_float_exact(t->float_data[i]))
+			return false;
+	for (size_t i = 0; i < t->n_double_data; i++)
+		if (!ox_double_exact(t->double_data[i]))
+			return false;
+	return true;
+}
+
 /* Notes for a tensor written as "type name = data"; prefix addresses it from the element
  * that carries the notes ("" for an initializer entry, "t." for an attribute). */
 static void tensor_notes(ox_out *o, const Onnx__TensorProto *t, const char *prefix)
@@ -380,6 +401,14 @@ static void tensor_notes(ox_out *o, const Onnx__TensorProto *t, const char *pref
 						  "raw_data", "external_data", "data_location", "double_data",
 						  "uint64_data"};
 	enum ox_data_kind kind = ox_tensor_data_kind(t);
+	if (!typed_floats_exact(t)) { /* notes would write such NaNs as "nan" too */
+		char key[64];
+		snprintf(key, sizeof key, "%sproto", prefix);
+		ox_note(o, key);
+		ox_note_message(o, t);
+		end_note(o);
+		return;
+	}
 	note_field(o, prefix, &t->base, "doc_string");
 	note_field(o, prefix, &t->base, "metadata_props");
 	note_field(o, prefix, &t->base, "segment");
@@ -504,8 +533,11 @@ static bool attr_canonical(const Onnx__AttributeProto *a)
 		  !!a->n_strings + !!a->n_tensors + !!a->n_graphs + !!a->n_type_protos;
 	if (a->ref_attr_name)
 		return set == 0;
-	if (!a->has_type || set > 1)
+	if (!a->has_type || set > 1 || (a->has_f && !ox_float_exact(a->f)))
 		return false;
+	for (size_t i = 0; i < a->n_floats; i++)
+		if (!ox_float_exact(a->floats[i]))
+			return false;
 	for (size_t i = 0; i < a->n_tensors; i++)
 		if (!tensor_clean(a->tensors[i]))
 			return false;
@@ -575,17 +607,20 @@ static size_t list_length(const Onnx__AttributeProto *a)
  * written as an empty list, which its "proto" note replaces. */
 static void print_attr(ox_out *o, const Onnx__AttributeProto *a)
 {
-	bool canonical = attr_canonical(a);
 	ox_put_name(o, a->name ? a->name : "", true);
-	int type = canonical && a->has_type ? (int)a->type : canonical ? 0 : AT(INTS);
-	size_t n = canonical ? list_length(a) : 0;
+	if (!attr_canonical(a)) {
+		ox_puts(o, ": ints = []"); /* replaced by the attribute's proto note */
+		return;
+	}
+	int type = a->has_type ? (int)a->type : 0;
+	size_t n = list_length(a);
 	bool annotate = a->ref_attr_name ? a->has_type : (ox_attr_is_list(type) && n == 0);
 	if (annotate) {
 		ox_put(o, ": ", 2);
 		ox_puts(o, ox_attr_type_name(type));
 	}
 	ox_put(o, " = ", 3);
-	if (canonical && a->ref_attr_name) {
+	if (a->ref_attr_name) {
 		ox_putc(o, '@');
 		ox_put_name(o, a->ref_attr_name, true);
 	} else if (!ox_attr_is_list(type)) {
@@ -612,11 +647,7 @@ static void print_attrs(ox_out *o, size_t nnames, char *const *names, size_t n, 
 		const Onnx__AttributeProto *a = i < nnames ? NULL : attrs[i - nnames];
 		if (multiline) {
 			ox_newline(o);
-			ox_out notes;
-			if (a && collect(&notes, o, attr_notes, a, NULL))
-				emit(o, &notes);
-			else
-				ox_out_free(&notes);
+			emit_notes(o, attr_notes, a, NULL);
 		} else if (i) {
 			ox_putc(o, ' ');
 		}
@@ -668,12 +699,14 @@ static void node_notes(ox_out *o, const void *elem, const void *extra)
 	note_field(o, "", &n->base, "metadata_props");
 	note_field(o, "", &n->base, "device_configurations");
 	if (!op_printable(n)) {
+		/* nothing of the op is written: the parser leaves op_type "" and the domain
+		 * absent or "", as the body's default says */
 		if (n->op_type && *n->op_type)
 			note_field(o, "", &n->base, "op_type");
-		if (n->domain && *n->domain)
+		if (n->domain && (*n->domain || ctx->domain_absent))
 			note_field(o, "", &n->base, "domain");
 	}
-	if (n->overload && !ox_is_ident(n->overload))
+	if (n->overload && (!ox_is_ident(n->overload) || !op_printable(n)))
 		note_field(o, "", &n->base, "overload");
 	note_unknown(o, "", &n->base);
 	static const char *const names[] = {"domain", "op_type"};
@@ -711,11 +744,7 @@ static void print_op(ox_out *o, const Onnx__NodeProto *n, const node_ctx *ctx)
  * go after the inputs, one per line. */
 static void print_node(ox_out *o, const Onnx__NodeProto *n, const node_ctx *ctx)
 {
-	ox_out notes;
-	if (collect(&notes, o, node_notes, n, ctx))
-		emit(o, &notes);
-	else
-		ox_out_free(&notes);
+	emit_notes(o, node_notes, n, ctx);
 	if (n->name) {
 		ox_putc(o, '[');
 		ox_put_name(o, n->name, true);
@@ -803,11 +832,7 @@ static void print_vi_list(ox_out *o, char open, char close, size_t n, Onnx__Valu
 	for (size_t i = 0; i < n; i++) {
 		if (multiline) {
 			ox_newline(o);
-			ox_out notes;
-			if (collect(&notes, o, vi_notes, vis[i], NULL))
-				emit(o, &notes);
-			else
-				ox_out_free(&notes);
+			emit_notes(o, vi_notes, vis[i], NULL);
 		} else if (i) {
 			ox_putc(o, ' ');
 		}
@@ -829,13 +854,9 @@ static void print_inits(ox_out *o, const Onnx__GraphProto *g)
 	o->indent += 2;
 	for (size_t i = 0; i < total; i++) {
 		ox_newline(o);
-		ox_out notes;
 		bool init = i < g->n_initializer;
 		const void *e = init ? (const void *)g->initializer[i] : (const void *)g->value_info[i - g->n_initializer];
-		if (collect(&notes, o, init ? tensor_entry_notes : vi_notes, e, NULL))
-			emit(o, &notes);
-		else
-			ox_out_free(&notes);
+		emit_notes(o, init ? tensor_entry_notes : vi_notes, e, NULL);
 		if (init)
 			print_initializer(o, e);
 		else
@@ -997,11 +1018,7 @@ static void print_function_attrs(ox_out *o, const Onnx__FunctionProto *f)
 static void print_function(ox_out *o, const Onnx__FunctionProto *f)
 {
 	node_ctx ctx = {domain_absent_default(o, f->n_node, f->node)};
-	ox_out notes;
-	if (collect(&notes, o, function_notes, f, &ctx))
-		emit(o, &notes);
-	else
-		ox_out_free(&notes);
+	emit_notes(o, function_notes, f, &ctx);
 	int count = header_string(o, 0, "domain", f->domain);
 	count = header_string(o, count, "overload", f->overload);
 	if (f->n_opset_import) {
@@ -1107,31 +1124,19 @@ typedef void print_fn(ox_out *o, const void *m);
 
 static void print_vi_entry(ox_out *o, const void *m)
 {
-	ox_out notes;
-	if (collect(&notes, o, vi_notes, m, NULL))
-		emit(o, &notes);
-	else
-		ox_out_free(&notes);
+	emit_notes(o, vi_notes, m, NULL);
 	print_vi_text(o, m);
 }
 
 static void print_attr_entry(ox_out *o, const void *m)
 {
-	ox_out notes;
-	if (collect(&notes, o, attr_notes, m, NULL))
-		emit(o, &notes);
-	else
-		ox_out_free(&notes);
+	emit_notes(o, attr_notes, m, NULL);
 	print_attr(o, m);
 }
 
 static void print_tensor_entry(ox_out *o, const void *m)
 {
-	ox_out notes;
-	if (collect(&notes, o, tensor_entry_notes, m, NULL))
-		emit(o, &notes);
-	else
-		ox_out_free(&notes);
+	emit_notes(o, tensor_entry_notes, m, NULL);
 	print_tensor_value(o, m);
 }
 

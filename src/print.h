@@ -15,6 +15,10 @@ enum ox_data_kind {
 };
 
 enum ox_data_kind ox_tensor_data_kind(const Onnx__TensorProto *t);
+/* Whether text gives the value back bit for bit: everything but NaNs other than the
+ * one the parser makes of "nan" / "-nan". */
+bool ox_float_exact(float v);
+bool ox_double_exact(double v);
 void ox_print_tensor_values(ox_out *o, const Onnx__TensorProto *t);
 
 /* Prints any supported message (model, graph, function, node, type, tensor, attribute,

@@ -108,6 +108,35 @@ static bool int32_entries_ok(const Onnx__TensorProto *t, size_t entries, size_t 
 	return true;
 }
 
+bool ox_float_exact(float v)
+{
+	uint32_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	return v == v || (bits & 0x7fffffffu) == 0x7fc00000u;
+}
+
+bool ox_double_exact(double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	return v == v || (bits & ~(1ull << 63)) == 0x7ff8000000000000ull;
+}
+
+static float float_at(const Onnx__TensorProto *t, size_t i);
+static double double_at(const Onnx__TensorProto *t, size_t i);
+
+/* Float data whose NaNs would not survive as text. */
+static bool floats_exact(const Onnx__TensorProto *t, size_t n)
+{
+	bool dbl = t->data_type == DT(DOUBLE) || t->data_type == DT(COMPLEX128);
+	if (!dbl && t->data_type != DT(FLOAT) && t->data_type != DT(COMPLEX64))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (dbl ? !ox_double_exact(double_at(t, i)) : !ox_float_exact(float_at(t, i)))
+			return false;
+	return true;
+}
+
 enum ox_data_kind ox_tensor_data_kind(const Onnx__TensorProto *t)
 {
 	if (!t->has_data_type || !ox_elem_name(t->data_type))
@@ -116,7 +145,7 @@ enum ox_data_kind ox_tensor_data_kind(const Onnx__TensorProto *t)
 	size_t typed = typed_count(t);
 	if (external)
 		return t->n_external_data && !typed && !t->has_raw_data ? OX_DATA_EXTERNAL : OX_DATA_OTHER;
-	if (t->n_external_data || (t->has_data_location && t->data_location != 0))
+	if (t->n_external_data || t->has_data_location) /* an explicit DEFAULT too */
 		return OX_DATA_OTHER;
 	if (!typed && !t->has_raw_data)
 		return OX_DATA_NONE;
@@ -139,6 +168,8 @@ enum ox_data_kind ox_tensor_data_kind(const Onnx__TensorProto *t)
 		for (size_t i = 0; i < t->n_uint64_data; i++)
 			if (t->uint64_data[i] > UINT32_MAX)
 				return OX_DATA_OTHER;
+	if (!floats_exact(t, n))
+		return OX_DATA_OTHER;
 	return t->has_raw_data ? OX_DATA_RAW : OX_DATA_TYPED;
 }
 

@@ -42,11 +42,15 @@ static int exit_for(OnnxStatus st)
 /* Prints err as "FILE:LINE:COL: error: ..." with the source line and a caret. */
 static void report(const OnnxError *err, const char *file, const char *text, size_t len)
 {
-	char buf[2048];
-	size_t n = OnnxError_Format(err, file, text, len, buf, sizeof buf);
+	size_t n = OnnxError_Format(err, file, text, len, NULL, 0);
+	char *buf = malloc(n + 1);
+	if (!buf) {
+		fprintf(stderr, "%s: %s\n", file, err->message);
+		return;
+	}
+	OnnxError_Format(err, file, text, len, buf, n + 1);
 	fputs(buf, stderr);
-	if (n >= sizeof buf)
-		fputc('\n', stderr);
+	free(buf);
 }
 
 /* Reads a whole file, or standard input for "-". */
