@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -465,10 +466,77 @@ START_TEST(nesting_limit_error_fields)
 }
 END_TEST
 
+/* More than ONNXTXT_MAX_TEXT bytes is refused up front (the bytes are readable zeros, so a
+ * parser that read them would report a NUL byte instead). */
+START_TEST(text_longer_than_the_limit)
+{
+#if SIZE_MAX > 0xffffffffu
+	size_t n = (size_t)ONNXTXT_MAX_TEXT + 1;
+	void *text = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ck_assert_msg(text != MAP_FAILED, "mmap");
+	for (size_t i = 0; i < NENTRIES; i++) {
+		void *out = &out;
+		OnnxError e;
+		ck_assert_int_eq(entries[i].fn(text, n, &out, &e), ONNXTXT_ERR_LIMIT);
+		ck_assert_ptr_null(out);
+		ck_assert_msg(strstr(e.message, "4294967295"), "the limit is not named: %s", e.message);
+	}
+	munmap(text, n);
+#endif
+}
+END_TEST
+
 START_TEST(version)
 {
 	ck_assert_str_eq(OnnxTxt_Version(), ONNXTXT_VERSION);
 	ck_assert_ptr_eq(OnnxTxt_Version(), OnnxTxt_Version());
+}
+END_TEST
+
+/* ---- known defects ---------------------------------------------------------------------
+ * Behaviour that contradicts the header or the test brief. These tests fail today, so they are
+ * kept out of the suite (which must stay green) and run only with ONNXTXT_TEST_KNOWN_DEFECTS=1.
+ * Move a test up into the suite once its defect is fixed. */
+
+/* *out is left as it was after some failures: NULL-text argument errors of every entry point
+ * and OnnxBinary_Read, and I/O errors of OnnxBinary_ReadFile. */
+START_TEST(defect_out_not_reset_on_failure)
+{
+	void *out = &out;
+	ck_assert_int_eq(OnnxParser_Parse(NULL, 5, (Onnx__ModelProto **)&out, NULL), ONNXTXT_ERR_ARG);
+	ck_assert_msg(out == NULL, "OnnxParser_Parse(NULL, 5, &out): *out unchanged");
+	out = &out;
+	ck_assert_int_eq(OnnxBinary_Read(NULL, 5, (Onnx__ModelProto **)&out, NULL), ONNXTXT_ERR_ARG);
+	ck_assert_msg(out == NULL, "OnnxBinary_Read(NULL, 5, &out): *out unchanged");
+	out = &out;
+	ck_assert_int_eq(OnnxBinary_ReadFile("/nonexistent", (Onnx__ModelProto **)&out, NULL), ONNXTXT_ERR_IO);
+	ck_assert_msg(out == NULL, "OnnxBinary_ReadFile(missing file): *out unchanged");
+}
+END_TEST
+
+static int valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+		if (n < 0)
+			return 0;
+		for (p++; n > 0; n--, p++)
+			if ((*p & 0xc0) != 0x80)
+				return 0;
+	}
+	return 1;
+}
+
+/* Messages quote long tokens cut at 29 bytes, possibly inside a UTF-8 character. */
+START_TEST(defect_message_cuts_utf8)
+{
+	const char *text = "g (x) => (y) { y = Foo(x) \"\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad"
+			   "\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\" }";
+	Onnx__GraphProto *g;
+	OnnxError e;
+	ck_assert_int_eq(OnnxParser_ParseGraph(text, strlen(text), &g, &e), ONNXTXT_ERR_SYNTAX);
+	ck_assert_msg(valid_utf8(e.message), "not UTF-8: %s", e.message);
 }
 END_TEST
 
@@ -497,7 +565,14 @@ int main(void)
 	tcase_add_test(tc, nul_elsewhere_is_an_error);
 	tcase_add_test(tc, errors_without_a_position);
 	tcase_add_test(tc, nesting_limit_error_fields);
+	tcase_add_test(tc, text_longer_than_the_limit);
 	tcase_add_test(tc, version);
 	suite_add_tcase(s, tc);
+	if (getenv("ONNXTXT_TEST_KNOWN_DEFECTS")) {
+		tc = tcase_create("known defects");
+		tcase_add_test(tc, defect_out_not_reset_on_failure);
+		tcase_add_test(tc, defect_message_cuts_utf8);
+		suite_add_tcase(s, tc);
+	}
 	return tu_run(s);
 }

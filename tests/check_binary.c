@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -897,7 +898,7 @@ static void teardown_workdir(void)
 
 static const char *in_work(const char *rel)
 {
-	static char buf[2][4200];
+	static char buf[2][4400];
 	static int k;
 	k ^= 1;
 	snprintf(buf[k], sizeof buf[k], "%s/%s", workdir, rel);
@@ -947,23 +948,57 @@ static void expect_content(const char *path, const void *want, size_t n)
 	free(got);
 }
 
-/* WriteFile fails with ONNXTXT_ERR_IO and errno `want_errno` (0: any), leaving the
+typedef struct write_result {
+	OnnxStatus status;
+	OnnxError err;
+	char *before, *after; /* the directory's entries */
+} write_result;
+
+static write_result try_write(const char *path, const char *dir)
+{
+	write_result r;
+	r.before = listing(dir);
+	r.status = OnnxBinary_WriteFile(small_model, path, &r.err);
+	r.after = listing(dir);
+	return r;
+}
+
+/* The write failed with ONNXTXT_ERR_IO and errno `want_errno` (0: any), leaving the
  * directory's entries as they were. */
+static void check_write_failure(write_result *r, const char *path, int want_errno)
+{
+	const OnnxError *e = &r->err;
+	ck_assert_msg(r->status == ONNXTXT_ERR_IO, "%s: status %d, want ONNXTXT_ERR_IO (%s)", path, r->status,
+		      e->message);
+	ck_assert_msg(e->sys_errno != 0, "%s: sys_errno is not set", path);
+	if (want_errno)
+		ck_assert_msg(e->sys_errno == want_errno, "%s: sys_errno %d (%s), want %d (%s)", path, e->sys_errno,
+			      strerror(e->sys_errno), want_errno, strerror(want_errno));
+	ck_assert_msg(e->message[0] != '\0', "%s: no message", path);
+	ck_assert_msg(strcmp(r->before, r->after) == 0, "%s: directory entries changed: [%s] -> [%s]", path,
+		      r->before, r->after);
+	free(r->before);
+	free(r->after);
+}
+
 static void expect_write_failure(const char *path, const char *dir, int want_errno)
 {
-	char *before = listing(dir);
-	OnnxError e;
-	OnnxStatus st = OnnxBinary_WriteFile(small_model, path, &e);
-	char *after = listing(dir);
-	ck_assert_msg(st == ONNXTXT_ERR_IO, "%s: status %d, want ONNXTXT_ERR_IO (%s)", path, st, e.message);
-	ck_assert_msg(e.sys_errno != 0, "%s: sys_errno is not set", path);
-	if (want_errno)
-		ck_assert_msg(e.sys_errno == want_errno, "%s: sys_errno %d (%s), want %d (%s)", path, e.sys_errno,
-			      strerror(e.sys_errno), want_errno, strerror(want_errno));
-	ck_assert_msg(e.message[0] != '\0', "%s: no message", path);
-	ck_assert_msg(strcmp(before, after) == 0, "%s: directory entries changed: [%s] -> [%s]", path, before, after);
-	free(before);
-	free(after);
+	write_result r = try_write(path, dir);
+	check_write_failure(&r, path, want_errno);
+}
+
+/* Writes under a file size limit of 8 bytes, which makes the write fail like a full disk
+ * would. The limit is lifted before anything is checked: Check itself writes files. */
+static write_result write_beyond_file_size_limit(const char *path)
+{
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit old, lim = {8, 8};
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim.rlim_max = old.rlim_max;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	write_result r = try_write(path, workdir);
+	setrlimit(RLIMIT_FSIZE, &old);
+	return r;
 }
 
 static mode_t mode_of(const char *path)
@@ -1070,13 +1105,8 @@ START_TEST(write_file_that_fails_while_writing)
 {
 	const char *path = in_work("model.onnx");
 	write_file(path, "old content", 0644);
-	signal(SIGXFSZ, SIG_IGN);
-	struct rlimit old, lim = {8, 8};
-	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
-	lim.rlim_max = old.rlim_max;
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	expect_write_failure(path, workdir, 0);
-	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	write_result r = write_beyond_file_size_limit(path);
+	check_write_failure(&r, path, 0);
 	expect_content(path, "old content", 11);
 }
 END_TEST
@@ -1092,6 +1122,93 @@ START_TEST(write_file_with_null_arguments)
 	char *names = listing(workdir);
 	ck_assert_str_eq(names, "");
 	free(names);
+}
+END_TEST
+
+/* ---- known defects ---------------------------------------------------------------------
+ * Behaviour that contradicts onnxtxt.h or the test brief. These tests fail today, so they are
+ * kept out of the suite (which must stay green) and run only with ONNXTXT_TEST_KNOWN_DEFECTS=1.
+ * Move a test up into the suite once its defect is fixed. */
+
+/* onnxtxt.h: ONNXTXT_MAX_DEPTH bounds "nested messages in binary", and reaching a limit is
+ * ONNXTXT_ERR_LIMIT; the text parser says "more than 64 levels". The binary reader returns
+ * ONNXTXT_ERR_BINARY, does not say what the limit is, and cuts the path mid-name. */
+START_TEST(defect_binary_depth_is_a_limit)
+{
+	bytes b = graph_chain(ONNXTXT_MAX_DEPTH + 1);
+	Onnx__ModelProto *m;
+	OnnxError e;
+	OnnxStatus st = OnnxBinary_Read(b.p, b.n, &m, &e);
+	ck_assert_msg(st == ONNXTXT_ERR_LIMIT, "status %d, want ONNXTXT_ERR_LIMIT: %s", st, e.message);
+	ck_assert_msg(strstr(e.message, "64"), "the message does not say the limit: %s", e.message);
+	const char *colon = strstr(e.message, ": ");
+	ck_assert_ptr_nonnull(colon);
+	const char *last = colon;
+	while (last > e.message && last[-1] != '.')
+		last--;
+	ck_assert_msg(!strncmp(last, "g:", 2) || !strncmp(last, "node[", 5) || !strncmp(last, "attribute[", 10) ||
+			      !strncmp(last, "...", 3),
+		      "the path ends in a cut name: ...%.20s", last);
+	free(b.p);
+}
+END_TEST
+
+/* A write that fails in fflush/fsync (any model under stdio's 1 MiB buffer) reports EIO, not
+ * the real cause (here EFBIG; ENOSPC on a full disk): src/file.c overwrites errno. */
+START_TEST(defect_write_failure_keeps_errno)
+{
+	const char *path = in_work("model.onnx");
+	write_result r = write_beyond_file_size_limit(path);
+	check_write_failure(&r, path, EFBIG);
+}
+END_TEST
+
+/* The temporary name adds ".tmp-PID-N" to the file name, so a valid name of more than about
+ * 240 bytes fails with ENAMETOOLONG. */
+START_TEST(defect_long_file_name)
+{
+	char name[256];
+	memset(name, 'x', 250);
+	strcpy(name + 250, ".onnx");
+	const char *path = in_work(name);
+	OnnxError e;
+	ck_assert_msg(OnnxBinary_WriteFile(small_model, path, &e) == ONNXTXT_OK, "%s", e.message);
+	expect_content(path, small_bytes, small_len);
+}
+END_TEST
+
+/* A destination that is not a regular file is replaced by one: "-o /dev/null" run as root
+ * would replace /dev/null itself. Here a private null device stands in for it. */
+START_TEST(defect_special_file_replaced)
+{
+	const char *dev = in_work("null");
+	if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+		printf("# cannot create a device node here: %s\n", strerror(errno));
+		return;
+	}
+	OnnxError e;
+	OnnxStatus st = OnnxBinary_WriteFile(small_model, dev, &e);
+	struct stat sb;
+	ck_assert_int_eq(stat(dev, &sb), 0);
+	ck_assert_msg(S_ISCHR(sb.st_mode), "status %d, and the device was replaced by a regular file", st);
+}
+END_TEST
+
+/* A string field holding a NUL byte reads, then packs cut at the NUL: data is lost silently.
+ * The official runtime keeps all bytes; the text parser refuses NUL in names. */
+START_TEST(defect_nul_in_binary_string)
+{
+	bytes b = {0};
+	b_len(&b, MODEL_PRODUCER_NAME, "a\0b", 3);
+	Onnx__ModelProto *m;
+	OnnxError e;
+	if (OnnxBinary_Read(b.p, b.n, &m, &e) == ONNXTXT_OK) {
+		expect_bytes(m, b.p, b.n, "producer_name \"a\\0b\"");
+		OnnxProto_Free(m);
+	} else {
+		ck_assert_msg(!strncmp(e.message, "producer_name: ", 15), "%s", e.message);
+	}
+	free(b.p);
 }
 END_TEST
 
@@ -1143,6 +1260,15 @@ int main(void)
 		tcase_add_test(tc, write_file_into_an_unwritable_directory);
 	else
 		printf("# skipping write_file_into_an_unwritable_directory: root cannot drop privileges here\n");
+	if (getenv("ONNXTXT_TEST_KNOWN_DEFECTS")) {
+		tc = named_case(s, "%s", "known defects");
+		tcase_add_checked_fixture(tc, setup_workdir, teardown_workdir);
+		tcase_add_test(tc, defect_binary_depth_is_a_limit);
+		tcase_add_test(tc, defect_write_failure_keeps_errno);
+		tcase_add_test(tc, defect_long_file_name);
+		tcase_add_test(tc, defect_special_file_replaced);
+		tcase_add_test(tc, defect_nul_in_binary_string);
+	}
 	int rc = tu_run(s);
 	for (int i = 0; i < nmodels; i++)
 		free(models[i].p);

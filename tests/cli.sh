@@ -11,6 +11,9 @@ set -u
 
 cli=${ONNXTXT:?set ONNXTXT to the onnxtxt executable}
 root=${ONNXTXT_SOURCE_ROOT:-$(dirname "$0")/..}
+# both are used after cd into a scratch directory
+case $cli in /*) ;; */*) cli=$(pwd)/$cli ;; esac
+root=$(cd "$root" && pwd) || exit 1
 golden=$root/corpus/valid/golden_sample.onnxtxt
 mlp=$root/corpus/valid/mlp_classifier.onnxtxt
 
@@ -240,6 +243,23 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>
 	check "-o FILE from a terminal works" '[ "$status" -eq 0 ] && same tty.onnx golden_sample.onnxtxt.onnx'
 else
 	skip "binary output to a terminal exits 2" "script (util-linux) is not available"
+fi
+
+# ---- known defects ---------------------------------------------------------------------------
+# Behaviour that contradicts the spec; kept out of the suite (which must stay green) and run only
+# with ONNXTXT_TEST_KNOWN_DEFECTS=1. Move a case up once its defect is fixed.
+
+if [ -n "${ONNXTXT_TEST_KNOWN_DEFECTS:-}" ]; then
+	# SYNTAX-DECISIONS.md §E: the source line and a caret under the offending token. On a long
+	# line the CLI cuts the message at 2 KiB, so the caret never appears.
+	{
+		printf 'g (float x) => (float y) {'
+		i=0
+		while [ $i -lt 800 ]; do printf ' v%d = Relu(x)' $i; i=$((i + 1)); done
+		printf ' y = Relu(x }\n'
+	} >long.onnxtxt
+	run 1 "known defect: an error on a long line exits 1" to-binary long.onnxtxt &&
+		check "known defect: an error on a long line shows a caret" "grep -q '^ *^\$' err.txt"
 fi
 
 echo "1..$n"
