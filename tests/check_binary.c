@@ -856,17 +856,6 @@ static Onnx__ModelProto *small_model;
 static uint8_t *small_bytes;
 static size_t small_len;
 
-static void setup_workdir(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	snprintf(workdir, sizeof workdir, "%s/onnxtxt-check-binary-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(workdir));
-	chmod(workdir, 0755);
-	small_model = tu_model("<ir_version: 8, opset_import: [\"\" : 18]>\n"
-			       "g (float[2] x) => (float[2] y) { y = Relu(x) }\n");
-	small_bytes = tu_pack(small_model, &small_len);
-}
-
 static void remove_tree(const char *path)
 {
 	DIR *d = opendir(path);
@@ -888,10 +877,38 @@ static void remove_tree(const char *path)
 	}
 }
 
-static void teardown_workdir(void)
+/* One scratch directory for the whole test case, made and removed by the parent process (an
+ * unchecked fixture), so that it goes away even when a test fails; each test starts with it
+ * empty. */
+static void make_workdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(workdir, sizeof workdir, "%s/onnxtxt-check-binary-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(workdir)) {
+		perror(workdir);
+		exit(1);
+	}
+	chmod(workdir, 0755);
+}
+
+static void remove_workdir(void)
 {
 	chmod(workdir, 0755);
 	remove_tree(workdir);
+}
+
+static void setup_workdir(void)
+{
+	remove_workdir();
+	ck_assert_int_eq(mkdir(workdir, 0755), 0);
+	chmod(workdir, 0755);
+	small_model = tu_model("<ir_version: 8, opset_import: [\"\" : 18]>\n"
+			       "g (float[2] x) => (float[2] y) { y = Relu(x) }\n");
+	small_bytes = tu_pack(small_model, &small_len);
+}
+
+static void teardown_workdir(void)
+{
 	OnnxProto_Free(small_model);
 	free(small_bytes);
 }
@@ -1249,6 +1266,7 @@ int main(void)
 	tcase_add_test(tc, packed_and_unpacked_encodings_both_read);
 	tcase_add_test(tc, unknown_fields_survive_read_and_write);
 	tc = named_case(s, "%s", "write_file");
+	tcase_add_unchecked_fixture(tc, make_workdir, remove_workdir);
 	tcase_add_checked_fixture(tc, setup_workdir, teardown_workdir);
 	tcase_add_test(tc, write_file_replaces_with_umask_permissions);
 	tcase_add_test(tc, write_file_into_a_missing_directory);
@@ -1262,7 +1280,8 @@ int main(void)
 		printf("# skipping write_file_into_an_unwritable_directory: root cannot drop privileges here\n");
 	if (getenv("ONNXTXT_TEST_KNOWN_DEFECTS")) {
 		tc = named_case(s, "%s", "known defects");
-		tcase_add_checked_fixture(tc, setup_workdir, teardown_workdir);
+		tcase_add_unchecked_fixture(tc, make_workdir, remove_workdir);
+	tcase_add_checked_fixture(tc, setup_workdir, teardown_workdir);
 		tcase_add_test(tc, defect_binary_depth_is_a_limit);
 		tcase_add_test(tc, defect_write_failure_keeps_errno);
 		tcase_add_test(tc, defect_long_file_name);
