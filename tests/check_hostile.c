@@ -1,7 +1,6 @@
-/* Hostile text (P5): nesting just below and above ONNXTXT_MAX_DEPTH in every nestable
- * construct, huge lists in bounded time, NUL bytes everywhere, every prefix of the corpus
- * and random mutations. Each input parses or fails cleanly with a position inside the text;
- * tools/test.sh runs this under ASan and UBSan. */
+/* Hostile text (P5): nesting just below and above ONNXTXT_MAX_DEPTH in every construct, huge
+ * inputs in bounded time, NUL bytes, every prefix of the corpus and random mutations; each one
+ * parses or fails cleanly with a position inside the text (run under ASan+UBSan too). */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdint.h>
