@@ -1,0 +1,578 @@
+/* The public API as a caller sees it: every entry point on valid, invalid and trailing input,
+ * NULL arguments, ownership (run under LSan by tools/test.sh), embedded NUL bytes, the
+ * fields of OnnxError and what OnnxError_Format renders. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+typedef OnnxStatus (*entry_fn)(const char *, size_t, void **, OnnxError *);
+
+static const struct entry {
+	const char *kind;
+	entry_fn fn;
+	const char *valid;   /* parses */
+	const char *invalid; /* a syntax or value error */
+	const char *head;    /* parses ... */
+	const char *tail;    /* ... but not with this after it (P3), a space then the text */
+} entries[] = {
+	{"model", (entry_fn)OnnxParser_Parse,
+	 "<ir_version: 8, opset_import: [\"\" : 18]> g (float[2] x) => (float[2] y) { y = Relu(x) }",
+	 "<ir_version: 8> g (float[2] x) => (float[2] y) { y = Relu(x }",
+	 "<ir_version: 8> g (float[2] x) => (float[2] y) { y = Relu(x) }", " }"},
+	{"graph", (entry_fn)OnnxParser_ParseGraph, "g (float[2] x) => (float[2] y) { y = Relu(x) }",
+	 "g (float[2] x) => (float[2] y) { y = Relu(x) ", "g (float[2] x) => (float[2] y) { y = Relu(x) }", " z"},
+	{"function", (entry_fn)OnnxParser_ParseFunction,
+	 "<domain: \"local\", opset_import: [\"\" : 18]> twice (x) => (y) { y = Add(x, x) }",
+	 "<domain: \"local\"> twice (x) => (y) { y = Add(x, x)) }", "<domain: \"local\"> twice (x) => (y) { y = Add(x, x) }",
+	 " twice"},
+	{"node", (entry_fn)OnnxParser_ParseNode, "[n1] y = Relu <alpha = 0.5> (x)", "y = Relu(x", "y = Relu(x)", " z"},
+	{"nodes", (entry_fn)OnnxParser_ParseNodeList, "{ t = Relu(x) y = Neg(t) }", "t = Relu(x) y = ",
+	 "{ t = Relu(x) }", " y = Neg(t)"},
+	{"type", (entry_fn)OnnxParser_ParseType, "map(int64, seq(float[N, 3]))", "map(int64 seq(float))", "float[N]",
+	 " x"},
+	{"tensor", (entry_fn)OnnxParser_ParseTensor, "int64[3] t = {1, 2, 3}", "int64[3] t = {1, 2}",
+	 "int64[3] t = {1, 2, 3}", " 4"},
+	{"attribute", (entry_fn)OnnxParser_ParseAttribute, "ints = [1, 2, 3]", "ints = [1, 2, 3", "ints = [1, 2, 3]",
+	 ", alpha = 1.0"},
+	{"value_info", (entry_fn)OnnxParser_ParseValueInfo, "float[N, 3] x", "float[N, 3 x", "float[N, 3] x", " y"},
+};
+#define NENTRIES (sizeof entries / sizeof *entries)
+
+/* Checks a failed call: a code, a message, a position inside the text, *out reset. */
+static void check_failure(const struct entry *en, const char *text, OnnxStatus st, void *out, const OnnxError *e)
+{
+	ck_assert_msg(st == ONNXTXT_ERR_SYNTAX || st == ONNXTXT_ERR_VALUE, "%s: \"%s\": status %d: %s", en->kind, text,
+		      st, e->message);
+	ck_assert_int_eq(e->code, st);
+	ck_assert_msg(out == NULL, "%s: \"%s\": *out is not NULL after failure", en->kind, text);
+	ck_assert_msg(e->message[0], "%s: no message", en->kind);
+	ck_assert_msg(e->line >= 1 && e->column >= 1, "%s: \"%s\": no position", en->kind, text);
+	ck_assert_msg(e->offset <= strlen(text), "%s: offset %zu beyond the text", en->kind, e->offset);
+}
+
+START_TEST(valid_input_parses)
+{
+	const struct entry *en = &entries[_i];
+	void *out = NULL;
+	OnnxError e;
+	OnnxStatus st = en->fn(en->valid, strlen(en->valid), &out, &e);
+	ck_assert_msg(st == ONNXTXT_OK, "%s: %u:%u: %s", en->kind, e.line, e.column, e.message);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(e.code, ONNXTXT_OK);
+	/* the result is a complete message: it packs */
+	size_t n;
+	free(tu_pack(out, &n));
+	OnnxProto_Free(out);
+	/* without an error struct */
+	out = NULL;
+	ck_assert_int_eq(en->fn(en->valid, strlen(en->valid), &out, NULL), ONNXTXT_OK);
+	ck_assert_ptr_nonnull(out);
+	OnnxProto_Free(out);
+}
+END_TEST
+
+START_TEST(invalid_input_fails)
+{
+	const struct entry *en = &entries[_i];
+	void *out = &out;
+	OnnxError e;
+	OnnxStatus st = en->fn(en->invalid, strlen(en->invalid), &out, &e);
+	check_failure(en, en->invalid, st, out, &e);
+	out = &out;
+	ck_assert_int_eq(en->fn(en->invalid, strlen(en->invalid), &out, NULL), st);
+	ck_assert_ptr_null(out);
+}
+END_TEST
+
+/* P3: each entry point consumes the whole input. */
+START_TEST(trailing_text_is_an_error)
+{
+	const struct entry *en = &entries[_i];
+	void *out = NULL;
+	OnnxError e;
+	OnnxStatus st = en->fn(en->head, strlen(en->head), &out, &e);
+	ck_assert_msg(st == ONNXTXT_OK, "%s: \"%s\": %s", en->kind, en->head, e.message);
+	OnnxProto_Free(out);
+	char *text;
+	ck_assert_int_ge(asprintf(&text, "%s%s", en->head, en->tail), 0);
+	size_t at = strlen(en->head) + strspn(en->tail, " ");
+	if (en->tail[0] == ',')
+		at = strlen(en->head);
+	out = &out;
+	st = en->fn(text, strlen(text), &out, &e);
+	check_failure(en, text, st, out, &e);
+	ck_assert_msg(e.offset == at, "%s: \"%s\": error at byte %zu (%s), want %zu", en->kind, text, e.offset,
+		      e.message, at);
+	ck_assert_msg(strstr(e.message, "end of input"), "%s: the message should say end of input was expected: %s",
+		      en->kind, e.message);
+	free(text);
+}
+END_TEST
+
+START_TEST(null_arguments)
+{
+	const struct entry *en = &entries[_i];
+	OnnxError e;
+	void *out = &out;
+	/* a NULL output pointer */
+	memset(&e, 0xab, sizeof e);
+	ck_assert_int_eq(en->fn(en->valid, strlen(en->valid), NULL, &e), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(e.code, ONNXTXT_ERR_ARG);
+	ck_assert_msg(e.message[0] && memchr(e.message, 0, sizeof e.message), "%s: no message", en->kind);
+	ck_assert(e.line == 0 && e.column == 0);
+	/* NULL text with a length */
+	memset(&e, 0xab, sizeof e);
+	ck_assert_int_eq(en->fn(NULL, 5, &out, &e), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(e.code, ONNXTXT_ERR_ARG);
+	ck_assert_msg(e.message[0] && memchr(e.message, 0, sizeof e.message), "%s: no message", en->kind);
+	/* and both without an error struct */
+	ck_assert_int_eq(en->fn(en->valid, strlen(en->valid), NULL, NULL), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(en->fn(NULL, 5, &out, NULL), ONNXTXT_ERR_ARG);
+	/* NULL text of length 0 is the empty text */
+	void *a = &a, *b = &b;
+	OnnxError ea, eb;
+	OnnxStatus sa = en->fn(NULL, 0, &a, &ea), sb = en->fn("", 0, &b, &eb);
+	ck_assert_int_eq(sa, sb);
+	ck_assert_str_eq(ea.message, eb.message);
+	ck_assert_msg((sa == ONNXTXT_OK) == (a != NULL), "%s: *out does not match the status", en->kind);
+	OnnxProto_Free(sa == ONNXTXT_OK ? a : NULL);
+	OnnxProto_Free(sb == ONNXTXT_OK ? b : NULL);
+}
+END_TEST
+
+START_TEST(binary_null_arguments)
+{
+	OnnxError e;
+	Onnx__ModelProto *m = tu_model("<ir_version: 8> g () => () {}");
+	void *data;
+	size_t len;
+	Onnx__ModelProto *out;
+	ck_assert_int_eq(OnnxBinary_Read("", 0, NULL, &e), ONNXTXT_ERR_ARG);
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_eq(OnnxBinary_Read(NULL, 3, &out, &e), ONNXTXT_ERR_ARG);
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_eq(OnnxBinary_Read(NULL, 3, &out, NULL), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxBinary_ReadFile(NULL, &out, &e), ONNXTXT_ERR_ARG);
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_eq(OnnxBinary_ReadFile("model.onnx", NULL, &e), ONNXTXT_ERR_ARG);
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_eq(OnnxBinary_ReadFile(NULL, NULL, NULL), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxBinary_Write(NULL, &data, &len, &e), ONNXTXT_ERR_ARG);
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_eq(OnnxBinary_Write(m, NULL, &len, &e), ONNXTXT_ERR_ARG);
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_eq(OnnxBinary_Write(m, &data, NULL, &e), ONNXTXT_ERR_ARG);
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_eq(OnnxBinary_Write(m, &data, NULL, NULL), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxBinary_WriteFile(NULL, "never-written.onnx", &e), ONNXTXT_ERR_ARG);
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_eq(OnnxBinary_WriteFile(m, NULL, &e), ONNXTXT_ERR_ARG);
+	ck_assert_str_ne(e.message, "");
+	ck_assert_int_ne(access("never-written.onnx", F_OK), 0);
+	OnnxProto_Free(NULL);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(read_file_errors)
+{
+	Onnx__ModelProto *out;
+	OnnxError e;
+	ck_assert_int_eq(OnnxBinary_ReadFile("/nonexistent/dir/model.onnx", &out, &e), ONNXTXT_ERR_IO);
+	ck_assert_int_eq(e.code, ONNXTXT_ERR_IO);
+	ck_assert_int_eq(e.sys_errno, ENOENT);
+	ck_assert_msg(strstr(e.message, "/nonexistent/dir/model.onnx"), "the message names no file: %s", e.message);
+	ck_assert_int_eq(OnnxBinary_ReadFile("/", &out, &e), ONNXTXT_ERR_IO);
+	ck_assert_int_eq(e.sys_errno, EISDIR);
+	ck_assert_int_eq(OnnxBinary_ReadFile("/nonexistent", &out, NULL), ONNXTXT_ERR_IO);
+	/* malformed content is a binary error, not an I/O error */
+	char path[] = "/tmp/onnxtxt-check-api-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "\x3a\x10\x0a", 3), 3);
+	close(fd);
+	out = (void *)&out;
+	ck_assert_int_eq(OnnxBinary_ReadFile(path, &out, &e), ONNXTXT_ERR_BINARY);
+	ck_assert_str_eq(e.message, "graph: length runs past the end of the data (at byte 0)");
+	ck_assert_ptr_null(out);
+	unlink(path);
+}
+END_TEST
+
+/* Everything the library returns is freed by OnnxProto_Free alone; LSan (tools/test.sh)
+ * reports anything left over. Also frees after failures that happen deep in a parse. */
+START_TEST(one_free_releases_everything)
+{
+	for (size_t i = 0; i < NENTRIES; i++) {
+		for (int round = 0; round < 3; round++) {
+			void *out = NULL;
+			OnnxError e;
+			ck_assert_int_eq(entries[i].fn(entries[i].valid, strlen(entries[i].valid), &out, &e), ONNXTXT_OK);
+			OnnxProto_Free(out);
+			out = NULL;
+			entries[i].fn(entries[i].invalid, strlen(entries[i].invalid), &out, &e);
+			char *text;
+			ck_assert_int_ge(asprintf(&text, "%s%s", entries[i].head, entries[i].tail), 0);
+			entries[i].fn(text, strlen(text), &out, NULL);
+			free(text);
+		}
+	}
+	/* a model big enough to need many arena blocks, read back from binary */
+	size_t cap = 4 << 20, n = 0;
+	char *text = malloc(cap);
+	n += (size_t)snprintf(text + n, cap - n, "<ir_version: 8, opset_import: [\"\" : 18]> g (float x) => (float y) {\n");
+	for (int k = 0; k < 20000; k++)
+		n += (size_t)snprintf(text + n, cap - n, "  v%d = Add <alpha = %d, s = \"%d\"> (v%d, x)\n", k + 1, k, k, k);
+	n += (size_t)snprintf(text + n, cap - n, "}\n");
+	Onnx__ModelProto *m = NULL, *back = NULL;
+	OnnxError e;
+	ck_assert_int_eq(OnnxParser_Parse(text, n, &m, &e), ONNXTXT_OK);
+	void *data;
+	size_t len;
+	ck_assert_int_eq(OnnxBinary_Write(m, &data, &len, &e), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxBinary_Read(data, len, &back, &e), ONNXTXT_OK);
+	ck_assert_uint_eq(back->graph->n_node, 20000);
+	OnnxProto_Free(back);
+	OnnxProto_Free(m);
+	/* failures deep inside: the last node is broken */
+	text[n - 4] = '(';
+	m = (void *)&m;
+	ck_assert_int_ne(OnnxParser_Parse(text, n, &m, &e), ONNXTXT_OK);
+	ck_assert_ptr_null(m);
+	((char *)data)[len - 1] ^= 0x80; /* last byte becomes a continuation */
+	back = (void *)&back;
+	ck_assert_int_ne(OnnxBinary_Read(data, len, &back, &e), ONNXTXT_OK);
+	ck_assert_ptr_null(back);
+	free(data);
+	free(text);
+	OnnxProto_Free(NULL);
+}
+END_TEST
+
+/* ---- embedded NUL (P3) -------------------------------------------------------------------- */
+
+START_TEST(nul_inside_strings_is_kept_in_bytes_fields)
+{
+	static const char attr_s[] = "s = \"a\0b\"";
+	Onnx__AttributeProto *a = NULL;
+	OnnxError e;
+	ck_assert_int_eq(OnnxParser_ParseAttribute(attr_s, sizeof attr_s - 1, &a, &e), ONNXTXT_OK);
+	ck_assert_uint_eq(a->s.len, 3);
+	ck_assert(memcmp(a->s.data, "a\0b", 3) == 0);
+	OnnxProto_Free(a);
+
+	static const char attr_strings[] = "ss = [\"\0\", \"x\0\0y\"]";
+	ck_assert_int_eq(OnnxParser_ParseAttribute(attr_strings, sizeof attr_strings - 1, &a, &e), ONNXTXT_OK);
+	ck_assert_uint_eq(a->n_strings, 2);
+	ck_assert_uint_eq(a->strings[0].len, 1);
+	ck_assert_uint_eq(a->strings[1].len, 4);
+	ck_assert(memcmp(a->strings[1].data, "x\0\0y", 4) == 0);
+	OnnxProto_Free(a);
+
+	static const char tensor[] = "string[2] t = {\"a\0b\", \"\0\"}";
+	Onnx__TensorProto *t = NULL;
+	ck_assert_int_eq(OnnxParser_ParseTensor(tensor, sizeof tensor - 1, &t, &e), ONNXTXT_OK);
+	ck_assert_uint_eq(t->n_string_data, 2);
+	ck_assert_uint_eq(t->string_data[0].len, 3);
+	ck_assert(memcmp(t->string_data[0].data, "a\0b", 3) == 0);
+	ck_assert_uint_eq(t->string_data[1].len, 1);
+	ck_assert_str_eq(t->name, "t");
+	OnnxProto_Free(t);
+
+	/* and through a whole model, binary and back */
+	static const char model[] = "<ir_version: 8, opset_import: [\"\" : 18]>\n"
+				    "g () => (string[1] y) { y = Constant <value = string[1] {\"\0\1\0\"}, s = \"\0\"> () }";
+	Onnx__ModelProto *m = NULL, *back = NULL;
+	ck_assert_int_eq(OnnxParser_Parse(model, sizeof model - 1, &m, &e), ONNXTXT_OK);
+	void *data;
+	size_t len;
+	ck_assert_int_eq(OnnxBinary_Write(m, &data, &len, &e), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxBinary_Read(data, len, &back, &e), ONNXTXT_OK);
+	Onnx__NodeProto *n = back->graph->node[0];
+	ck_assert_uint_eq(n->attribute[0]->t->string_data[0].len, 3);
+	ck_assert(memcmp(n->attribute[0]->t->string_data[0].data, "\0\1\0", 3) == 0);
+	ck_assert_uint_eq(n->attribute[1]->s.len, 1);
+	free(data);
+	OnnxProto_Free(back);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* A NUL outside a string literal is an error at its own position, never the end of input. */
+START_TEST(nul_elsewhere_is_an_error)
+{
+	static const struct {
+		const char *text;
+		size_t len, at;
+	} cases[] = {
+		{"y = Relu(x)\0", 12, 11},          /* at the end */
+		{"y = Relu(x)\0 z = Neg(y)", 23, 11}, /* where the text would be cut */
+		{"y = Re\0lu(x)", 12, 6},           /* inside a name */
+		{"y = Relu(x) # a\0comment", 23, 15}, /* inside a comment */
+		{"\0y = Relu(x)", 12, 0},           /* at the start */
+		{"y = Relu <a = 1\0> (x)", 21, 15},  /* after a number */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		Onnx__GraphProto *g = (void *)&g;
+		OnnxError e;
+		OnnxStatus st = OnnxParser_ParseNodeList(cases[i].text, cases[i].len, &g, &e);
+		ck_assert_msg(st == ONNXTXT_ERR_SYNTAX, "case %zu: status %d: %s", i, st, e.message);
+		ck_assert_ptr_null(g);
+		ck_assert_msg(e.offset == cases[i].at && e.length == 1, "case %zu: at byte %zu (+%zu), want %zu: %s", i,
+			      e.offset, e.length, cases[i].at, e.message);
+		ck_assert_uint_eq(e.line, 1);
+		ck_assert_uint_eq(e.column, cases[i].at + 1);
+		ck_assert_str_eq(e.message, "NUL byte outside a string literal");
+	}
+	/* a name cannot hold a NUL (its field is a C string): a value error on the literal */
+	static const char name[] = "y = Relu(\"a\0b\")";
+	Onnx__NodeProto *n = (void *)&n;
+	OnnxError e;
+	ck_assert_int_eq(OnnxParser_ParseNode(name, sizeof name - 1, &n, &e), ONNXTXT_ERR_VALUE);
+	ck_assert_ptr_null(n);
+	ck_assert_uint_eq(e.offset, 9);
+	ck_assert_uint_eq(e.length, 5);
+}
+END_TEST
+
+/* ---- OnnxError and OnnxError_Format ----------------------------------------------------- */
+
+typedef struct expected_error {
+	const char *kind, *text;
+	OnnxStatus code;
+	unsigned line, column;
+	size_t offset, length;
+	const char *formatted; /* OnnxError_Format with file "m.onnxtxt" */
+} expected_error;
+
+static const expected_error errors[] = {
+	{"graph", "g (float[N] x) => (float y) { y = Add(x, }", ONNXTXT_ERR_SYNTAX, 1, 42, 41, 1,
+	 "m.onnxtxt:1:42: error: expected ')', ',', an identifier or a string after ',', found '}'\n"
+	 "g (float[N] x) => (float y) { y = Add(x, }\n"
+	 "                                         ^\n"},
+	/* columns count characters; the echoed line keeps its tab */
+	{"graph", "# \xe4\xb8\xad\xe6\x96\x87\ng (float[N] x) => (float y) {\n\ty = Add(x\xc3\xa9) }", ONNXTXT_ERR_SYNTAX, 3,
+	 11, 49, 2,
+	 "m.onnxtxt:3:11: error: unexpected character '\xc3\xa9'\n"
+	 "\ty = Add(x\xc3\xa9) }\n"
+	 "\t         ^\n"},
+	{"tensor", "int8[2] {1, 300}", ONNXTXT_ERR_VALUE, 1, 13, 12, 3,
+	 "m.onnxtxt:1:13: error: value 300 is out of range for int8\n"
+	 "int8[2] {1, 300}\n"
+	 "            ^~~\n"},
+	{"tensor", "float[1] {1e}", ONNXTXT_ERR_SYNTAX, 1, 11, 10, 2,
+	 "m.onnxtxt:1:11: error: malformed number: the exponent has no digits\n"
+	 "float[1] {1e}\n"
+	 "          ^~\n"},
+	/* at the end of the input, after a final newline */
+	{"graph", "g () => () {\n", ONNXTXT_ERR_SYNTAX, 2, 1, 13, 0,
+	 "m.onnxtxt:2:1: error: expected '[', '}', ',', '=', an identifier or a string after '{', found end of input\n"
+	 "\n"
+	 "^\n"},
+	{"graph", "g (x) = > (y) {}", ONNXTXT_ERR_SYNTAX, 1, 7, 6, 1,
+	 "m.onnxtxt:1:7: error: expected '=>' after ')', found '='; '=>' is one token, write it without a space\n"
+	 "g (x) = > (y) {}\n"
+	 "      ^\n"},
+};
+#define NERRORS (sizeof errors / sizeof *errors)
+
+START_TEST(error_fields)
+{
+	const expected_error *x = &errors[_i];
+	void *out = &out;
+	OnnxError e;
+	OnnxStatus st = tu_parse(x->kind, x->text, strlen(x->text), &out, &e);
+	ck_assert_int_eq(st, x->code);
+	ck_assert_int_eq(e.code, x->code);
+	ck_assert_ptr_null(out);
+	ck_assert_msg(e.line == x->line && e.column == x->column, "%u:%u, want %u:%u (%s)", e.line, e.column, x->line,
+		      x->column, e.message);
+	ck_assert_uint_eq(e.offset, x->offset);
+	ck_assert_uint_eq(e.length, x->length);
+	ck_assert_int_eq(e.sys_errno, 0);
+
+	char buf[1024];
+	size_t n = OnnxError_Format(&e, "m.onnxtxt", x->text, strlen(x->text), buf, sizeof buf);
+	ck_assert_str_eq(buf, x->formatted);
+	ck_assert_uint_eq(n, strlen(x->formatted));
+	/* like snprintf: the length needed, a truncated but terminated buffer */
+	ck_assert_uint_eq(OnnxError_Format(&e, "m.onnxtxt", x->text, strlen(x->text), NULL, 0), n);
+	char small[11];
+	memset(small, 'X', sizeof small);
+	ck_assert_uint_eq(OnnxError_Format(&e, "m.onnxtxt", x->text, strlen(x->text), small, 10), n);
+	ck_assert_str_eq(small, "m.onnxtxt");
+	ck_assert_int_eq(small[10], 'X');
+	for (size_t size = 1; size <= n + 1; size++) {
+		char *b = malloc(size);
+		ck_assert_uint_eq(OnnxError_Format(&e, "m.onnxtxt", x->text, strlen(x->text), b, size), n);
+		ck_assert_uint_eq(strlen(b), size - 1 < n ? size - 1 : n);
+		ck_assert(strncmp(b, x->formatted, strlen(b)) == 0);
+		free(b);
+	}
+	/* no file name: <stdin>; no text: the first line only */
+	OnnxError_Format(&e, NULL, x->text, strlen(x->text), buf, sizeof buf);
+	ck_assert_msg(strncmp(buf, "<stdin>:", 8) == 0 && strcmp(buf + 7, x->formatted + 9) == 0, "%s", buf);
+	OnnxError_Format(&e, "m.onnxtxt", NULL, 0, buf, sizeof buf);
+	ck_assert_msg(strlen(buf) == (size_t)(strchr(x->formatted, '\n') - x->formatted) + 1 &&
+			      strncmp(buf, x->formatted, strlen(buf)) == 0,
+		      "%s", buf);
+}
+END_TEST
+
+START_TEST(errors_without_a_position)
+{
+	OnnxError e;
+	Onnx__ModelProto *m;
+	ck_assert_int_eq(OnnxBinary_Read("\x08", 1, &m, &e), ONNXTXT_ERR_BINARY);
+	ck_assert(e.line == 0 && e.column == 0);
+	char buf[600];
+	OnnxError_Format(&e, "m.onnx", NULL, 0, buf, sizeof buf);
+	ck_assert_str_eq(buf, "m.onnx: error: ir_version: malformed varint (at byte 0)\n");
+	/* a text is ignored when the error has no line */
+	OnnxError_Format(&e, NULL, "\x08", 1, buf, sizeof buf);
+	ck_assert_str_eq(buf, "<stdin>: error: ir_version: malformed varint (at byte 0)\n");
+
+	ck_assert_int_eq(OnnxParser_Parse(NULL, 1, &m, &e), ONNXTXT_ERR_ARG);
+	ck_assert(e.line == 0 && e.column == 0 && e.offset == 0 && e.length == 0);
+	ck_assert_int_eq(OnnxBinary_ReadFile("/nonexistent/m.onnx", &m, &e), ONNXTXT_ERR_IO);
+	ck_assert(e.line == 0 && e.column == 0);
+	ck_assert_int_eq(e.sys_errno, ENOENT);
+}
+END_TEST
+
+START_TEST(nesting_limit_error_fields)
+{
+	char text[400] = "";
+	for (int i = 0; i <= ONNXTXT_MAX_DEPTH; i++)
+		strcat(text, "seq(");
+	strcat(text, "float");
+	for (int i = 0; i <= ONNXTXT_MAX_DEPTH; i++)
+		strcat(text, ")");
+	Onnx__TypeProto *t = (void *)&t;
+	OnnxError e;
+	ck_assert_int_eq(OnnxParser_ParseType(text, strlen(text), &t, &e), ONNXTXT_ERR_LIMIT);
+	ck_assert_ptr_null(t);
+	ck_assert_uint_eq(e.line, 1);
+	ck_assert_uint_eq(e.offset, 4 * ONNXTXT_MAX_DEPTH + 3); /* the '(' one too many */
+	ck_assert_uint_eq(e.column, 4 * ONNXTXT_MAX_DEPTH + 4);
+	ck_assert_uint_eq(e.length, 1);
+	ck_assert_str_eq(e.message, "nesting too deep: more than 64 levels of brackets");
+}
+END_TEST
+
+/* More than ONNXTXT_MAX_TEXT bytes is refused up front (the bytes are readable zeros, so a
+ * parser that read them would report a NUL byte instead). */
+START_TEST(text_longer_than_the_limit)
+{
+#if SIZE_MAX > 0xffffffffu
+	size_t n = (size_t)ONNXTXT_MAX_TEXT + 1;
+	void *text = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ck_assert_msg(text != MAP_FAILED, "mmap");
+	for (size_t i = 0; i < NENTRIES; i++) {
+		void *out = &out;
+		OnnxError e;
+		ck_assert_int_eq(entries[i].fn(text, n, &out, &e), ONNXTXT_ERR_LIMIT);
+		ck_assert_ptr_null(out);
+		ck_assert_msg(strstr(e.message, "4294967295"), "the limit is not named: %s", e.message);
+	}
+	munmap(text, n);
+#endif
+}
+END_TEST
+
+START_TEST(version)
+{
+	ck_assert_str_eq(OnnxTxt_Version(), ONNXTXT_VERSION);
+	ck_assert_ptr_eq(OnnxTxt_Version(), OnnxTxt_Version());
+}
+END_TEST
+
+/* ---- known defects ---------------------------------------------------------------------
+ * Behaviour that contradicts the header or the test brief. These tests fail today, so they are
+ * kept out of the suite (which must stay green) and run only with ONNXTXT_TEST_KNOWN_DEFECTS=1.
+ * Move a test up into the suite once its defect is fixed. */
+
+/* *out is left as it was after some failures: NULL-text argument errors of every entry point
+ * and OnnxBinary_Read, and I/O errors of OnnxBinary_ReadFile. */
+START_TEST(defect_out_not_reset_on_failure)
+{
+	void *out = &out;
+	ck_assert_int_eq(OnnxParser_Parse(NULL, 5, (Onnx__ModelProto **)&out, NULL), ONNXTXT_ERR_ARG);
+	ck_assert_msg(out == NULL, "OnnxParser_Parse(NULL, 5, &out): *out unchanged");
+	out = &out;
+	ck_assert_int_eq(OnnxBinary_Read(NULL, 5, (Onnx__ModelProto **)&out, NULL), ONNXTXT_ERR_ARG);
+	ck_assert_msg(out == NULL, "OnnxBinary_Read(NULL, 5, &out): *out unchanged");
+	out = &out;
+	ck_assert_int_eq(OnnxBinary_ReadFile("/nonexistent", (Onnx__ModelProto **)&out, NULL), ONNXTXT_ERR_IO);
+	ck_assert_msg(out == NULL, "OnnxBinary_ReadFile(missing file): *out unchanged");
+}
+END_TEST
+
+static int valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+		if (n < 0)
+			return 0;
+		for (p++; n > 0; n--, p++)
+			if ((*p & 0xc0) != 0x80)
+				return 0;
+	}
+	return 1;
+}
+
+/* Messages quote long tokens cut at 29 bytes, possibly inside a UTF-8 character. */
+START_TEST(defect_message_cuts_utf8)
+{
+	const char *text = "g (x) => (y) { y = Foo(x) \"\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad"
+			   "\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\" }";
+	Onnx__GraphProto *g;
+	OnnxError e;
+	ck_assert_int_eq(OnnxParser_ParseGraph(text, strlen(text), &g, &e), ONNXTXT_ERR_SYNTAX);
+	ck_assert_msg(valid_utf8(e.message), "not UTF-8: %s", e.message);
+}
+END_TEST
+
+static void add_loop(Suite *s, const char *name, const TTest *test, int n)
+{
+	TCase *tc = tcase_create(name);
+	tcase_set_timeout(tc, 60);
+	_tcase_add_test(tc, test, 0, 0, 0, n);
+	suite_add_tcase(s, tc);
+}
+
+int main(void)
+{
+	Suite *s = suite_create("api");
+	add_loop(s, "valid input parses", valid_input_parses, NENTRIES);
+	add_loop(s, "invalid input fails", invalid_input_fails, NENTRIES);
+	add_loop(s, "trailing text is an error", trailing_text_is_an_error, NENTRIES);
+	add_loop(s, "null arguments", null_arguments, NENTRIES);
+	add_loop(s, "error fields and format", error_fields, NERRORS);
+	TCase *tc = tcase_create("api");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, binary_null_arguments);
+	tcase_add_test(tc, read_file_errors);
+	tcase_add_test(tc, one_free_releases_everything);
+	tcase_add_test(tc, nul_inside_strings_is_kept_in_bytes_fields);
+	tcase_add_test(tc, nul_elsewhere_is_an_error);
+	tcase_add_test(tc, errors_without_a_position);
+	tcase_add_test(tc, nesting_limit_error_fields);
+	tcase_add_test(tc, text_longer_than_the_limit);
+	tcase_add_test(tc, version);
+	suite_add_tcase(s, tc);
+	if (getenv("ONNXTXT_TEST_KNOWN_DEFECTS")) {
+		tc = tcase_create("known defects");
+		tcase_add_test(tc, defect_out_not_reset_on_failure);
+		tcase_add_test(tc, defect_message_cuts_utf8);
+		suite_add_tcase(s, tc);
+	}
+	return tu_run(s);
+}
