@@ -335,12 +335,15 @@ static size_t put(char *buf, size_t size, size_t used, const char *s, size_t n)
 size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
 			size_t size)
 {
-	char head[700];
+	char pos[32] = "";
 	const char *name = file ? file : "<stdin>";
-	int n = err->line ? snprintf(head, sizeof head, "%s:%u:%u: error: %s\n", name, err->line, err->column,
-				     err->message)
-			  : snprintf(head, sizeof head, "%s: error: %s\n", name, err->message);
-	size_t used = put(buf, size, 0, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
+	if (err->line)
+		snprintf(pos, sizeof pos, ":%u:%u", err->line, err->column);
+	size_t used = put(buf, size, 0, name, strlen(name));
+	used = put(buf, size, used, pos, strlen(pos));
+	used = put(buf, size, used, ": error: ", 9);
+	used = put(buf, size, used, err->message, strlen(err->message));
+	used = put(buf, size, used, "\n", 1);
 	if (!text || !err->line || err->offset > len)
 		return used;
 	size_t start = err->offset, end = err->offset;
@@ -348,6 +351,8 @@ size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text
 		start--;
 	while (end < len && text[end] != '\n')
 		end++;
+	if (end > start && end < len && text[end - 1] == '\r')
+		end--; /* a CRLF line ends before its CR */
 	/* control bytes (a NUL, a CR before the newline) would garble or cut the line */
 	for (size_t i = start; i < end; i++) {
 		unsigned char c = (unsigned char)text[i];
