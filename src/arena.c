@@ -99,13 +99,13 @@ static block *grow(ox_arena *a, size_t size)
 
 void *ox_arena_alloc(ox_arena *a, size_t size)
 {
+	if (size > SIZE_MAX / 2)
+		return NULL;
 	size = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
 	if (size == 0)
 		size = ALIGN;
 	block *b = a->head;
 	if (!b || b->size - b->used < size) {
-		if (size > SIZE_MAX / 2)
-			return NULL;
 		b = grow(a, size);
 		if (!b)
 			return NULL;
