@@ -17,8 +17,17 @@
 
 ox_num_status ox_parse_u64(const char *p, size_t n, uint64_t *out)
 {
-	if (n == 0 || (p[0] == '-'))
-		return n && p[0] == '-' ? OX_NUM_RANGE : OX_NUM_SYNTAX;
+	if (n && p[0] == '-') { /* "-0" is zero; any other negative number is out of range */
+		for (size_t i = 1; i < n; i++)
+			if (p[i] != '0')
+				return p[i] >= '1' && p[i] <= '9' ? OX_NUM_RANGE : OX_NUM_SYNTAX;
+		if (n == 1)
+			return OX_NUM_SYNTAX;
+		*out = 0;
+		return OX_NUM_OK;
+	}
+	if (n == 0)
+		return OX_NUM_SYNTAX;
 	uint64_t v = 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned d = (unsigned char)p[i] - '0';
@@ -483,8 +492,8 @@ ox_num_status ox_parse_narrow_float(int dtype, const char *p, size_t n, uint32_t
 		int c = cmp_decimal_double(p, n, a);
 		if (c != 0)
 			r = c > 0 ? hi : lo;
-		else if (f->mbits == 0) /* no mantissa: the even encoding is the even exponent */
-			r = ((encode_narrow(f, false, lo) & 1) == 0) ? lo : hi;
+		/* an exact tie stays as nearbyint put it: to the even multiple of the quantum,
+		 * which for float8e8m0 (no mantissa) is upward, as onnx's numpy_helper rounds */
 	}
 	if (r > f->max || (!f->has_subnormal && r < ldexp(1.0, f->emin)))
 		return OX_NUM_RANGE;

@@ -371,10 +371,10 @@ static const expected_error errors[] = {
 	 "float[1] {1e}\n"
 	 "          ^~\n"},
 	/* at the end of the input, after a final newline */
-	{"graph", "g () => () {\n", ONNXTXT_ERR_SYNTAX, 2, 1, 13, 0,
-	 "m.onnxtxt:2:1: error: expected '[', '}', ',', '=', an identifier or a string after '{', found end of input\n"
-	 "\n"
-	 "^\n"},
+	{"graph", "g () => () {\n", ONNXTXT_ERR_SYNTAX, 1, 13, 12, 0,
+	 "m.onnxtxt:1:13: error: expected '[', '}', ',', '=', an identifier or a string after '{', found end of input\n"
+	 "g () => () {\n"
+	 "            ^\n"},
 	{"graph", "g (x) = > (y) {}", ONNXTXT_ERR_SYNTAX, 1, 7, 6, 1,
 	 "m.onnxtxt:1:7: error: expected '=>' after ')', found '='; '=>' is one token, write it without a space\n"
 	 "g (x) = > (y) {}\n"
