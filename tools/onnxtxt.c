@@ -137,20 +137,17 @@ static int looks_binary(const char *d, size_t n)
 	return 0;
 }
 
-/* Reads a model in either format: the one the bytes suggest, else the other; when both
- * fail, reports the first error and returns an exit code. *m is NULL unless it succeeded;
- * *text holds the input either way (NULL when it could not be read). */
-static int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
+/* Decodes text (or bytes) read from path as a model in either format: the one the bytes
+ * suggest, else the other; when both fail, reports the first error and returns an exit
+ * code. *m is NULL unless it succeeded. */
+static int decode_model(const char *path, const char *text, size_t len, Onnx__ModelProto **m)
 {
 	*m = NULL;
-	*text = slurp(path, len);
-	if (!*text)
-		return EXIT_IO;
 	OnnxError err;
-	int binary = looks_binary(*text, *len);
-	OnnxStatus st = binary ? OnnxBinary_Read(*text, *len, m, &err) : OnnxParser_Parse(*text, *len, m, &err);
+	int binary = looks_binary(text, len);
+	OnnxStatus st = binary ? OnnxBinary_Read(text, len, m, &err) : OnnxParser_Parse(text, len, m, &err);
 	if (st != ONNXTXT_OK && st != ONNXTXT_ERR_NOMEM) {
-		OnnxStatus other = binary ? OnnxParser_Parse(*text, *len, m, NULL) : OnnxBinary_Read(*text, *len, m, NULL);
+		OnnxStatus other = binary ? OnnxParser_Parse(text, len, m, NULL) : OnnxBinary_Read(text, len, m, NULL);
 		if (other == ONNXTXT_OK && (binary || (*m)->graph))
 			return EXIT_OK;
 		if (other == ONNXTXT_OK)
@@ -158,10 +155,19 @@ static int load_model(const char *path, Onnx__ModelProto **m, char **text, size_
 		*m = NULL;
 	}
 	if (st != ONNXTXT_OK) {
-		report(&err, display_name(path), binary ? NULL : *text, *len);
+		report(&err, display_name(path), binary ? NULL : text, len);
 		return exit_for(st);
 	}
 	return EXIT_OK;
+}
+
+/* Reads and decodes a model; *text holds the input either way (NULL when it could not
+ * be read). */
+static int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
+{
+	*m = NULL;
+	*text = slurp(path, len);
+	return *text ? decode_model(path, *text, *len, m) : EXIT_IO;
 }
 
 static const char to_binary_help[] =
@@ -214,7 +220,9 @@ static int cmd_to_binary(int argc, char **argv)
 		/* text streams straight into the output, node by node */
 		OnnxStatus st = to_stdout ? OnnxParser_ParseToBinary(text, len, stdout, &err)
 					  : OnnxParser_ParseToBinaryFile(text, len, out, &err);
-		if (st != ONNXTXT_ERR_SYNTAX && st != ONNXTXT_ERR_VALUE) {
+		/* an error in the text is reported by decode_model, which also tries the
+		 * input as binary after all */
+		if (st == ONNXTXT_OK || err.line == 0) {
 			if (st != ONNXTXT_OK)
 				fprintf(stderr, "%s: %s\n", prog, err.message);
 			free(text);
@@ -222,8 +230,7 @@ static int cmd_to_binary(int argc, char **argv)
 		}
 	}
 	Onnx__ModelProto *m;
-	free(text);
-	rc = load_model(in, &m, &text, &len);
+	rc = decode_model(in, text, len, &m);
 	if (rc == EXIT_OK && embed &&
 	    OnnxModel_EmbedExternalData(m, strcmp(in, "-") ? in : NULL, &err) != ONNXTXT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, err.message);
