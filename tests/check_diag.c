@@ -277,6 +277,12 @@ static const struct {
 	{"graph", "g\t(x) =>\t(y) {\n\ty = Foo(x) <a = 1.5.3>\n}", "2:18: malformed number"},
 };
 
+/* Not asserted, a known deviation: a token longer than 32 bytes is shown cut after 29
+ * bytes, which can split a UTF-8 character: for graph 'g ("' + 12 x U+4E2D + '" x) => () {}'
+ * the message ends "after '\"\xe4\xb8\xad...(9 times)\xe4...', found 'x'", with a lone
+ * lead byte, so the message is not valid UTF-8 (§E: text is UTF-8). Expected: the cut
+ * falls on a character boundary. */
+
 START_TEST(syntax_messages)
 {
 	const char *got = tu_error(messages[_i].kind, messages[_i].text);
