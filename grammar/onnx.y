@@ -392,15 +392,15 @@ anns(M) ::= ANNOT(X).                              { M = P->nannots; ox_annot_pu
 anns(M) ::= anns(M) ANNOT(X).                      { ox_annot_push(P, X); }
 
 %code {
-/* Marks in ok[] every terminal the parser could shift in its current state, following
+/* Whether the parser could shift tokens[0..count), in its current state, following
  * default reductions the way Parse() would. The driver calls it on a replay that stopped
  * just before the offending token, since the failed parse has already made the default
  * reductions that token triggered. Fallbacks are not followed: a keyword that
  * is only acceptable as an identifier is reported as the identifier. */
-static int can_shift(const yyParser *p, int token)
+static int can_shift(const yyParser *p, const int *tokens, int count)
 {
 	YYACTIONTYPE states[YYSTACKDEPTH + 2];
-	int n = 0;
+	int n = 0, k = 0;
 	for (const yyStackEntry *e = p->yystack; e <= p->yytos && n < YYSTACKDEPTH; e++)
 		states[n++] = e->stateno;
 	for (int guard = 0; guard < 10000; guard++) {
@@ -408,11 +408,20 @@ static int can_shift(const yyParser *p, int token)
 		if (st > YY_MAX_SHIFT) {
 			act = st;
 		} else {
-			int i = yy_shift_ofst[st] + token;
-			act = yy_lookahead[i] == token ? yy_action[i] : yy_default[st];
+			int i = yy_shift_ofst[st] + tokens[k];
+			act = yy_lookahead[i] == tokens[k] ? yy_action[i] : yy_default[st];
 		}
-		if (act < YY_MIN_REDUCE)
-			return act <= YY_MAX_SHIFTREDUCE || act == YY_ACCEPT_ACTION;
+		if (act < YY_MIN_REDUCE) {
+			if (act > YY_MAX_SHIFTREDUCE && act != YY_ACCEPT_ACTION)
+				return 0;
+			if (++k == count)
+				return 1;
+			if (act == YY_ACCEPT_ACTION || n >= YYSTACKDEPTH + 1)
+				return 0;
+			/* a shift-reduce pushes the state that makes the reduction */
+			states[n++] = act <= YY_MAX_SHIFT ? act : act + YY_MIN_REDUCE - YY_MIN_SHIFTREDUCE;
+			continue;
+		}
 		if (act == YY_ERROR_ACTION || act == YY_NO_ACTION)
 			return 0;
 		int rule = act - YY_MIN_REDUCE;
@@ -438,16 +447,16 @@ int ox_lemon_data_brace(void *parser)
 	return p->yytos->major == TK_LBRACE && p->yytos->stateno > YY_MAX_SHIFT;
 }
 
-int ox_lemon_can_shift(void *parser, int token)
+int ox_lemon_can_shift(void *parser, const int *tokens, int count)
 {
-	return can_shift(parser, token);
+	return can_shift(parser, tokens, count);
 }
 
 int ox_lemon_expected(void *parser, unsigned char *ok, int size)
 {
 	const yyParser *p = parser;
 	for (int t = 0; t < YYNTOKEN && t < size; t++)
-		ok[t] = (unsigned char)can_shift(p, t);
+		ok[t] = (unsigned char)can_shift(p, &t, 1);
 	return YYNTOKEN;
 }
 }

@@ -15,7 +15,7 @@ void ox_lemonFree(void *parser, void (*dealloc)(void *));
 void ox_lemon(void *parser, int major, ox_tok minor);
 int ox_lemon_expected(void *parser, unsigned char *ok, int size);
 int ox_lemon_data_brace(void *parser);
-int ox_lemon_can_shift(void *parser, int token);
+int ox_lemon_can_shift(void *parser, const int *tokens, int count);
 
 static const char *const lex_errors[] = {
 	[OX_LEX_BAD_CHAR] = "unexpected character",
@@ -130,7 +130,8 @@ static void feed(ox_parser *P, void *lemon, int entry, const char *stop)
 			lex_error(P, &t);
 		if (stop && (t.p >= stop || code == OX_TOK_EOF))
 			return;
-		if (code == TK_ARROW && !ox_lemon_can_shift(lemon, TK_ARROW) && ox_lemon_can_shift(lemon, TK_EQ)) {
+		static const int arrow[] = {TK_ARROW}, eq_gt[] = {TK_EQ, TK_GT};
+		if (code == TK_ARROW && !ox_lemon_can_shift(lemon, arrow, 1) && ox_lemon_can_shift(lemon, eq_gt, 2)) {
 			/* "w =>" is "w =" (an initializer without data) then '>', as the reference
 			 * reads it */
 			ox_tok eq = {t.p, 1, TK_EQ, 0};

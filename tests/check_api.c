@@ -493,14 +493,8 @@ START_TEST(version)
 }
 END_TEST
 
-/* ---- known defects ---------------------------------------------------------------------
- * Behaviour that contradicts the header or the test brief. These tests fail today, so they are
- * kept out of the suite (which must stay green) and run only with ONNXTXT_TEST_KNOWN_DEFECTS=1.
- * Move a test up into the suite once its defect is fixed. */
-
-/* *out is left as it was after some failures: NULL-text argument errors of every entry point
- * and OnnxBinary_Read, and I/O errors of OnnxBinary_ReadFile. */
-START_TEST(defect_out_not_reset_on_failure)
+/* *out is NULL after every failure, argument and I/O errors included. */
+START_TEST(out_reset_on_failure)
 {
 	void *out = &out;
 	ck_assert_int_eq(OnnxParser_Parse(NULL, 5, (Onnx__ModelProto **)&out, NULL), ONNXTXT_ERR_ARG);
@@ -528,8 +522,8 @@ static int valid_utf8(const char *s)
 	return 1;
 }
 
-/* Messages quote long tokens cut at 29 bytes, possibly inside a UTF-8 character. */
-START_TEST(defect_message_cuts_utf8)
+/* Messages quote long tokens cut on a UTF-8 character boundary. */
+START_TEST(message_keeps_utf8_whole)
 {
 	const char *text = "g (x) => (y) { y = Foo(x) \"\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad"
 			   "\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad\" }";
@@ -567,12 +561,8 @@ int main(void)
 	tcase_add_test(tc, nesting_limit_error_fields);
 	tcase_add_test(tc, text_longer_than_the_limit);
 	tcase_add_test(tc, version);
+	tcase_add_test(tc, out_reset_on_failure);
+	tcase_add_test(tc, message_keeps_utf8_whole);
 	suite_add_tcase(s, tc);
-	if (getenv("ONNXTXT_TEST_KNOWN_DEFECTS")) {
-		tc = tcase_create("known defects");
-		tcase_add_test(tc, defect_out_not_reset_on_failure);
-		tcase_add_test(tc, defect_message_cuts_utf8);
-		suite_add_tcase(s, tc);
-	}
 	return tu_run(s);
 }

@@ -245,21 +245,15 @@ else
 	skip "binary output to a terminal exits 2" "script (util-linux) is not available"
 fi
 
-# ---- known defects ---------------------------------------------------------------------------
-# Behaviour that contradicts the spec; kept out of the suite (which must stay green) and run only
-# with ONNXTXT_TEST_KNOWN_DEFECTS=1. Move a case up once its defect is fixed.
-
-if [ -n "${ONNXTXT_TEST_KNOWN_DEFECTS:-}" ]; then
-	# SYNTAX-DECISIONS.md §E: the source line and a caret under the offending token. On a long
-	# line the CLI cuts the message at 2 KiB, so the caret never appears.
-	{
-		printf 'g (float x) => (float y) {'
-		i=0
-		while [ $i -lt 800 ]; do printf ' v%d = Relu(x)' $i; i=$((i + 1)); done
-		printf ' y = Relu(x }\n'
-	} >long.onnxtxt
-	run 1 "known defect: an error on a long line exits 1" to-binary long.onnxtxt &&
-		check "known defect: an error on a long line shows a caret" "grep -q '^ *^\$' err.txt"
+# An error on a very long line still shows the line and the caret.
+{
+	printf 'g (float x) => (float y) {'
+	i=0
+	while [ $i -lt 800 ]; do printf ' v%d = Relu(x)' $i; i=$((i + 1)); done
+	printf ' y = Relu(x }\n'
+} >long.onnxtxt
+if run 1 "an error on a long line exits 1" to-binary long.onnxtxt; then
+	check "an error on a long line shows a caret" "grep -q '^ *^\$' err.txt"
 fi
 
 echo "1..$n"
