@@ -343,9 +343,20 @@ static ProtobufCMessage *resolve(ox_parser *P, const item *it, ProtobufCMessage 
 			ox_fail(P, &it->at, ONNXTXT_ERR_VALUE, "annotation '%s': '%s' is not a %s", it->key, path,
 				repeated ? "list to index" : "message field");
 		if (repeated) {
-			if ((size_t)index >= *(size_t *)(base + fd->quantifier_offset))
-				ox_fail(P, &it->at, ONNXTXT_ERR_VALUE, "annotation '%s': no element %ld", it->key, index);
-			m = (*(ProtobufCMessage ***)(base + fd->offset))[index];
+			size_t *n = (size_t *)(base + fd->quantifier_offset);
+			ProtobufCMessage ***array = (ProtobufCMessage ***)(base + fd->offset);
+			if ((size_t)index == *n) { /* the next index adds an element */
+				ProtobufCMessage **grown = ox_alloc(P, (*n + 1) * sizeof *grown);
+				if (*n)
+					memcpy(grown, *array, *n * sizeof *grown);
+				grown[(*n)++] = ox_new(P, fd->descriptor);
+				*array = grown;
+			}
+			if ((size_t)index >= *n)
+				ox_fail(P, &it->at, ONNXTXT_ERR_VALUE,
+					"annotation '%s': no element %ld ('%s' has %zu; the next index, %zu, adds one)",
+					it->key, index, path, *n, *n);
+			m = (*array)[index];
 		} else {
 			ProtobufCMessage **sub = (ProtobufCMessage **)(base + fd->offset);
 			bool oneof = fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF;

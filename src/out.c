@@ -27,12 +27,15 @@ void ox_out_free(ox_out *o)
 
 void ox_out_flush(ox_out *o)
 {
-	if (!o->f || o->len == 0 || o->failed)
+	/* an open list item may still break its line: keep it */
+	size_t n = o->nbreaks ? o->breaks[0].at - o->flushed : o->len;
+	if (!o->f || n == 0 || o->failed)
 		return;
-	if (fwrite(o->buf, 1, o->len, o->f) != o->len)
+	if (fwrite(o->buf, 1, n, o->f) != n)
 		o->failed = true;
-	o->flushed += o->len;
-	o->len = 0;
+	memmove(o->buf, o->buf + n, o->len - n);
+	o->flushed += n;
+	o->len -= n;
 }
 
 bool ox_out_reserve(ox_out *o, size_t n)
@@ -74,6 +77,54 @@ void ox_newline(ox_out *o)
 size_t ox_column(const ox_out *o)
 {
 	return o->flushed + o->len - o->line;
+}
+
+ox_item ox_item_begin(ox_out *o, bool first)
+{
+	ox_item it = {o->nbreaks};
+	if (first || o->nbreaks == OX_MAX_BREAKS) { /* nested too deep: the item cannot break */
+		it.slot = -1;
+		if (!first)
+			ox_put(o, ", ", 2);
+		return it;
+	}
+	ox_putc(o, ',');
+	o->breaks[o->nbreaks++] = (ox_break){o->flushed + o->len, o->indent, true};
+	ox_putc(o, ' ');
+	return it;
+}
+
+/* Turns the space at break k into a newline and k's indentation. */
+static void break_line(ox_out *o, int k)
+{
+	ox_break *b = &o->breaks[k];
+	if (!ox_out_reserve(o, (size_t)b->indent))
+		return;
+	size_t i = b->at - o->flushed;
+	char *p = o->buf + i;
+	memmove(p + 1 + b->indent, p + 1, o->len - i - 1);
+	p[0] = '\n';
+	memset(p + 1, ' ', (size_t)b->indent);
+	o->len += (size_t)b->indent;
+	o->line = b->at + 1;
+	b->open = false;
+	for (int j = k + 1; j < o->nbreaks; j++)
+		o->breaks[j].at += (size_t)b->indent;
+}
+
+void ox_item_end(ox_out *o, ox_item it)
+{
+	if (it.slot < 0)
+		return;
+	while (ox_column(o) >= OX_WIDTH && !o->failed) { /* room for the comma after */
+		int k = 0;
+		while (k < o->nbreaks && !(o->breaks[k].open && o->breaks[k].at >= o->line))
+			k++;
+		if (k == o->nbreaks)
+			break;
+		break_line(o, k);
+	}
+	o->nbreaks = it.slot;
 }
 
 void ox_put_uint(ox_out *o, uint64_t v)
@@ -137,6 +188,8 @@ void ox_put_string(ox_out *o, const char *s, size_t n)
 		if (s[i] == '"' || s[i] == '\\')
 			*d++ = '\\';
 		*d++ = s[i];
+		if (s[i] == '\n') /* kept as it is: the column counts from here */
+			o->line = o->flushed + (size_t)(d - o->buf);
 	}
 	*d++ = '"';
 	o->len = (size_t)(d - o->buf);

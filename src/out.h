@@ -9,6 +9,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A place where a list may break its line: the space after an item's comma. */
+typedef struct ox_break {
+	size_t at;  /* counted from the first byte ever */
+	int indent; /* of the line the break starts */
+	bool open;  /* the item has not broken there */
+} ox_break;
+
+#define OX_MAX_BREAKS 32
+
 typedef struct ox_out {
 	char *buf;
 	size_t len, cap;
@@ -18,7 +27,12 @@ typedef struct ox_out {
 	int indent;   /* spaces at the start of a new line */
 	size_t flushed; /* bytes already written to f */
 	size_t line;  /* where the current line starts, counted from the first byte ever */
+	ox_break breaks[OX_MAX_BREAKS]; /* of the list items being written, outermost first */
+	int nbreaks;
 } ox_out;
+
+/* Lines are filled up to this many columns. */
+#define OX_WIDTH 100
 
 void ox_out_init(ox_out *o, FILE *f, unsigned flags);
 void ox_out_free(ox_out *o);
@@ -49,6 +63,17 @@ static inline void ox_puts(ox_out *o, const char *s)
 /* A newline, then the current indentation. */
 void ox_newline(ox_out *o);
 size_t ox_column(const ox_out *o);
+
+/* Fill layout for lists: items follow each other on a line while they fit in OX_WIDTH
+ * columns, and continue on new lines at the indentation current at their start.
+ * ox_item_begin writes the separator (", " but before the first item) and keeps the
+ * output from there in the buffer; when ox_item_end finds the line too long, it breaks it
+ * at the earliest open item on it, an enclosing one before a nested one, until it fits. */
+typedef struct ox_item {
+	int slot;
+} ox_item;
+ox_item ox_item_begin(ox_out *o, bool first);
+void ox_item_end(ox_out *o, ox_item it);
 
 void ox_put_int(ox_out *o, int64_t v);
 void ox_put_uint(ox_out *o, uint64_t v);

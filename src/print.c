@@ -21,21 +21,13 @@ static bool notes_on(const ox_out *o)
 
 static void print_graph(ox_out *o, const Onnx__GraphProto *g, bool in_attribute);
 static bool print_type(ox_out *o, const Onnx__TypeProto *t);
-static bool type_ok(const Onnx__TypeProto *t);
+static bool type_ok(const Onnx__TypeProto *t, bool denotations);
 
 /* ---- annotation values ---------------------------------------------------------------- */
 
 static void end_note(ox_out *o)
 {
 	ox_newline(o);
-}
-
-static bool entries_plain(size_t n, Onnx__StringStringEntryProto *const *e)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!e[i]->key || !e[i]->value || e[i]->base.n_unknown_fields)
-			return false;
-	return true;
 }
 
 static void note_messages(ox_out *o, size_t n, const void *const *m)
@@ -51,7 +43,7 @@ static void note_messages(ox_out *o, size_t n, const void *const *m)
 
 static void note_entries(ox_out *o, size_t n, Onnx__StringStringEntryProto *const *e)
 {
-	if (!entries_plain(n, e)) {
+	if (!ox_entries_plain(n, e)) {
 		note_messages(o, n, (const void *const *)e);
 		return;
 	}
@@ -88,14 +80,63 @@ static void note_value(ox_out *o, const ProtobufCFieldDescriptor *fd, const void
 	}
 }
 
+static void note_field(ox_out *o, const char *path, const ProtobufCMessage *msg, const char *name);
+
+/* Whether a message reads well as one note per field: no unknown fields, some field set,
+ * and no field a message but for string-string entries. */
+static bool flat_message(const ProtobufCMessage *m)
+{
+	const ProtobufCMessageDescriptor *d = m->descriptor;
+	bool any = false;
+	if (m->n_unknown_fields)
+		return false;
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *fd = &d->fields[i];
+		if (!ox_field_present(m, fd))
+			continue;
+		any = true;
+		if (fd->type == PROTOBUF_C_TYPE_MESSAGE && fd->descriptor != &onnx__string_string_entry_proto__descriptor)
+			return false;
+	}
+	return any;
+}
+
+/* A message field of flat messages as notes on their fields, "path.name[i].field: v";
+ * false (and nothing written) when some message is not flat. */
+static bool note_flat_field(ox_out *o, const char *key, const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *fd)
+{
+	const char *m = (const char *)msg;
+	bool repeated = fd->label == PROTOBUF_C_LABEL_REPEATED;
+	size_t n = repeated ? *(const size_t *)(m + fd->quantifier_offset) : 1;
+	const ProtobufCMessage *const *subs = repeated ? *(const ProtobufCMessage *const *const *)(m + fd->offset)
+						       : (const ProtobufCMessage *const *)(m + fd->offset);
+	for (size_t i = 0; i < n; i++)
+		if (!flat_message(subs[i]))
+			return false;
+	for (size_t i = 0; i < n; i++) {
+		char path[256 + 24]; /* key and "[i]." */
+		if (repeated)
+			snprintf(path, sizeof path, "%s[%zu].", key, i);
+		else
+			snprintf(path, sizeof path, "%s.", key);
+		const ProtobufCMessageDescriptor *d = subs[i]->descriptor;
+		for (unsigned f = 0; f < d->n_fields; f++)
+			note_field(o, path, subs[i], d->fields[f].name);
+	}
+	return true;
+}
+
 /* "#@ path.name: value" for any field. */
 static void note_field(ox_out *o, const char *path, const ProtobufCMessage *msg, const char *name)
 {
 	const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field_by_name(msg->descriptor, name);
 	if (!fd || !ox_field_present(msg, fd))
 		return;
-	char key[128];
+	char key[256];
 	snprintf(key, sizeof key, "%s%s", path, name);
+	if (fd->type == PROTOBUF_C_TYPE_MESSAGE && fd->descriptor != &onnx__string_string_entry_proto__descriptor &&
+	    note_flat_field(o, key, msg, fd))
+		return;
 	ox_note(o, key);
 	const char *m = (const char *)msg;
 	if (fd->label != PROTOBUF_C_LABEL_REPEATED) {
@@ -190,6 +231,8 @@ static bool collect(ox_out *scratch, const ox_out *o, notes_fn *notes, const voi
 /* Appends collected notes; the output is then at the start of an indented line. */
 static void emit(ox_out *o, ox_out *scratch)
 {
+	if (scratch->line) /* the notes end a line: the current one starts inside them */
+		o->line = o->flushed + o->len + scratch->line;
 	ox_put(o, scratch->buf, scratch->len);
 	o->failed |= scratch->failed;
 	ox_out_free(scratch);
@@ -229,7 +272,7 @@ static bool dotted_ident(const char *s)
 	}
 }
 
-static bool shape_ok(const Onnx__TensorShapeProto *s)
+static bool shape_ok(const Onnx__TensorShapeProto *s, bool denotations)
 {
 	if (!s)
 		return true;
@@ -237,7 +280,7 @@ static bool shape_ok(const Onnx__TensorShapeProto *s)
 		return false;
 	for (size_t i = 0; i < s->n_dim; i++) {
 		const Onnx__TensorShapeProto__Dimension *d = s->dim[i];
-		if (d->denotation || d->base.n_unknown_fields ||
+		if ((d->denotation && !denotations) || d->base.n_unknown_fields ||
 		    (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && !d->dim_param))
 			return false;
 	}
@@ -258,29 +301,82 @@ static bool opaque_ok(const Onnx__TypeProto__Opaque *q)
 	return dotted_ident(q->domain) && q->name && ox_is_ident(q->name);
 }
 
-/* Whether the syntax can write this type exactly. */
-static bool type_ok(const Onnx__TypeProto *t)
+/* Whether the syntax can write this type exactly, or but for denotations, which notes can
+ * carry (type_notes). */
+static bool type_ok(const Onnx__TypeProto *t, bool denotations)
 {
-	if (!t || t->denotation || t->base.n_unknown_fields)
+	if (!t || (t->denotation && !denotations) || t->base.n_unknown_fields)
 		return false;
 	switch (t->value_case) {
 	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
 		return !t->tensor_type->base.n_unknown_fields &&
-		       elem_ok(t->tensor_type->has_elem_type, t->tensor_type->elem_type) && shape_ok(t->tensor_type->shape);
+		       elem_ok(t->tensor_type->has_elem_type, t->tensor_type->elem_type) &&
+		       shape_ok(t->tensor_type->shape, denotations);
 	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
 		return !t->sparse_tensor_type->base.n_unknown_fields &&
 		       elem_ok(t->sparse_tensor_type->has_elem_type, t->sparse_tensor_type->elem_type) &&
-		       shape_ok(t->sparse_tensor_type->shape);
+		       shape_ok(t->sparse_tensor_type->shape, denotations);
 	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
-		return !t->sequence_type->base.n_unknown_fields && type_ok(t->sequence_type->elem_type);
+		return !t->sequence_type->base.n_unknown_fields && type_ok(t->sequence_type->elem_type, denotations);
 	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
-		return !t->optional_type->base.n_unknown_fields && type_ok(t->optional_type->elem_type);
+		return !t->optional_type->base.n_unknown_fields && type_ok(t->optional_type->elem_type, denotations);
 	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
 		return !t->map_type->base.n_unknown_fields && elem_ok(t->map_type->has_key_type, t->map_type->key_type) &&
-		       type_ok(t->map_type->value_type);
+		       type_ok(t->map_type->value_type, denotations);
 	case ONNX__TYPE_PROTO__VALUE_OPAQUE_TYPE: return opaque_ok(t->opaque_type);
 	default: return false;
 	}
+}
+
+/* "#@ type.denotation: ..." notes for the denotations of a type type_ok(t, true) accepted;
+ * path addresses the type ("type." in a value info). */
+static void type_notes(ox_out *o, const char *path, const Onnx__TypeProto *t)
+{
+	char key[256];
+	if (t->denotation) {
+		snprintf(key, sizeof key, "%sdenotation", path);
+		ox_note(o, key);
+		ox_note_string(o, t->denotation, strlen(t->denotation));
+		end_note(o);
+	}
+	const Onnx__TensorShapeProto *shape = NULL;
+	const Onnx__TypeProto *inner = NULL;
+	const char *field = NULL;
+	switch (t->value_case) {
+	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
+		shape = t->tensor_type->shape;
+		field = "tensor_type";
+		break;
+	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
+		shape = t->sparse_tensor_type->shape;
+		field = "sparse_tensor_type";
+		break;
+	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+		inner = t->sequence_type->elem_type;
+		field = "sequence_type.elem_type";
+		break;
+	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+		inner = t->optional_type->elem_type;
+		field = "optional_type.elem_type";
+		break;
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
+		inner = t->map_type->value_type;
+		field = "map_type.value_type";
+		break;
+	default: return;
+	}
+	if (inner) {
+		snprintf(key, sizeof key, "%s%s.", path, field);
+		type_notes(o, key, inner);
+		return;
+	}
+	for (size_t i = 0; shape && i < shape->n_dim; i++)
+		if (shape->dim[i]->denotation) {
+			snprintf(key, sizeof key, "%s%s.shape.dim[%zu].denotation", path, field, i);
+			ox_note(o, key);
+			ox_note_string(o, shape->dim[i]->denotation, strlen(shape->dim[i]->denotation));
+			end_note(o);
+		}
 }
 
 static void print_shape(ox_out *o, const Onnx__TensorShapeProto *s)
@@ -309,7 +405,7 @@ static void print_shape(ox_out *o, const Onnx__TensorShapeProto *s)
 /* Writes the type (which type_ok accepted); returns false after writing nothing otherwise. */
 static bool print_type(ox_out *o, const Onnx__TypeProto *t)
 {
-	if (!type_ok(t))
+	if (!type_ok(t, true))
 		return false;
 	switch (t->value_case) {
 	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
@@ -362,8 +458,10 @@ static void vi_notes(ox_out *o, const void *elem, const void *extra)
 	(void)extra;
 	note_field(o, "", &vi->base, "doc_string");
 	note_field(o, "", &vi->base, "metadata_props");
-	if (vi->type && !type_ok(vi->type))
+	if (vi->type && !type_ok(vi->type, true))
 		note_field(o, "", &vi->base, "type");
+	else if (vi->type)
+		type_notes(o, "type.", vi->type);
 	note_unknown(o, "", &vi->base);
 	static const char *const names[] = {"name"};
 	bool absent[] = {!vi->name};
@@ -452,32 +550,22 @@ static void print_tensor_type(ox_out *o, const Onnx__TensorProto *t)
 	ox_putc(o, ']');
 }
 
-static void print_external(ox_out *o, const Onnx__TensorProto *t)
-{
-	ox_putc(o, '[');
-	for (size_t i = 0; i < t->n_external_data; i++) {
-		if (i)
-			ox_put(o, ", ", 2);
-		ox_put_string(o, t->external_data[i]->key, strlen(t->external_data[i]->key));
-		ox_put(o, ": ", 2);
-		ox_put_string(o, t->external_data[i]->value, strlen(t->external_data[i]->value));
-	}
-	ox_putc(o, ']');
-}
+static void print_entries(ox_out *o, size_t n, Onnx__StringStringEntryProto *const *e);
+
 
 /* The data after "=": values, external entries, or nothing. */
-static void print_tensor_data(ox_out *o, const Onnx__TensorProto *t)
+/* " = data", or only " =" when the text carries no data. */
+static void print_eq_data(ox_out *o, const Onnx__TensorProto *t)
 {
-	switch (ox_tensor_data_kind(t)) {
-	case OX_DATA_TYPED:
-	case OX_DATA_RAW: ox_print_tensor_values(o, t); break;
-	case OX_DATA_EXTERNAL:
-		if (entries_plain(t->n_external_data, t->external_data)) {
-			print_external(o, t);
-			break;
-		}
-		/* fall through: the entries go in notes */
-	default: break;
+	enum ox_data_kind kind = ox_tensor_data_kind(t);
+	if (kind == OX_DATA_TYPED || kind == OX_DATA_RAW) {
+		ox_put(o, " = ", 3);
+		ox_print_tensor_values(o, t);
+	} else if (kind == OX_DATA_EXTERNAL) {
+		ox_put(o, " = ", 3);
+		print_entries(o, t->n_external_data, t->external_data);
+	} else {
+		ox_put(o, " =", 2); /* no data, or data the notes carry */
 	}
 }
 
@@ -487,8 +575,7 @@ static void print_initializer(ox_out *o, const Onnx__TensorProto *t)
 	print_tensor_type(o, t);
 	ox_putc(o, ' ');
 	ox_put_name(o, t->name ? t->name : "", true);
-	ox_put(o, " = ", 3);
-	print_tensor_data(o, t);
+	print_eq_data(o, t);
 }
 
 /* A tensor in an attribute or on its own: "type [name] [=] data". The '=' is written
@@ -503,10 +590,9 @@ static void print_tensor_value(ox_out *o, const Onnx__TensorProto *t)
 	enum ox_data_kind kind = ox_tensor_data_kind(t);
 	if (kind == OX_DATA_TYPED || kind == OX_DATA_RAW) {
 		ox_putc(o, ' ');
-		print_tensor_data(o, t);
+		ox_print_tensor_values(o, t);
 	} else if (kind == OX_DATA_EXTERNAL || !(t->name && *t->name)) {
-		ox_put(o, " = ", 3);
-		print_tensor_data(o, t);
+		print_eq_data(o, t);
 	}
 }
 
@@ -516,8 +602,7 @@ static bool tensor_clean(const Onnx__TensorProto *t)
 {
 	enum ox_data_kind kind = ox_tensor_data_kind(t);
 	return t->name && t->has_data_type && ox_elem_name(t->data_type) && !t->doc_string && !t->n_metadata_props &&
-	       !t->segment && !t->base.n_unknown_fields && kind != OX_DATA_RAW && kind != OX_DATA_OTHER &&
-	       (kind != OX_DATA_EXTERNAL || entries_plain(t->n_external_data, t->external_data));
+	       !t->segment && !t->base.n_unknown_fields && kind != OX_DATA_RAW && kind != OX_DATA_OTHER;
 }
 
 /* Whether the attribute is one the syntax writes: its type set, and only that type's
@@ -542,7 +627,7 @@ static bool attr_canonical(const Onnx__AttributeProto *a)
 		if (!tensor_clean(a->tensors[i]))
 			return false;
 	for (size_t i = 0; i < a->n_type_protos; i++)
-		if (!type_ok(a->type_protos[i]))
+		if (!type_ok(a->type_protos[i], true))
 			return false;
 	switch (a->type) {
 	case AT(FLOAT): return a->has_f;
@@ -551,7 +636,7 @@ static bool attr_canonical(const Onnx__AttributeProto *a)
 	case AT(TENSOR): return a->t && ox_tensor_data_kind(a->t) != OX_DATA_OTHER && a->t->has_data_type &&
 				ox_elem_name(a->t->data_type);
 	case AT(GRAPH): return a->g != NULL;
-	case AT(TYPE_PROTO): return type_ok(a->tp);
+	case AT(TYPE_PROTO): return type_ok(a->tp, true);
 	case AT(FLOATS): return set == 0 || a->n_floats;
 	case AT(INTS): return set == 0 || a->n_ints;
 	case AT(STRINGS): return set == 0 || a->n_strings;
@@ -573,6 +658,13 @@ static void attr_notes(ox_out *o, const void *elem, const void *extra)
 	note_field(o, "", &a->base, "doc_string");
 	if (a->t)
 		tensor_notes(o, a->t, "t.");
+	if (a->tp)
+		type_notes(o, "tp.", a->tp);
+	for (size_t i = 0; i < a->n_type_protos; i++) {
+		char path[48];
+		snprintf(path, sizeof path, "type_protos[%zu].", i);
+		type_notes(o, path, a->type_protos[i]);
+	}
 	note_unknown(o, "", &a->base);
 }
 
@@ -619,19 +711,31 @@ static void print_attr(ox_out *o, const Onnx__AttributeProto *a)
 		ox_put(o, ": ", 2);
 		ox_puts(o, ox_attr_type_name(type));
 	}
-	ox_put(o, " = ", 3);
+	ox_put(o, " = ", type == AT(GRAPH) && !a->ref_attr_name ? 2 : 3); /* print_graph adds the space */
 	if (a->ref_attr_name) {
 		ox_putc(o, '@');
 		ox_put_name(o, a->ref_attr_name, true);
 	} else if (!ox_attr_is_list(type)) {
 		print_attr_element(o, a, type, 0);
 	} else {
+		bool graphs = type == AT(GRAPHS) && n; /* one graph per line */
 		ox_putc(o, '[');
+		o->indent += 2;
 		for (size_t i = 0; i < n; i++) {
-			if (i)
-				ox_put(o, ", ", 2);
+			if (graphs) {
+				if (i)
+					ox_putc(o, ',');
+				ox_newline(o);
+				print_attr_element(o, a, ox_attr_singular(type), i);
+				continue;
+			}
+			ox_item it = ox_item_begin(o, i == 0);
 			print_attr_element(o, a, ox_attr_singular(type), i);
+			ox_item_end(o, it);
 		}
+		o->indent -= 2;
+		if (graphs)
+			ox_newline(o);
 		ox_putc(o, ']');
 	}
 }
@@ -645,18 +749,21 @@ static void print_attrs(ox_out *o, size_t nnames, char *const *names, size_t n, 
 	o->indent += 2;
 	for (size_t i = 0; i < nnames + n; i++) {
 		const Onnx__AttributeProto *a = i < nnames ? NULL : attrs[i - nnames];
+		ox_item it = {0};
 		if (multiline) {
+			if (i)
+				ox_putc(o, ',');
 			ox_newline(o);
 			emit_notes(o, attr_notes, a, NULL);
-		} else if (i) {
-			ox_putc(o, ' ');
+		} else {
+			it = ox_item_begin(o, i == 0);
 		}
 		if (a)
 			print_attr(o, a);
 		else
 			ox_put_name(o, names[i], true);
-		if (i + 1 < nnames + n)
-			ox_putc(o, ',');
+		if (!multiline)
+			ox_item_end(o, it);
 	}
 	o->indent -= 2;
 	if (multiline)
@@ -717,9 +824,9 @@ static void node_notes(ox_out *o, const void *elem, const void *extra)
 static void print_ids(ox_out *o, size_t n, char *const *ids)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (i)
-			ox_put(o, ", ", 2);
+		ox_item it = ox_item_begin(o, i == 0);
 		ox_put_name(o, ids[i], true);
+		ox_item_end(o, it);
 	}
 }
 
@@ -750,7 +857,9 @@ static void print_node(ox_out *o, const Onnx__NodeProto *n, const node_ctx *ctx)
 		ox_put_name(o, n->name, true);
 		ox_put(o, "] ", 2);
 	}
+	o->indent += 2; /* lines that outputs and inputs continue on */
 	print_ids(o, n->n_output, n->output);
+	o->indent -= 2;
 	ox_put(o, n->n_output ? " = " : "= ", n->n_output ? 3 : 2);
 	print_op(o, n, ctx);
 	bool graphs = false;
@@ -762,7 +871,9 @@ static void print_node(ox_out *o, const Onnx__NodeProto *n, const node_ctx *ctx)
 		print_attrs(o, 0, NULL, n->n_attribute, n->attribute, multiline);
 	}
 	ox_put(o, " (", 2);
+	o->indent += 2;
 	print_ids(o, n->n_input, n->input);
+	o->indent -= 2;
 	ox_putc(o, ')');
 	if (n->n_attribute && graphs) {
 		ox_putc(o, ' ');
@@ -869,19 +980,23 @@ static void print_inits(ox_out *o, const Onnx__GraphProto *g)
 	ox_putc(o, '>');
 }
 
-/* A graph: at top level at the start of a line, in an attribute after "name = ". Notes
- * come first, on their own lines. */
+/* A graph: at the start of a line, or in an attribute after "name =", where it adds the
+ * space (or, before notes, the line break). Notes come first, on their own lines. */
 static void print_graph(ox_out *o, const Onnx__GraphProto *g, bool in_attribute)
 {
 	node_ctx ctx = {domain_absent_default(o, g->n_node, g->node)};
 	ox_out notes;
-	if (collect(&notes, o, graph_notes, g, &ctx)) {
-		if (in_attribute)
+	bool annotated = collect(&notes, o, graph_notes, g, &ctx);
+	if (in_attribute && ox_column(o) != (size_t)o->indent) { /* after "name =" */
+		if (annotated)
 			ox_newline(o);
-		emit(o, &notes);
-	} else {
-		ox_out_free(&notes);
+		else
+			ox_putc(o, ' ');
 	}
+	if (annotated)
+		emit(o, &notes);
+	else
+		ox_out_free(&notes);
 	/* in an attribute, a graph named like a type or a float would be misread */
 	ox_put_name(o, g->name ? g->name : "", !in_attribute);
 	ox_putc(o, ' ');
@@ -942,21 +1057,26 @@ static void function_notes(ox_out *o, const void *elem, const void *extra)
 static void print_opsets(ox_out *o, size_t n, Onnx__OperatorSetIdProto *const *ops)
 {
 	ox_putc(o, '[');
+	o->indent += 2;
 	for (size_t i = 0; i < n; i++) {
 		const char *domain = ops[i]->domain ? ops[i]->domain : "";
-		if (i)
-			ox_put(o, ", ", 2);
+		ox_item it = ox_item_begin(o, i == 0);
 		ox_put_string(o, domain, strlen(domain));
 		ox_put(o, " : ", 3);
 		ox_put_int(o, ops[i]->has_version ? ops[i]->version : 0);
+		ox_item_end(o, it);
 	}
+	o->indent -= 2;
 	ox_putc(o, ']');
 }
 
-/* Header entries "key: value", one per line; returns how many were written. */
+/* Header entries "key: value", one per line; returns how many were written. Headers are
+ * only at the top level, at indentation 0. */
 static int header_entry(ox_out *o, int count, const char *key)
 {
-	ox_puts(o, count ? ",\n  " : "<\n  ");
+	ox_putc(o, count ? ',' : '<');
+	o->indent = 2;
+	ox_newline(o);
 	ox_puts(o, key);
 	ox_put(o, ": ", 2);
 	return count + 1;
@@ -973,8 +1093,12 @@ static int header_string(ox_out *o, int count, const char *key, const char *valu
 
 static void end_header(ox_out *o, int count)
 {
-	if (count)
-		ox_puts(o, "\n>\n");
+	o->indent = 0;
+	if (count) {
+		ox_newline(o);
+		ox_putc(o, '>');
+		ox_newline(o);
+	}
 }
 
 /* Whether value info i can be written inline as the typed IO entry for name. */
@@ -986,7 +1110,7 @@ static bool io_typed(const ox_out *o, const Onnx__FunctionProto *f, size_t j, co
 	ox_out notes;
 	bool plain = !collect(&notes, o, vi_notes, vi, NULL);
 	ox_out_free(&notes);
-	return plain && vi->name && strcmp(vi->name, name) == 0 && type_ok(vi->type);
+	return plain && vi->name && strcmp(vi->name, name) == 0 && type_ok(vi->type, true);
 }
 
 /* "(a, float[N] b)": names, typed where the next value info belongs to them, which is
@@ -1057,17 +1181,20 @@ static void model_notes(ox_out *o, const void *elem, const void *extra)
 	note_absent(o, "", names, absent, 1);
 }
 
-static void print_metadata(ox_out *o, size_t n, Onnx__StringStringEntryProto *const *e)
+/* '["k": "v", ...]': metadata and external data entries. */
+static void print_entries(ox_out *o, size_t n, Onnx__StringStringEntryProto *const *e)
 {
 	ox_putc(o, '[');
+	o->indent += 2;
 	for (size_t i = 0; i < n; i++) {
 		const char *k = e[i]->key ? e[i]->key : "", *v = e[i]->value ? e[i]->value : "";
-		if (i)
-			ox_put(o, ", ", 2);
+		ox_item it = ox_item_begin(o, i == 0);
 		ox_put_string(o, k, strlen(k));
 		ox_put(o, ": ", 2);
 		ox_put_string(o, v, strlen(v));
+		ox_item_end(o, it);
 	}
+	o->indent -= 2;
 	ox_putc(o, ']');
 }
 
@@ -1092,7 +1219,7 @@ static int model_header(ox_out *o, const Onnx__ModelProto *m)
 	count = header_string(o, count, "doc_string", m->doc_string);
 	if (m->n_metadata_props) {
 		count = header_entry(o, count, "metadata_props");
-		print_metadata(o, m->n_metadata_props, m->metadata_props);
+		print_entries(o, m->n_metadata_props, m->metadata_props);
 	}
 	return count;
 }
@@ -1107,13 +1234,16 @@ static void print_model(ox_out *o, const Onnx__ModelProto *m)
 	else
 		ox_out_free(&notes);
 	int count = model_header(o, m);
-	if (count)
+	if (count) {
 		end_header(o, count);
-	else if (annotated)
-		ox_puts(o, "<>\n"); /* gives the model's notes their place */
+	} else if (annotated) {
+		ox_puts(o, "<>"); /* gives the model's notes their place */
+		ox_newline(o);
+	}
 	print_graph(o, m->graph ? m->graph : &placeholder, false);
 	for (size_t i = 0; i < m->n_functions; i++) {
-		ox_puts(o, "\n\n");
+		ox_newline(o);
+		ox_newline(o);
 		print_function(o, m->functions[i]);
 	}
 }
@@ -1142,7 +1272,7 @@ static void print_tensor_entry(ox_out *o, const void *m)
 
 static void print_type_entry(ox_out *o, const void *m)
 {
-	if (!type_ok(m)) {
+	if (!type_ok(m, false)) {
 		if (notes_on(o))
 			note_proto(o, m);
 		ox_puts(o, "float"); /* a placeholder the proto note replaces */

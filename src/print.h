@@ -15,6 +15,8 @@ enum ox_data_kind {
 };
 
 enum ox_data_kind ox_tensor_data_kind(const Onnx__TensorProto *t);
+/* Whether "k": "v" entries say all there is: both strings set, no unknown fields. */
+bool ox_entries_plain(size_t n, Onnx__StringStringEntryProto *const *e);
 /* Whether text gives the value back bit for bit: everything but NaNs other than the
  * one the parser makes of "nan" / "-nan". */
 bool ox_float_exact(float v);

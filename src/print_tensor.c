@@ -10,7 +10,6 @@
 #include "types.h"
 
 #define DT(x) ONNX__TENSOR_PROTO__DATA_TYPE__##x
-#define WRAP_AT 100
 
 /* Values of the data type, twice as many for complex; SIZE_MAX when the dims cannot
  * hold data (negative) or overflow. */
@@ -35,10 +34,11 @@ static int bits_of(const Onnx__TensorProto *t)
 	return bits;
 }
 
-/* Bytes of raw data, or entries of int32_data for sub-byte types, that n values take. */
+/* Bytes of raw data, or entries of int32_data for sub-byte types, that n values take
+ * (strings have no width: one entry each). */
 static size_t packed_count(int bits, size_t n)
 {
-	return bits < 8 ? (n * (size_t)bits + 7) / 8 : n;
+	return bits > 0 && bits < 8 ? (n * (size_t)bits + 7) / 8 : n;
 }
 
 static size_t typed_count(const Onnx__TensorProto *t)
@@ -137,6 +137,14 @@ static bool floats_exact(const Onnx__TensorProto *t, size_t n)
 	return true;
 }
 
+bool ox_entries_plain(size_t n, Onnx__StringStringEntryProto *const *e)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!e[i]->key || !e[i]->value || e[i]->base.n_unknown_fields)
+			return false;
+	return true;
+}
+
 enum ox_data_kind ox_tensor_data_kind(const Onnx__TensorProto *t)
 {
 	if (!t->has_data_type || !ox_elem_name(t->data_type))
@@ -144,12 +152,15 @@ enum ox_data_kind ox_tensor_data_kind(const Onnx__TensorProto *t)
 	bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 	size_t typed = typed_count(t);
 	if (external)
-		return t->n_external_data && !typed && !t->has_raw_data ? OX_DATA_EXTERNAL : OX_DATA_OTHER;
+		return t->n_external_data && !typed && !t->has_raw_data &&
+				       ox_entries_plain(t->n_external_data, t->external_data)
+			       ? OX_DATA_EXTERNAL
+			       : OX_DATA_OTHER;
 	if (t->n_external_data || t->has_data_location) /* an explicit DEFAULT too */
 		return OX_DATA_OTHER;
-	if (!typed && !t->has_raw_data)
-		return OX_DATA_NONE;
 	size_t n = value_count(t);
+	if (!typed && !t->has_raw_data) /* "{}" says no data as well, where it is complete */
+		return n == 0 ? OX_DATA_TYPED : OX_DATA_NONE;
 	int bits = bits_of(t);
 	if (n == SIZE_MAX || (typed && t->has_raw_data))
 		return OX_DATA_OTHER;
@@ -215,17 +226,34 @@ static int64_t subbyte_at(const Onnx__TensorProto *t, size_t i, int bits)
 
 /* A narrow float as a decimal number, or as its bit pattern where the number would not
  * read back to the same bits (NaN payloads). */
+/* A narrow float as the shortest decimal literal that reads back to its bits (at most 9
+ * digits for these widths; integers in full), or the bit pattern when no literal does
+ * (NaN payloads). */
 static void narrow_value(ox_out *o, int dtype, uint32_t bits)
 {
 	double d = ox_narrow_to_double(dtype, bits);
 	uint32_t back;
 	char tmp[40];
-	size_t n = 0;
-	if (d != d)
-		n = (size_t)snprintf(tmp, sizeof tmp, "%snan", signbit(d) ? "-" : "");
-	if ((d != d && (ox_parse_narrow_float(dtype, tmp, n, &back) != OX_NUM_OK || back != bits))) {
-		ox_put_uint(o, bits);
+	if (d != d) {
+		int n = snprintf(tmp, sizeof tmp, "%snan", signbit(d) ? "-" : "");
+		if (ox_parse_narrow_float(dtype, tmp, (size_t)n, &back) == OX_NUM_OK && back == bits)
+			ox_put(o, tmp, (size_t)n);
+		else
+			ox_put_uint(o, bits);
 		return;
+	}
+	if (d == 0 || isinf(d) || (d == floor(d) && fabs(d) < 0x1p24)) { /* "448.0", not "4.5e+02" */
+		ox_put_double(o, d, true);
+		return;
+	}
+	for (int digits = 1; digits <= 9; digits++) {
+		int n = snprintf(tmp, sizeof tmp, "%.*g", digits, d);
+		if (ox_parse_narrow_float(dtype, tmp, (size_t)n, &back) == OX_NUM_OK && back == bits) {
+			ox_put(o, tmp, (size_t)n);
+			if (!strpbrk(tmp, ".e"))
+				ox_put(o, ".0", 2); /* a FLOAT literal, not an INT bit pattern */
+			return;
+		}
 	}
 	ox_put_double(o, d, true);
 }
@@ -255,26 +283,20 @@ static void value_at(ox_out *o, const Onnx__TensorProto *t, size_t i)
 		ox_put_int(o, v);
 }
 
-/* "{v, v, ...}", wrapped before WRAP_AT columns with continuation lines indented. */
+/* "{v, v, ...}", filled up to OX_WIDTH columns with continuation lines indented. */
 void ox_print_tensor_values(ox_out *o, const Onnx__TensorProto *t)
 {
 	size_t n = value_count(t);
+	size_t brace = o->flushed + o->len; /* a line starting after it: the values wrapped */
 	ox_putc(o, '{');
-	bool wrapped = false;
 	o->indent += 2;
 	for (size_t i = 0; i < n && !o->failed; i++) {
-		if (i)
-			ox_putc(o, ',');
-		if (ox_column(o) >= WRAP_AT - 12) {
-			ox_newline(o);
-			wrapped = true;
-		} else if (i) {
-			ox_putc(o, ' ');
-		}
+		ox_item it = ox_item_begin(o, i == 0);
 		value_at(o, t, i);
+		ox_item_end(o, it);
 	}
 	o->indent -= 2;
-	if (wrapped)
+	if (o->line > brace) /* the brace closes on its own line */
 		ox_newline(o);
 	ox_putc(o, '}');
 }
