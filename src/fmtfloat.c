@@ -119,7 +119,6 @@ static inline int flog2pow10(int e)
 /* For each k, g = floor(10^-k * 2^-e) + 1 with e making 10^-k * 2^-e lie in
  * [2^127, 2^128): a 128-bit approximation of 10^-k from above, off by at most 1. */
 static u128 scale_table[K_MAX - K_MIN + 1];
-static pthread_once_t scale_once = PTHREAD_ONCE_INIT;
 
 static void u128_increment(u128 *x)
 {
@@ -195,7 +194,6 @@ static decimal strip_zeros(uint64_t d, int e)
  * far away as the successor). */
 static decimal shortest(uint64_t c, int q, bool irregular)
 {
-	pthread_once(&scale_once, build_scale_table);
 	/* k makes the interval 1 to 10 units of 10^k wide: it then holds an integer (one of
 	 * those next to v) and at most one multiple of ten. */
 	int k = irregular ? flog10_3_4_pow2(q) : flog10pow2(q);
@@ -209,7 +207,8 @@ static decimal shortest(uint64_t c, int q, bool irregular)
 	uint64_t vbr = round_to_odd(g, (cb + 2) << h);
 	uint64_t s = vb >> 2, t = s + 1;
 	/* A multiple of ten in the interval is the shortest, and alone in having its length,
-	 * except that 10 can tie with a one-digit number: then the nearest of s, t decides. */
+	 * except that 10 ties with the one-digit numbers: below 10 (s < 10) the nearest of
+	 * s, t decides instead. */
 	if (s >= 10) {
 		uint64_t u10 = s / 10 * 10, w10 = u10 + 10;
 		if (vbl + open <= u10 << 2)
@@ -217,29 +216,67 @@ static decimal shortest(uint64_t c, int q, bool irregular)
 		if ((w10 << 2) + open <= vbr)
 			return strip_zeros(w10, k);
 	}
+	/* Otherwise the nearest of s, t in the interval, ties to even. Neither ends in a zero
+	 * (the multiple-of-ten test above would have caught it) unless s < 10. */
 	bool s_in = vbl + open <= s << 2, t_in = (t << 2) + open <= vbr;
-	if (s_in != t_in)
-		return strip_zeros(s_in ? s : t, k);
-	uint64_t mid = (s << 2) + 2; /* both qualify: nearest to v, ties to even */
-	return strip_zeros(vb < mid || (vb == mid && !(s & 1)) ? s : t, k);
+	uint64_t mid = (s << 2) + 2;
+	uint64_t d = s_in != t_in ? (s_in ? s : t) : vb < mid || (vb == mid && !(s & 1)) ? s : t;
+	return s >= 10 ? (decimal){d, k} : strip_zeros(d, k);
 }
 
 /* ---- layout ----------------------------------------------------------------------- */
 
-static int count_digits(uint64_t d)
+/* 10^0 .. 10^19, and "00" .. "99" for writing two digits at once. */
+static uint64_t pow10_u64[20];
+static char digit_pairs[200];
+
+static void build_digit_tables(void)
 {
-	int n = 1;
-	for (uint64_t p = 10; n < 20 && d >= p; p *= 10)
-		n++;
-	return n;
+	pow10_u64[0] = 1;
+	for (int i = 1; i < 20; i++)
+		pow10_u64[i] = pow10_u64[i - 1] * 10;
+	for (int i = 0; i < 100; i++) {
+		digit_pairs[2 * i] = (char)('0' + i / 10);
+		digit_pairs[2 * i + 1] = (char)('0' + i % 10);
+	}
 }
 
-/* Writes the n low decimal digits of d, zero-padded; returns the end. */
+/* Decimal digits of d > 0. With b its bit length, d has t or t + 1 digits for
+ * t = floor(b * 1233 / 4096) (checked for every b <= 64); one comparison decides,
+ * without data-dependent branches. */
+static int count_digits(uint64_t d)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	int b = 64 - __builtin_clzll(d | 1);
+#else
+	int b = 1;
+	while (b < 64 && d >> b)
+		b++;
+#endif
+	int t = b * 1233 >> 12; /* 1233 / 4096 is log10(2) to 5e-6 */
+	return t + (d >= pow10_u64[t]);
+}
+
+/* Writes the n low decimal digits of d < 10^8, zero-padded. */
+static void put_small(char *p, uint32_t d, int n)
+{
+	for (; n >= 2; d /= 100) {
+		n -= 2;
+		memcpy(p + n, digit_pairs + 2 * (d % 100), 2);
+	}
+	if (n)
+		p[0] = (char)('0' + d % 10);
+}
+
+/* Writes the n low decimal digits of d, zero-padded; returns the end. Eight-digit
+ * chunks in 32-bit arithmetic keep the division chains short. */
 static char *put_digits(char *p, uint64_t d, int n)
 {
-	for (int i = n - 1; i >= 0; i--) {
-		p[i] = (char)('0' + d % 10);
-		d /= 10;
+	if (n > 8) {
+		put_digits(p, d / 100000000, n - 8);
+		put_small(p + n - 8, (uint32_t)(d % 100000000), 8);
+	} else {
+		put_small(p, (uint32_t)(d % 100000000), n);
 	}
 	return p + n;
 }
@@ -260,11 +297,11 @@ static char *put_scientific(char *p, uint64_t d, int n, int e)
 /* d has n digits, value d * 10^(e - n + 1) with e < n - 1: a fraction is shown. */
 static char *put_fixed(char *p, uint64_t d, int n, int e)
 {
-	if (e >= 0) {
-		put_digits(p + 1, d, n);
-		memmove(p, p + 1, (size_t)e + 1);
-		p[e + 1] = '.';
-		return p + n + 1;
+	if (e >= 0) { /* split at the point rather than shift digits: no memmove call */
+		uint64_t scale = pow10_u64[n - 1 - e], ip = d / scale;
+		p = put_digits(p, ip, e + 1);
+		*p++ = '.';
+		return put_digits(p, d - ip * scale, n - 1 - e);
 	}
 	*p++ = '0';
 	*p++ = '.';
@@ -311,6 +348,14 @@ static char *put_decimal(char *p, decimal d, uint64_t c, int q)
 
 /* ---- entry points ------------------------------------------------------------------- */
 
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void build_tables(void)
+{
+	build_scale_table();
+	build_digit_tables();
+}
+
 /* An IEEE binary format with mbits stored significand bits and ebits exponent bits. */
 static size_t format(char *buf, uint64_t bits, int mbits, int ebits)
 {
@@ -325,6 +370,7 @@ static size_t format(char *buf, uint64_t bits, int mbits, int ebits)
 	} else if (be == 0 && m == 0) {
 		*p++ = '0';
 	} else {
+		pthread_once(&tables_once, build_tables);
 		int qmin = 2 - (1 << (ebits - 1)) - mbits;
 		uint64_t c = be ? m | UINT64_C(1) << mbits : m;
 		int q = qmin + (be ? (int)be - 1 : 0);

@@ -5,6 +5,7 @@
  * ONNXTXT_FMTFLOAT_SCALE (default 1) multiplies the sample sizes. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -88,6 +89,10 @@ static const struct {
 	{0.3, "0.3"},
 	{1.0 / 3, "0.3333333333333333"},
 	{9007199254740993.0, "9007199254740992"},
+	/* exactly halfway between the two nearest shortest candidates: the even digit */
+	{1125899906842624.25, "1125899906842624.2"},
+	{1125899906842624.75, "1125899906842624.8"},
+	{1125899906842625.25, "1125899906842625.2"},
 };
 
 static const struct {
@@ -110,6 +115,8 @@ static const struct {
 	{1e-45f, "1e-45"},
 	{1.17549435e-38f, "1.1754944e-38"},
 	{16777216.0f, "16777216"},
+	{2097152.25f, "2097152.2"},
+	{2097152.75f, "2097152.8"},
 };
 
 START_TEST(examples)
@@ -542,6 +549,42 @@ START_TEST(layout_every_exponent)
 }
 END_TEST
 
+/* ---- first use from several threads ------------------------------------------------- */
+
+/* Check runs each test in a fresh child, so the tables are built here, by whichever
+ * thread comes first, while the others wait on the same once-control. */
+static void *format_some(void *arg)
+{
+	uint64_t x = (uint64_t)(uintptr_t)arg * 0x9e3779b97f4a7c15u;
+	for (int i = 0; i < 20000; i++) {
+		char got[OX_FMT_FLOAT_BUF], want[400];
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		double v = d_of(x);
+		if (!isfinite(v))
+			continue;
+		ox_fmt_double(v, got);
+		if (i % 100 == 0) {
+			ref_format(v, false, want, sizeof want);
+			if (strcmp(got, want) != 0)
+				return (void *)1;
+		}
+	}
+	return NULL;
+}
+
+START_TEST(concurrent_first_use)
+{
+	pthread_t th[4];
+	for (uintptr_t i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, format_some, (void *)(i + 1)), 0);
+	for (int i = 0; i < 4; i++) {
+		void *bad;
+		pthread_join(th[i], &bad);
+		ck_assert_msg(bad == NULL, "thread %d formatted a value wrongly", i);
+	}
+}
+END_TEST
+
 /* ---- the suite -------------------------------------------------------------------------- */
 
 static void add(Suite *s, const char *name, const TTest *test)
@@ -569,5 +612,6 @@ int main(void)
 	add(s, "powers_of_two", powers_of_two);
 	add(s, "layout_boundaries", layout_boundaries);
 	add(s, "layout_every_exponent", layout_every_exponent);
+	add(s, "concurrent_first_use", concurrent_first_use);
 	return tu_run(s);
 }

@@ -7,7 +7,8 @@ the integer part of x~ and a sticky bit, set when the fraction of x~ (128 bits) 
 cp*2^-128. Since 0 < x~ - x <= cp*2^-128, that is the exact round-to-odd of x when
 
   (a) the integer-part approximations flog10pow2, flog10_3_4_pow2 and flog2pow10 are exact
-      over the exponents used, h lies in [1, 4] and g fits 128 bits;
+      over the exponents used, h lies in [1, 4] and g fits 128 bits (and, for the
+      layout, count_digits' estimate from the bit length is off by at most one);
   (b) x = n*2^q*10^-k is an integer, or its distance to the nearest integer exceeds
       n*2^h*2^-128 (then the error can neither cross an integer nor hide the fraction).
 
@@ -74,6 +75,14 @@ def check_logs():
         assert flog2pow10(e) == t, e
 
 
+def check_count_digits():
+    """count_digits: a number of b bits has t or t + 1 digits, t = b * 1233 >> 12."""
+    for b in range(1, 65):
+        t = b * 1233 >> 12
+        assert t <= 19
+        assert len(str(2 ** (b - 1))) >= t and len(str(2 ** b - 1)) <= t + 1, b
+
+
 def g_of(k):
     """floor(10^-k * 2^-e) + 1 with e chosen so that the value lies in [2^127, 2^128)."""
     e = flog2pow10(-k) - 127
@@ -132,6 +141,7 @@ def check_exponents(name, qmin, qmax, cbits):
 
 def main():
     check_logs()
+    check_count_digits()
     check_exponents("double", -1074, 971, 53)
     check_exponents("float", -149, 104, 24)
     print("ok")
