@@ -85,28 +85,60 @@ static char *dir_of(const char *model_path)
 	return strndup(model_path, slash == model_path ? 1 : (size_t)(slash - model_path));
 }
 
+static bool inside(const char *real_dir, const char *real)
+{
+	size_t n = strlen(real_dir);
+	return strncmp(real, real_dir, n) == 0 && (real[n] == '/' || real[n] == '\0' || strcmp(real_dir, "/") == 0);
+}
+
+/* Whether path, with symbolic links resolved, stays inside real_dir. A file that does not
+ * exist yet counts by its directory; a link that leads nowhere never does. */
+static bool stays_inside(const char *real_dir, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	if (realpath(path, real))
+		return inside(real_dir, real);
+	if (lstat(path, &st) == 0) /* there, but not resolvable: a dangling or looping link */
+		return false;
+	char *parent = strdup(path), *slash = parent ? strrchr(parent, '/') : NULL;
+	if (!slash) {
+		free(parent);
+		return false;
+	}
+	*slash = '\0';
+	/* a missing directory is left to fail when the file is opened */
+	bool ok = !realpath(parent, real) ? errno == ENOENT : inside(real_dir, real);
+	free(parent);
+	return ok;
+}
+
 /* The file a location names, after checking that, symbolic links resolved, it does not
  * leave dir. */
 static char *resolve(const char *dir, const char *loc, OnnxError *err)
 {
-	char *path = NULL, real_dir[PATH_MAX], real_file[PATH_MAX];
+	char *path = NULL, real_dir[PATH_MAX];
 	if (!location_ok(loc)) {
 		ox_error_set(err, ONNXTXT_ERR_VALUE,
 			     "external data location \"%s\" must be a relative path inside the model's directory", loc);
+		return NULL;
+	}
+	if (!realpath(dir, real_dir)) {
+		int e = errno;
+		ox_error_set(err, ONNXTXT_ERR_IO, "cannot resolve the model's directory %s: %s", dir, strerror(e));
+		err->sys_errno = e;
 		return NULL;
 	}
 	if (asprintf(&path, "%s/%s", dir, loc) < 0) {
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	if (realpath(dir, real_dir) && realpath(path, real_file)) {
-		size_t n = strlen(real_dir);
-		if (strncmp(real_file, real_dir, n) != 0 || (real_file[n] != '/' && strcmp(real_dir, "/") != 0)) {
-			ox_error_set(err, ONNXTXT_ERR_VALUE,
-				     "external data location \"%s\" leads outside the model's directory", loc);
-			free(path);
-			return NULL;
-		}
+	if (!stays_inside(real_dir, path)) {
+		ox_error_set(err, ONNXTXT_ERR_VALUE,
+			     "external data location \"%s\" leads outside the model's directory (through a symbolic link)",
+			     loc);
+		free(path);
+		return NULL;
 	}
 	return path;
 }
