@@ -17,7 +17,7 @@ enum exit_code {
 };
 
 /* Long options without a short form. */
-enum { OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED };
+enum { OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED, OPT_DROP_COMMENTS };
 
 static const char *prog = "onnxtxt";
 
@@ -346,17 +346,40 @@ static int cmd_to_text(int argc, char **argv)
 }
 
 static const char fmt_help[] =
-	"Usage: onnxtxt fmt [-i | --check] FILE...\n"
-	"Rewrite models in the textual syntax in the canonical layout.\n"
+	"Usage: onnxtxt fmt [-i | --check] [--drop-comments] FILE...\n"
+	"Rewrite models in the textual syntax in the canonical layout. Comments are not kept\n"
+	"(annotations, the '#@' lines, are).\n"
 	"\n"
-	"  FILE          a text model, or - for standard input\n"
-	"  -i            rewrite each file in place (atomically) instead of printing it\n"
-	"  --check       print nothing but the names of files that are not canonical;\n"
-	"                exit 1 if there are any\n"
-	"  -h, --help    show this help\n";
+	"  FILE             a text model, or - for standard input\n"
+	"  -i               rewrite each file in place (atomically) instead of printing it;\n"
+	"                   a file with comments is left alone unless --drop-comments\n"
+	"  --check          print nothing but the names of files that are not canonical;\n"
+	"                   exit 1 if there are any\n"
+	"  --drop-comments  let -i rewrite files that have comments\n"
+	"  -h, --help       show this help\n";
+
+/* Whether text has comments ('#' outside strings, but for "#@" annotation lines), which
+ * the canonical text cannot keep. */
+static int has_comments(const char *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] == '"') {
+			for (i++; i < n && t[i] != '"'; i++)
+				i += t[i] == '\\';
+		} else if (t[i] == '#') {
+			if (i + 1 == n || t[i + 1] != '@')
+				return 1;
+			while (i < n && t[i] != '\n')
+				i++;
+		}
+	}
+	return 0;
+}
+
+enum { FMT_PRINT, FMT_IN_PLACE, FMT_CHECK };
 
 /* Formats one file; *changed tells whether the canonical text differs from it. */
-static int fmt_one(const char *path, int in_place, int check, int *changed)
+static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
 {
 	size_t len, plen;
 	char *text = slurp(path, &len), *pretty = NULL;
@@ -365,23 +388,33 @@ static int fmt_one(const char *path, int in_place, int check, int *changed)
 	int rc = EXIT_OK;
 	Onnx__ModelProto *m = NULL;
 	OnnxError err;
+	const char *name = display_name(path);
 	if (looks_binary(text, len)) {
-		fprintf(stderr, "%s: %s is a binary model; fmt formats text (use to-text)\n", prog, display_name(path));
+		fprintf(stderr, "%s: %s is a binary model; fmt formats text (use to-text)\n", prog, name);
 		rc = EXIT_INPUT;
 	} else if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK) {
-		report(&err, display_name(path), text, len);
+		report(&err, name, text, len);
 		rc = exit_for(err.code);
 	} else if (OnnxPrinter_Print(m, 0, &pretty, &plen, &err) != ONNXTXT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, err.message);
 		rc = exit_for(err.code);
 	} else {
 		*changed = plen != len || memcmp(pretty, text, len) != 0;
-		if (check && *changed)
-			printf("%s\n", display_name(path));
-		else if (in_place && *changed && strcmp(path, "-") != 0)
-			rc = write_text(m, 0, path);
-		else if (!check && !in_place && fwrite(pretty, 1, plen, stdout) != plen)
+		if (mode == FMT_CHECK) {
+			if (*changed)
+				printf("%s\n", name);
+		} else if (mode == FMT_IN_PLACE) {
+			if (*changed && has_comments(text, len) && !drop_comments) {
+				fprintf(stderr, "%s: %s: left as it is: formatting would drop its comments "
+						"(--drop-comments allows it)\n", prog, name);
+				rc = EXIT_INPUT;
+			} else if (*changed) {
+				rc = write_text(m, 0, path);
+			}
+		} else if (fwrite(pretty, 1, plen, stdout) != plen) {
+			fprintf(stderr, "%s: cannot write to standard output: %s\n", prog, strerror(errno));
 			rc = EXIT_IO;
+		}
 	}
 	free(pretty);
 	OnnxProto_Free(m);
@@ -391,14 +424,18 @@ static int fmt_one(const char *path, int in_place, int check, int *changed)
 
 static int cmd_fmt(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"check", no_argument, NULL, OPT_CHECK}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	int in_place = 0, check = 0, c;
+	static const struct option opts[] = {{"check", no_argument, NULL, OPT_CHECK},
+					     {"drop-comments", no_argument, NULL, OPT_DROP_COMMENTS},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	int in_place = 0, check = 0, drop_comments = 0, c;
 	while ((c = getopt_long(argc, argv, "ih", opts, NULL)) != -1) {
 		if (c == 'i')
 			in_place = 1;
 		else if (c == OPT_CHECK)
 			check = 1;
+		else if (c == OPT_DROP_COMMENTS)
+			drop_comments = 1;
 		else if (c == 'h')
 			return fputs(fmt_help, stdout), EXIT_OK;
 		else
@@ -408,9 +445,13 @@ static int cmd_fmt(int argc, char **argv)
 		return usage_error("fmt: expected at least one file%s", "");
 	if (in_place && check)
 		return usage_error("fmt: -i and --check exclude each other%s", "");
+	for (int i = optind; in_place && i < argc; i++)
+		if (strcmp(argv[i], "-") == 0)
+			return usage_error("fmt: -i cannot rewrite standard input%s", "");
+	int mode = in_place ? FMT_IN_PLACE : check ? FMT_CHECK : FMT_PRINT;
 	int rc = EXIT_OK, any_changed = 0;
 	for (int i = optind; i < argc; i++) {
-		int changed = 0, r = fmt_one(argv[i], in_place, check, &changed);
+		int changed = 0, r = fmt_one(argv[i], mode, drop_comments, &changed);
 		any_changed |= changed;
 		if (r > rc)
 			rc = r;
