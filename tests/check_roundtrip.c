@@ -1,6 +1,8 @@
 /* Round trips through text. Every shared backend model: binary -> text -> binary gives
  * the original bytes. Every valid corpus file: print(parse(f)) is a fixed point, and
- * both parses serialize alike; without annotations the text still parses. */
+ * both parses serialize alike; without annotations the text still parses. All printed
+ * text has the canonical layout: no trailing spaces, a final newline. Every golden
+ * corpus file prints exactly as its .txt files (one per flag set) say. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +10,20 @@
 
 #include "testutil.h"
 
-static char **backend, **corpus;
-static char corpus_dir[4096];
+static char **backend, **corpus, **golden;
+static char corpus_dir[4096], golden_dir[4096];
+
+/* No line ends in a space, and the text ends with a newline. */
+static void check_layout(const char *text, size_t len, const char *name)
+{
+	ck_assert_msg(len > 0 && text[len - 1] == '\n', "%s: printed text does not end with a newline", name);
+	for (size_t i = 1, line = 1; i < len; i++) {
+		if (text[i] == '\n') {
+			ck_assert_msg(text[i - 1] != ' ', "%s: printed line %zu ends in a space", name, line);
+			line++;
+		}
+	}
+}
 
 static char *print_or_fail(const void *m, unsigned flags, size_t *len, const char *name)
 {
@@ -17,6 +31,7 @@ static char *print_or_fail(const void *m, unsigned flags, size_t *len, const cha
 	OnnxError err;
 	OnnxStatus st = OnnxPrinter_Print(m, flags, &text, len, &err);
 	ck_assert_msg(st == ONNXTXT_OK, "%s: print failed: %s", name, err.message);
+	check_layout(text, *len, name);
 	return text;
 }
 
@@ -99,6 +114,51 @@ START_TEST(corpus_fixed_point)
 }
 END_TEST
 
+/* corpus/golden/NAME.onnxtxt prints as NAME.txt, and with flags as NAME.FLAG.txt when
+ * that file exists; each expected text is itself a fixed point. */
+START_TEST(golden_output)
+{
+	static const struct {
+		const char *suffix;
+		unsigned flags;
+	} variants[] = {{".txt", 0},
+			{".no-annotations.txt", ONNXTXT_PRINT_NO_ANNOTATIONS},
+			{".float-literals.txt", ONNXTXT_PRINT_FLOAT_LITERALS}};
+	const char *name = golden[_i];
+	size_t len;
+	char *text = tu_read(tu_path(golden_dir, name), &len);
+	void *m = parse_or_fail(entry_of(text), text, len, name);
+	size_t stem = strlen(name) - strlen(".onnxtxt");
+	int found = 0;
+	for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+		char want_name[512];
+		snprintf(want_name, sizeof want_name, "%.*s%s", (int)stem, name, variants[v].suffix);
+		size_t wlen;
+		char *want = tu_read(tu_path(golden_dir, want_name), &wlen);
+		if (!want) {
+			ck_assert_msg(v > 0, "%s: no expected output %s", name, want_name);
+			continue;
+		}
+		found++;
+		size_t glen;
+		char *got = print_or_fail(m, variants[v].flags, &glen, want_name);
+		ck_assert_msg(glen == wlen && memcmp(got, want, wlen) == 0, "%s differs from the printed text:\n%s", want_name,
+			      got);
+		void *again = parse_or_fail("model", want, wlen, want_name);
+		size_t alen;
+		char *reprinted = print_or_fail(again, variants[v].flags, &alen, want_name);
+		ck_assert_msg(alen == wlen && memcmp(reprinted, want, wlen) == 0, "%s is not a fixed point", want_name);
+		free(reprinted);
+		OnnxProto_Free(again);
+		free(got);
+		free(want);
+	}
+	ck_assert_int_ge(found, 1);
+	OnnxProto_Free(m);
+	free(text);
+}
+END_TEST
+
 static char *names[4096];
 static int nnames;
 
@@ -120,15 +180,19 @@ int main(void)
 {
 	snprintf(corpus_dir, sizeof corpus_dir, "%s", tu_path(tu_source_root(), "corpus/valid"));
 	corpus = tu_list(corpus_dir, ".onnxtxt");
+	snprintf(golden_dir, sizeof golden_dir, "%s", tu_path(tu_source_root(), "corpus/golden"));
+	golden = tu_list(golden_dir, ".onnxtxt");
 	char data[4096];
 	snprintf(data, sizeof data, "%s", tu_path(tu_shared(), "onnx-backend-data"));
 	backend = tu_find(data, "model.onnx");
 	Suite *s = suite_create("roundtrip");
 	add_cases(s, backend, "backend/", backend_binary_text_binary);
 	add_cases(s, corpus, "valid/", corpus_fixed_point);
+	add_cases(s, golden, "golden/", golden_output);
 	int rc = tu_run(s);
 	tu_free_list(backend);
 	tu_free_list(corpus);
+	tu_free_list(golden);
 	for (int i = 0; i < nnames; i++)
 		free(names[i]);
 	return rc;
