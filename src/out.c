@@ -27,8 +27,14 @@ void ox_out_free(ox_out *o)
 
 void ox_out_flush(ox_out *o)
 {
-	/* an open list item may still break its line: keep it */
-	size_t n = o->nbreaks ? o->breaks[0].at - o->flushed : o->len;
+	/* a line may still break at an open list item, or at the last one that ended on it:
+	 * keep the text from there */
+	size_t keep = o->flushed + o->len;
+	if (o->nbreaks)
+		keep = o->breaks[0].at;
+	if (o->last.open && o->last.at >= o->line && o->last.at < keep)
+		keep = o->last.at;
+	size_t n = keep - o->flushed;
 	if (!o->f || n == 0 || o->failed)
 		return;
 	if (fwrite(o->buf, 1, n, o->f) != n)
@@ -40,6 +46,8 @@ void ox_out_flush(ox_out *o)
 
 bool ox_out_reserve(ox_out *o, size_t n)
 {
+	if (o->limit && o->len + n > o->limit)
+		o->failed = true;
 	if (o->failed)
 		return false;
 	if (o->f && o->len >= FLUSH_AT)
@@ -54,6 +62,8 @@ bool ox_out_reserve(ox_out *o, size_t n)
 		}
 		cap *= 2;
 	}
+	if (o->limit && cap > o->limit)
+		cap = o->limit; /* so that every write past it comes here */
 	char *b = realloc(o->buf, cap);
 	if (!b) {
 		o->failed = true;
@@ -81,49 +91,52 @@ size_t ox_column(const ox_out *o)
 
 ox_item ox_item_begin(ox_out *o, bool first)
 {
-	ox_item it = {o->nbreaks};
-	if (first || o->nbreaks == OX_MAX_BREAKS) { /* nested too deep: the item cannot break */
-		it.slot = -1;
-		if (!first)
-			ox_put(o, ", ", 2);
+	ox_item it = {o->nbreaks, false};
+	if (first)
 		return it;
-	}
 	ox_putc(o, ',');
-	o->breaks[o->nbreaks++] = (ox_break){o->flushed + o->len, o->indent, true};
+	if (o->nbreaks < OX_MAX_BREAKS) { /* else nested too deep: the item cannot break */
+		o->breaks[o->nbreaks++] = (ox_break){o->flushed + o->len, o->indent, true};
+		it.pushed = true;
+	}
 	ox_putc(o, ' ');
 	return it;
 }
 
 /* Turns the space at break k into a newline and k's indentation. */
-static void break_line(ox_out *o, int k)
+/* Turns the space at break b into a newline and b's indentation. */
+static void break_line(ox_out *o, ox_break *b)
 {
-	ox_break *b = &o->breaks[k];
 	if (!ox_out_reserve(o, (size_t)b->indent))
 		return;
-	size_t i = b->at - o->flushed;
+	size_t at = b->at, i = at - o->flushed;
 	char *p = o->buf + i;
 	memmove(p + 1 + b->indent, p + 1, o->len - i - 1);
 	p[0] = '\n';
 	memset(p + 1, ' ', (size_t)b->indent);
 	o->len += (size_t)b->indent;
-	o->line = b->at + 1;
+	o->line = at + 1;
 	b->open = false;
-	for (int j = k + 1; j < o->nbreaks; j++)
-		o->breaks[j].at += (size_t)b->indent;
+	for (int j = 0; j < o->nbreaks; j++)
+		if (o->breaks[j].at > at)
+			o->breaks[j].at += (size_t)b->indent;
 }
 
 void ox_item_end(ox_out *o, ox_item it)
 {
-	if (it.slot < 0)
-		return;
 	while (ox_column(o) >= OX_WIDTH && !o->failed) { /* room for the comma after */
 		int k = 0;
 		while (k < o->nbreaks && !(o->breaks[k].open && o->breaks[k].at >= o->line))
 			k++;
-		if (k == o->nbreaks)
+		if (k < o->nbreaks)
+			break_line(o, &o->breaks[k]);
+		else if (o->last.open && o->last.at >= o->line)
+			break_line(o, &o->last);
+		else
 			break;
-		break_line(o, k);
 	}
+	if (it.pushed && o->breaks[it.slot].open && o->breaks[it.slot].at >= o->line)
+		o->last = o->breaks[it.slot]; /* it fit: a later item may still break there */
 	o->nbreaks = it.slot;
 }
 

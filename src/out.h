@@ -29,6 +29,8 @@ typedef struct ox_out {
 	size_t line;  /* where the current line starts, counted from the first byte ever */
 	ox_break breaks[OX_MAX_BREAKS]; /* of the list items being written, outermost first */
 	int nbreaks;
+	ox_break last; /* of the list item that ended last */
+	size_t limit;  /* if not 0, writing past this many bytes fails: for measuring */
 } ox_out;
 
 /* Lines are filled up to this many columns. */
@@ -68,9 +70,11 @@ size_t ox_column(const ox_out *o);
  * columns, and continue on new lines at the indentation current at their start.
  * ox_item_begin writes the separator (", " but before the first item) and keeps the
  * output from there in the buffer; when ox_item_end finds the line too long, it breaks it
- * at the earliest open item on it, an enclosing one before a nested one, until it fits. */
+ * at the earliest open item on it (an enclosing one before a nested one), else where the
+ * last item that ended on it began, until it fits. */
 typedef struct ox_item {
 	int slot;
+	bool pushed;
 } ox_item;
 ox_item ox_item_begin(ox_out *o, bool first);
 void ox_item_end(ox_out *o, ox_item it);

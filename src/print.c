@@ -771,7 +771,11 @@ static void print_attrs(ox_out *o, size_t nnames, char *const *names, size_t n, 
 	ox_putc(o, '>');
 }
 
-static bool attrs_multiline(const ox_out *o, size_t n, Onnx__AttributeProto *const *attrs)
+/* One attribute per line when any has notes or holds a graph, or when the list and tail
+ * more columns after it do not fit on the line (measured by writing the list, up to the
+ * room left). */
+static bool attrs_multiline(const ox_out *o, size_t nnames, char *const *names, size_t n,
+			    Onnx__AttributeProto *const *attrs, size_t tail)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (attr_has_graph(attrs[i]))
@@ -782,7 +786,16 @@ static bool attrs_multiline(const ox_out *o, size_t n, Onnx__AttributeProto *con
 		if (any)
 			return true;
 	}
-	return false;
+	size_t column = ox_column(o) + 1 + tail; /* after the space before '<' */
+	if (column + 2 >= OX_WIDTH)
+		return column - tail + 2 < OX_WIDTH; /* only a long tail: its line breaks anyway */
+	ox_out line;
+	ox_out_init(&line, NULL, o->flags);
+	line.limit = OX_WIDTH - column;
+	print_attrs(&line, nnames, names, n, attrs, false);
+	bool fits = !line.failed && !memchr(line.buf, '\n', line.len);
+	ox_out_free(&line);
+	return !fits;
 }
 
 /* ---- nodes --------------------------------------------------------------------------------- */
@@ -865,7 +878,10 @@ static void print_node(ox_out *o, const Onnx__NodeProto *n, const node_ctx *ctx)
 	bool graphs = false;
 	for (size_t i = 0; i < n->n_attribute; i++)
 		graphs |= attr_has_graph(n->attribute[i]);
-	bool multiline = n->n_attribute && attrs_multiline(o, n->n_attribute, n->attribute);
+	size_t inputs = 3; /* " (...)", names roughly as written */
+	for (size_t i = 0; i < n->n_input; i++)
+		inputs += strlen(n->input[i]) + (i ? 2 : 0) + (ox_is_ident(n->input[i]) ? 0 : 2);
+	bool multiline = n->n_attribute && attrs_multiline(o, 0, NULL, n->n_attribute, n->attribute, inputs);
 	if (n->n_attribute && !graphs) {
 		ox_putc(o, ' ');
 		print_attrs(o, 0, NULL, n->n_attribute, n->attribute, multiline);
@@ -1136,7 +1152,7 @@ static void print_function_attrs(ox_out *o, const Onnx__FunctionProto *f)
 		return;
 	ox_putc(o, ' ');
 	print_attrs(o, f->n_attribute, f->attribute, f->n_attribute_proto, f->attribute_proto,
-		    attrs_multiline(o, f->n_attribute_proto, f->attribute_proto));
+		    attrs_multiline(o, f->n_attribute, f->attribute, f->n_attribute_proto, f->attribute_proto, 0));
 }
 
 static void print_function(ox_out *o, const Onnx__FunctionProto *f)
