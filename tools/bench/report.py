@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Prints run.sh's tables and target summary from the raw key=value results.
+
+    tools/bench/report.py RESULTS_DIR
+
+RESULTS_DIR holds `machine` and one directory per input with the outputs of bench_parse and
+bench_ref (our_cold.N, ref_cold.N, our_warm.N, ref_warm.N, our_tobin.1, ref_tobin.1, compare).
+Exit status: 0 when every measured target is met, 3 when one is not, 1 on missing data.
+"""
+import os
+import statistics
+import sys
+
+NOMINAL_REF_MBS = 110.0  # the issue's figure for onnx 1.12, used only when no reference ran
+TARGETS = [("node-heavy", 10.0), ("tensor-heavy", 5.0)]
+RSS_TARGET = 3.0
+
+
+def kv(path):
+    d = {}
+    with open(path) as f:
+        for line in f:
+            k, sep, v = line.strip().partition("=")
+            if sep:
+                d[k] = v
+    return d
+
+
+def runs(dirpath, prefix):
+    files = sorted(f for f in os.listdir(dirpath) if f.startswith(prefix + ".") and not f.endswith(".err"))
+    return [kv(os.path.join(dirpath, f)) for f in files]
+
+
+class Row:
+    """One measurement: times (s) of the runs, the bytes parsed, peak RSS (KiB) if any."""
+
+    def __init__(self, label, times, nbytes, rss_kb=None):
+        self.label, self.times, self.nbytes, self.rss_kb = label, times, nbytes, rss_kb
+
+    def mbs(self):  # median throughput
+        return self.nbytes / 1e6 / statistics.median(self.times)
+
+    def best(self):
+        return self.nbytes / 1e6 / min(self.times)
+
+    def spread(self):  # (slowest - fastest) / median, in percent
+        return 100.0 * (max(self.times) - min(self.times)) / statistics.median(self.times)
+
+
+def load(d):
+    """Rows of one input directory, keyed by (who, what)."""
+    rows = {}
+    for who in ("our", "ref"):
+        cold = runs(d, who + "_cold")
+        if cold:
+            n = int(cold[0]["bytes"])
+            rows[who, "cold"] = Row(who, [float(r["parse_s"]) for r in cold], n,
+                                    statistics.median(int(r["maxrss_kb"]) for r in cold))
+            rows[who, "nodes"] = int(cold[0]["nodes"])
+        warm = runs(d, who + "_warm")
+        if warm:
+            rows[who, "warm"] = Row(who, [float(r["best_s"]) for r in warm], int(warm[0]["bytes"]))
+        tob = runs(d, who + "_tobin")
+        if tob and (who, "cold") in rows:
+            t = tob[0]
+            times = [float(t["run%d_s" % i]) for i in range(int(t["runs"]))]
+            rows[who, "tobin"] = Row(who, times, rows[who, "cold"].nbytes, float(t["maxrss_kb"]))
+    return rows
+
+
+def fmt_rss(row):
+    if row.rss_kb is None:
+        return "%10s %9s" % ("-", "-")
+    b = row.rss_kb * 1024
+    return "%7.1f MB %8.2fx" % (b / 1e6, b / row.nbytes)
+
+
+def table(name, rows, compare, out):
+    our = rows[("our", "cold")]
+    ident = compare.get("identical")
+    out.append("== %s: %.2f MB of text, %d nodes -> %.2f MB binary%s" % (
+        name, our.nbytes / 1e6, rows[("our", "nodes")], int(compare.get("bytes_out", 0)) / 1e6,
+        "" if ident is None else "; binary identical to the reference's: %s" % ident))
+    out.append("%-26s %9s %9s %7s %9s %10s %9s" % ("", "MB/s", "best", "spread", "x ref", "peak RSS", "RSS/input"))
+    labels = [(("our", "cold"), "our parse, cold"), (("our", "warm"), "our parse, warm"),
+              (("ref", "cold"), "ref parse, cold"), (("ref", "warm"), "ref parse, warm"),
+              (("our", "tobin"), "our to-binary, end-to-end"), (("ref", "tobin"), "ref to-binary, end-to-end")]
+    for key, label in labels:
+        row = rows.get(key)
+        if row is None:
+            continue
+        ref = rows.get(("ref", key[1]))
+        ratio = "%8.2fx" % (row.mbs() / ref.mbs()) if ref else "%9s" % "n/a"
+        out.append("%-26s %9.1f %9.1f %6.0f%% %s %s" % (label, row.mbs(), row.best(), row.spread(), ratio,
+                                                        fmt_rss(row)))
+    if ("ref", "cold") in rows and rows[("ref", "cold")].mbs() < NOMINAL_REF_MBS / 2:
+        out.append("(note: the reference ran at %.0f MB/s here, the issue quotes ~%.0f MB/s)"
+                   % (rows[("ref", "cold")].mbs(), NOMINAL_REF_MBS))
+    out.append("")
+
+
+def speed_target(name, factor, all_rows):
+    rows = all_rows.get(name)
+    head = "target: %s parse >= %gx the reference (cold): " % (name, factor)
+    if rows is None:
+        return head + "not measured (preset not run)", None
+    our = rows[("our", "cold")]
+    ref = rows.get(("ref", "cold"))
+    if ref:
+        ratio, refmbs, src = our.mbs() / ref.mbs(), ref.mbs(), "onnx 1.12 measured"
+    else:
+        ratio, refmbs, src = our.mbs() / NOMINAL_REF_MBS, NOMINAL_REF_MBS, "the issue's nominal figure; no reference built"
+    warm = ""
+    if ("our", "warm") in rows and ("ref", "warm") in rows:
+        warm = "; warm %.2fx" % (rows[("our", "warm")].mbs() / rows[("ref", "warm")].mbs())
+    ok = ratio >= factor
+    return (head + "%s, %.1f vs %.1f MB/s (%s) = %.2fx%s"
+            % ("met" if ok else "NOT met", our.mbs(), refmbs, src, ratio, warm)), ok
+
+
+def rss_target(all_rows):
+    parts, ok = [], True
+    for what, key in (("parse", ("our", "cold")), ("to-binary", ("our", "tobin"))):
+        items = []
+        for name, rows in all_rows.items():
+            row = rows.get(key)
+            if row is None or row.rss_kb is None:
+                continue
+            x = row.rss_kb * 1024 / row.nbytes
+            ok = ok and x <= RSS_TARGET
+            items.append("%s %.2fx" % (name, x))
+        parts.append("%s: %s" % (what, ", ".join(items)))
+    return ("target: peak RSS <= %gx the input (our parse process, our to-binary process): %s; %s"
+            % (RSS_TARGET, "met" if ok else "NOT met", "; ".join(parts))), ok
+
+
+def baselines(res, machine):
+    """Peak RSS of the processes before they read any input: the floor under RSS/input."""
+    parts = []
+    first = machine.get("presets", "").split()[:1]
+    for who, label in (("our", "bench_parse"), ("ref", "bench_ref")):
+        cold = runs(os.path.join(res, first[0]), who + "_cold") if first else []
+        if cold and "baseline_kb" in cold[0]:
+            parts.append("%s %.1f MB" % (label, int(cold[0]["baseline_kb"]) * 1024 / 1e6))
+    cli = os.path.join(res, "baseline_cli")
+    if os.path.exists(cli):
+        parts.append("onnxtxt --version %.1f MB" % (float(kv(cli)["maxrss_kb"]) * 1024 / 1e6))
+    return "peak RSS before reading input: " + ", ".join(parts)
+
+
+def main():
+    res = sys.argv[1]
+    machine = kv(os.path.join(res, "machine"))
+    out = ["onnxtxt parse benchmark", ""]
+    for k in ("cpu", "cores", "hypervisor", "thp", "kernel", "cc", "commit", "onnxtxt", "ref", "outdir", "loadavg",
+              "settings"):
+        out.append("  %-10s %s" % (k, machine.get(k, "?")))
+    out.append("  %-10s %s" % ("baseline", baselines(res, machine)))
+    out += ["  (MB/s = 10^6 bytes of text per second, median over runs; best = fastest run; spread = "
+            "(slowest-fastest)/median; x ref = vs the reference's same row kind; RSS = ru_maxrss, incl. the text)", ""]
+    all_rows = {}
+    for name in machine.get("presets", "").split():
+        d = os.path.join(res, name)
+        if not os.path.isdir(d):
+            print("report.py: no results for %s" % name, file=sys.stderr)
+            return 1
+        all_rows[name] = load(d)
+        compare = kv(os.path.join(d, "compare")) if os.path.exists(os.path.join(d, "compare")) else {}
+        table(name, all_rows[name], compare, out)
+    verdicts = []
+    for name, factor in TARGETS:
+        line, ok = speed_target(name, factor, all_rows)
+        out.append(line)
+        verdicts.append(ok)
+    line, ok = rss_target(all_rows)
+    out.append(line)
+    verdicts.append(ok)
+    print("\n".join(out))
+    return 3 if False in verdicts else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
