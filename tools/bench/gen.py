@@ -5,10 +5,10 @@
     tools/bench/gen.py custom --nodes N --floats M [-o OUT] [--seed N]
 
 Presets (sizes are approximate):
-    mixed-40mb    200k nodes with attributes + 2M initializer floats   (~40 MB)
-    mixed-2mb     10k nodes + 100k floats                              (~2 MB)
-    node-heavy    200k nodes, a few small initializers                 (~17 MB)
-    tensor-heavy  4M floats in ~100 initializers, ~100 nodes          (~49 MB)
+    mixed-40mb    200k nodes with attributes + 2M initializer floats   (43 MB)
+    mixed-2mb     10k nodes + 100k floats                              (2.1 MB)
+    node-heavy    200k nodes, 2k floats in a few small initializers    (18 MB)
+    tensor-heavy  4M floats in ~200 initializers, 100 nodes            (49 MB)
 
 The text stays inside the subset on which onnx 1.12's C++ parser and ours agree
 (SYNTAX.md section 5.3): ir_version 8, opset 18, real op names, plain identifiers, SSA

@@ -43,8 +43,13 @@ class Row:
     def best(self):
         return self.nbytes / 1e6 / min(self.times)
 
-    def spread(self):  # (slowest - fastest) / median, in percent
-        return 100.0 * (max(self.times) - min(self.times)) / statistics.median(self.times)
+    def mad(self):  # median absolute deviation of the times, in percent of the median
+        m = statistics.median(self.times)
+        return 100.0 * statistics.median(abs(t - m) for t in self.times) / m
+
+    def worst(self):  # slowest run, in percent over the median
+        m = statistics.median(self.times)
+        return 100.0 * (max(self.times) - m) / m
 
 
 def load(d):
@@ -81,7 +86,8 @@ def table(name, rows, compare, out):
     out.append("== %s: %.2f MB of text, %d nodes -> %.2f MB binary%s" % (
         name, our.nbytes / 1e6, rows[("our", "nodes")], int(compare.get("bytes_out", 0)) / 1e6,
         "" if ident is None else "; binary identical to the reference's: %s" % ident))
-    out.append("%-26s %9s %9s %7s %9s %10s %9s" % ("", "MB/s", "best", "spread", "x ref", "peak RSS", "RSS/input"))
+    out.append("%-26s %4s %8s %8s %6s %6s %8s %10s %9s"
+               % ("", "runs", "MB/s", "best", "MAD", "worst", "x ref", "peak RSS", "RSS/input"))
     labels = [(("our", "cold"), "our parse, cold"), (("our", "warm"), "our parse, warm"),
               (("ref", "cold"), "ref parse, cold"), (("ref", "warm"), "ref parse, warm"),
               (("our", "tobin"), "our to-binary, end-to-end"), (("ref", "tobin"), "ref to-binary, end-to-end")]
@@ -90,9 +96,9 @@ def table(name, rows, compare, out):
         if row is None:
             continue
         ref = rows.get(("ref", key[1]))
-        ratio = "%8.2fx" % (row.mbs() / ref.mbs()) if ref else "%9s" % "n/a"
-        out.append("%-26s %9.1f %9.1f %6.0f%% %s %s" % (label, row.mbs(), row.best(), row.spread(), ratio,
-                                                        fmt_rss(row)))
+        ratio = "%7.2fx" % (row.mbs() / ref.mbs()) if ref else "%8s" % "n/a"
+        out.append("%-26s %4d %8.1f %8.1f %5.1f%% %5.0f%% %s %s" % (
+            label, len(row.times), row.mbs(), row.best(), row.mad(), row.worst(), ratio, fmt_rss(row)))
     if ("ref", "cold") in rows and rows[("ref", "cold")].mbs() < NOMINAL_REF_MBS / 2:
         out.append("(note: the reference ran at %.0f MB/s here, the issue quotes ~%.0f MB/s)"
                    % (rows[("ref", "cold")].mbs(), NOMINAL_REF_MBS))
@@ -156,8 +162,10 @@ def main():
               "settings"):
         out.append("  %-10s %s" % (k, machine.get(k, "?")))
     out.append("  %-10s %s" % ("baseline", baselines(res, machine)))
-    out += ["  (MB/s = 10^6 bytes of text per second, median over runs; best = fastest run; spread = "
-            "(slowest-fastest)/median; x ref = vs the reference's same row kind; RSS = ru_maxrss, incl. the text)", ""]
+    out += ["  (MB/s = 10^6 bytes of text per second, median over runs (warm: over processes, each the best of",
+            "   its parses); best = fastest run; MAD = median absolute deviation of the run times / median;",
+            "   worst = slowest run over the median; x ref = vs the reference's same kind of row;",
+            "   peak RSS = ru_maxrss of the process (median), including the text buffer)", ""]
     all_rows = {}
     for name in machine.get("presets", "").split():
         d = os.path.join(res, name)

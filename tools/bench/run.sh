@@ -11,13 +11,15 @@
 #                         directory on disk to include the disk)
 #   -p, --presets LIST    inputs, space-separated gen.py presets
 #                         (default: "mixed-40mb mixed-2mb node-heavy tensor-heavy")
-#   -r, --runs N          fresh processes per cold measurement and per to-binary (default 7)
+#   -r, --runs N          fresh processes per cold measurement and per to-binary (default 7;
+#                         inputs under 16 MB get proportionally more, up to 5x)
 #   -n, --warm N          parses per warm process (default 5); best of them is kept,
 #                         and 3 warm processes are run, of which the median is reported
 #       --seed N          generator seed (default: gen.py's)
 #       --pin CPU         run every measured process under `taskset -c CPU`
 #       --no-ref          skip the reference even when libonnx is installed
-#       --perf            also print a perf profile (top functions) of our parse per input
+#       --perf            also print perf profiles (top functions by self time) of our parse
+#                         and of `onnxtxt to-binary` for each input
 #       --strict          exit 3 when a target is not met (default: report only)
 #   -h, --help
 #
@@ -59,7 +61,7 @@ while [ $# -gt 0 ]; do
 	--perf) do_perf=1 ;;
 	--strict) strict=1 ;;
 	-h|--help) usage; exit 0 ;;
-	*) usage >&2; exit 2 ;;
+	*) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -154,8 +156,13 @@ for p in $presets; do
 	f=${input[$p]}
 	d=$res/$p
 	mkdir -p "$d"
-	echo "== $p: $(stat -c %s "$f") bytes" >&2
-	for i in $(seq "$runs"); do
+	size=$(stat -c %s "$f")
+	# Small inputs are quick and noisier: give them up to 5x the runs (down to 16 MB).
+	scale=$(( 16000000 / (size + 1) ))
+	scale=$(( scale < 1 ? 1 : scale > 5 ? 5 : scale ))
+	n=$(( runs * scale ))
+	echo "== $p: $size bytes, $n runs" >&2
+	for i in $(seq "$n"); do
 		measure "our cold parse" "$d/our_cold.$i" "$work/bench_parse" cold "$f"
 		if [ $have_ref = 1 ]; then
 			measure "reference cold parse" "$d/ref_cold.$i" "$work/bench_ref" cold "$f"
@@ -167,10 +174,10 @@ for p in $presets; do
 			measure "reference warm parse" "$d/ref_warm.$i" "$work/bench_ref" warm "$f" "$warm"
 		fi
 	done
-	measure "our to-binary" "$d/our_tobin.1" "$work/bench_parse" spawn "$runs" -- \
+	measure "our to-binary" "$d/our_tobin.1" "$work/bench_parse" spawn "$n" -- \
 		"$onnxtxt" to-binary "$f" -o "$outdir/$p.our.onnx"
 	if [ $have_ref = 1 ]; then
-		measure "reference to-binary" "$d/ref_tobin.1" "$work/bench_parse" spawn "$runs" -- \
+		measure "reference to-binary" "$d/ref_tobin.1" "$work/bench_parse" spawn "$n" -- \
 			"$work/bench_ref" to-binary "$f" "$outdir/$p.ref.onnx"
 		if cmp -s "$outdir/$p.our.onnx" "$outdir/$p.ref.onnx"; then
 			echo "identical=yes" >"$d/compare"
@@ -195,22 +202,32 @@ done
 	echo "cc=$("$CC" --version | head -1)"
 	echo "outdir=$outdir ($(df -T "$outdir" | awk 'NR==2 {print $2}'))"
 	echo "loadavg=$load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after (1/5/15 min)"
-	echo "settings=cold runs $runs, warm: best of $warm parses x $warm_procs processes, to-binary runs $runs, pin ${pin:-none}"
+	echo "settings=cold and to-binary runs $runs (x up to 5 for small inputs), warm: best of $warm parses x $warm_procs processes, pin ${pin:-none}"
 	echo "presets=$presets"
 } >"$res/machine"
 rc=0
 python3 "$here/report.py" "$res" || rc=$?
 
 # ---- optional profile ------------------------------------------------------------------
+# top_symbols DATA N: the N hottest symbols by self time, with their DSO; then shares by DSO.
+top_symbols() {
+	perf report -i "$1" --no-children --sort dso,sym --stdio 2>/dev/null | awk -v n="$2" '/^ +[0-9]/ && k++ < n'
+	perf report -i "$1" --no-children --sort dso --stdio 2>/dev/null \
+		| awk '/^ +[0-9]/ { s = s sep $1 " " $2; sep = ", " } END { print "    by DSO: " s }'
+}
 if [ $do_perf = 1 ]; then
 	command -v perf >/dev/null || die "perf not installed"
 	for p in $presets; do
 		echo
-		echo "== perf: our parse of $p (warm, 10 parses; self time, top 15)"
-		perf record -q -F 5000 -o "$work/perf.$p.data" -- "$work/bench_parse" warm "${input[$p]}" 10 >/dev/null 2>&1 \
-			|| die "perf record failed"
-		perf report -i "$work/perf.$p.data" --no-children --sort symbol --stdio 2>/dev/null \
-			| grep -E '^ +[0-9]' | head -15
+		echo "== perf: our parse of $p (bench_parse warm, 10 parses in one process; self time)"
+		perf record -q -F 5000 -o "$work/perf.$p.data" -- "$work/bench_parse" warm "${input[$p]}" 10 \
+			>/dev/null 2>"$work/perf.$p.err" || die "perf record failed (see $work/perf.$p.err)"
+		top_symbols "$work/perf.$p.data" 15
+		echo "== perf: onnxtxt to-binary of $p (one whole process; self time)"
+		perf record -q -F 5000 -o "$work/perf.$p.tobin.data" -- "$onnxtxt" to-binary "${input[$p]}" \
+			-o "$outdir/$p.perf.onnx" >/dev/null 2>"$work/perf.$p.err" || die "perf record failed (see $work/perf.$p.err)"
+		rm -f "$outdir/$p.perf.onnx"
+		top_symbols "$work/perf.$p.tobin.data" 10
 	done
 fi
 
