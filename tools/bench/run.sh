@@ -27,7 +27,8 @@
 # bench_parse.c against the public API; bench_ref.cc against libonnx, only when
 # /usr/include/onnx/defs/parser.h and the libraries exist), generates the inputs with
 # gen.py (cached by preset, seed and gen.py's hash), runs every measurement several times,
-# interleaving ours and the reference's runs, checks that both to-binary outputs are
+# alternating ours and the reference's runs (pairs run back to back, so the ratios are taken
+# per pair and survive changes in machine load), checks that both to-binary outputs are
 # byte-identical, and prints one table per input and one summary line per target.
 # A failed parse or command stops the run with its message (exit 1).
 #
@@ -174,11 +175,15 @@ for p in $presets; do
 			measure "reference warm parse" "$d/ref_warm.$i" "$work/bench_ref" warm "$f" "$warm"
 		fi
 	done
-	measure "our to-binary" "$d/our_tobin.1" "$work/bench_parse" spawn "$n" -- \
-		"$onnxtxt" to-binary "$f" -o "$outdir/$p.our.onnx"
+	for i in $(seq "$n"); do
+		measure "our to-binary" "$d/our_tobin.$i" "$work/bench_parse" spawn 1 -- \
+			"$onnxtxt" to-binary "$f" -o "$outdir/$p.our.onnx"
+		if [ $have_ref = 1 ]; then
+			measure "reference to-binary" "$d/ref_tobin.$i" "$work/bench_parse" spawn 1 -- \
+				"$work/bench_ref" to-binary "$f" "$outdir/$p.ref.onnx"
+		fi
+	done
 	if [ $have_ref = 1 ]; then
-		measure "reference to-binary" "$d/ref_tobin.1" "$work/bench_parse" spawn "$n" -- \
-			"$work/bench_ref" to-binary "$f" "$outdir/$p.ref.onnx"
 		if cmp -s "$outdir/$p.our.onnx" "$outdir/$p.ref.onnx"; then
 			echo "identical=yes" >"$d/compare"
 		else
