@@ -169,8 +169,16 @@ def main():
     machine = kv(os.path.join(res, "machine"))
     out = ["onnxtxt parse benchmark", ""]
     for k in ("cpu", "cores", "hypervisor", "thp", "kernel", "cc", "commit", "onnxtxt", "ref", "outdir", "loadavg",
-              "settings"):
+              "pressure", "memavail", "settings"):
         out.append("  %-10s %s" % (k, machine.get(k, "?")))
+    try:
+        busy = float(machine.get("cpu_psi_after", ""))
+    except ValueError:
+        busy = 0.0
+    if busy > 20:
+        out.append("  WARNING: other processes competed for the CPU during the run (PSI cpu %.0f%%): absolute MB/s"
+                   % busy)
+        out.append("  are unreliable; the paired 'x ref' ratios much less so. Rerun on a quiet machine.")
     out.append("  %-10s %s" % ("baseline", baselines(res, machine)))
     out += ["  (MB/s = 10^6 bytes of text per second, median over runs (warm: over processes, each the best of",
             "   its parses); best = fastest run; MAD = median absolute deviation of the run times / median;",

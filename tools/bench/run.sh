@@ -151,7 +151,10 @@ measure() {
 	fi
 }
 
+# psi_avg60 RESOURCE: "some" pressure over the last minute, in percent (empty if no PSI).
+psi_avg60() { sed -n 's/^some avg10=[0-9.]* avg60=\([0-9.]*\).*/\1/p' "/proc/pressure/$1" 2>/dev/null; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+psi_before="cpu $(psi_avg60 cpu)%, memory $(psi_avg60 memory)%"
 measure "CLI baseline" "$res/baseline_cli" "$work/bench_parse" spawn 1 -- "$onnxtxt" --version
 for p in $presets; do
 	f=${input[$p]}
@@ -207,6 +210,9 @@ done
 	echo "cc=$("$CC" --version | head -1)"
 	echo "outdir=$outdir ($(df -T "$outdir" | awk 'NR==2 {print $2}'))"
 	echo "loadavg=$load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after (1/5/15 min)"
+	echo "pressure=$psi_before before, cpu $(psi_avg60 cpu)%, memory $(psi_avg60 memory)% after (PSI some, avg60)"
+	echo "cpu_psi_after=$(psi_avg60 cpu)"
+	echo "memavail=$(awk '/MemAvailable/ {printf "%.1f GB", $2 / 1e6}' /proc/meminfo) available after"
 	echo "settings=cold and to-binary runs $runs (x up to 5 for small inputs), warm: best of $warm parses x $warm_procs processes, pin ${pin:-none}"
 	echo "presets=$presets"
 } >"$res/machine"
