@@ -229,6 +229,7 @@ top_symbols() {
 }
 if [ $do_perf = 1 ]; then
 	command -v perf >/dev/null || die "perf not installed"
+	rm -f "$work"/perf.*
 	for p in $presets; do
 		echo
 		echo "== perf: our parse of $p (10 fresh bench_parse cold processes, file reading included; self time)"
