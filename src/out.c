@@ -14,9 +14,16 @@
 
 void ox_out_init(ox_out *o, FILE *f, unsigned flags)
 {
-	memset(o, 0, sizeof *o);
+	/* field by field: scratch buffers are made for every node, and breaks[] is only
+	 * read below nbreaks */
+	o->buf = NULL;
+	o->len = o->cap = o->flushed = o->line = o->limit = 0;
 	o->f = f;
+	o->failed = false;
 	o->flags = flags;
+	o->indent = 0;
+	o->last.open = false;
+	o->nbreaks = 0;
 }
 
 void ox_out_free(ox_out *o)
@@ -218,12 +225,17 @@ void ox_put_base64(ox_out *o, const unsigned char *s, size_t n)
 	o->buf[o->len++] = '"';
 }
 
+/* Character classes of identifiers: 1 may start one, 2 may continue one. */
+static const unsigned char ident_class[256] = {
+	['0' ... '9'] = 2, ['A' ... 'Z'] = 3, ['a' ... 'z'] = 3, ['_'] = 3,
+};
+
 bool ox_is_ident(const char *s)
 {
-	if (!s || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+	if (!s || !(ident_class[(unsigned char)*s] & 1))
 		return false;
 	for (s++; *s; s++)
-		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+		if (!(ident_class[(unsigned char)*s] & 2))
 			return false;
 	return true;
 }
@@ -244,12 +256,19 @@ bool ox_is_float_word(const char *s)
 	return strcasecmp(s, "inf") == 0 || strcasecmp(s, "infinity") == 0 || strcasecmp(s, "nan") == 0;
 }
 
+/* Copies an identifier while checking it, so that a name is read once in the common case. */
 void ox_put_name(ox_out *o, const char *s, bool keyword_safe)
 {
-	if (ox_is_ident(s) && (keyword_safe || (!ox_is_type_word(s) && !ox_is_float_word(s))))
-		ox_puts(o, s);
-	else
-		ox_put_string(o, s, strlen(s));
+	size_t n = 0;
+	if (ident_class[(unsigned char)s[0]] & 1) {
+		for (n = 1; ident_class[(unsigned char)s[n]] & 2; n++)
+			;
+		if (s[n] == '\0' && (keyword_safe || (!ox_is_type_word(s) && !ox_is_float_word(s)))) {
+			ox_put(o, s, n);
+			return;
+		}
+	}
+	ox_put_string(o, s, n + strlen(s + n));
 }
 
 void ox_note(ox_out *o, const char *key)

@@ -27,10 +27,11 @@ typedef struct ox_out {
 	int indent;   /* spaces at the start of a new line */
 	size_t flushed; /* bytes already written to f */
 	size_t line;  /* where the current line starts, counted from the first byte ever */
-	ox_break breaks[OX_MAX_BREAKS]; /* of the list items being written, outermost first */
-	int nbreaks;
-	ox_break last; /* of the list item that ended last */
 	size_t limit;  /* if not 0, writing past this many bytes fails: for measuring */
+	ox_break last; /* of the list item that ended last */
+	int nbreaks;
+	/* last, so that ox_out_init, run for every scratch buffer, need not clear it */
+	ox_break breaks[OX_MAX_BREAKS]; /* of the list items being written, outermost first */
 } ox_out;
 
 /* Lines are filled up to this many columns. */

@@ -241,11 +241,8 @@ static void emit(ox_out *o, ox_out *scratch)
 /* Writes elem's notes, if any, where o is (at the start of an indented line). */
 static void emit_notes(ox_out *o, notes_fn *notes, const void *elem, const void *extra)
 {
-	ox_out scratch;
-	if (!elem)
-		return;
-	collect(&scratch, o, notes, elem, extra);
-	emit(o, &scratch);
+	if (elem && notes_on(o))
+		notes(o, elem, extra);
 }
 
 /* ---- types ------------------------------------------------------------------------------ */
@@ -456,6 +453,9 @@ static void vi_notes(ox_out *o, const void *elem, const void *extra)
 {
 	const Onnx__ValueInfoProto *vi = elem;
 	(void)extra;
+	if (!vi->doc_string && !vi->n_metadata_props && !vi->base.n_unknown_fields && vi->name &&
+	    (!vi->type || type_ok(vi->type, false)))
+		return; /* the common case, without looking fields up by name */
 	note_field(o, "", &vi->base, "doc_string");
 	note_field(o, "", &vi->base, "metadata_props");
 	if (vi->type && !type_ok(vi->type, true))
@@ -647,10 +647,19 @@ static bool attr_canonical(const Onnx__AttributeProto *a)
 	}
 }
 
+/* Whether an attribute surely has no notes: the common case, said without looking fields
+ * up by name. */
+static bool attr_plain(const Onnx__AttributeProto *a)
+{
+	return !a->doc_string && !a->base.n_unknown_fields && !a->t && !a->tp && !a->n_type_protos && attr_canonical(a);
+}
+
 static void attr_notes(ox_out *o, const void *elem, const void *extra)
 {
 	const Onnx__AttributeProto *a = elem;
 	(void)extra;
+	if (attr_plain(a))
+		return;
 	if (!attr_canonical(a)) {
 		note_proto(o, a);
 		return;
@@ -771,22 +780,52 @@ static void print_attrs(ox_out *o, size_t nnames, char *const *names, size_t n, 
 	ox_putc(o, '>');
 }
 
+/* An upper bound of the columns a plain attribute takes on one line ("name = value"), or
+ * a large number when finding one would take as long as writing the value. */
+static size_t attr_width_bound(const Onnx__AttributeProto *a)
+{
+	enum { NUMBER = 24 }; /* "-9223372036854775808", "-1.1754944e-38" */
+	size_t w = 3 + strlen(a->name ? a->name : "") * 2 + 2 + 16; /* " = ", quotes, ": type" */
+	if (a->ref_attr_name)
+		return w + 2 * strlen(a->ref_attr_name) + 3;
+	if (a->has_s)
+		return w + 2 * a->s.len + 2;
+	if (a->has_i || a->has_f)
+		return w + NUMBER;
+	if (a->n_ints || a->n_floats)
+		return w + 2 + (a->n_ints + a->n_floats) * (NUMBER + 2);
+	if (a->n_strings) {
+		for (size_t i = 0; i < a->n_strings; i++)
+			w += 2 * a->strings[i].len + 4;
+		return w + 2;
+	}
+	return a->t || a->g || a->tp || a->n_tensors || a->n_graphs || a->n_type_protos ? OX_WIDTH : w + 2;
+}
+
 /* One attribute per line when any has notes or holds a graph, or when the list and tail
  * more columns after it do not fit on the line (measured by writing the list, up to the
  * room left). */
 static bool attrs_multiline(const ox_out *o, size_t nnames, char *const *names, size_t n,
 			    Onnx__AttributeProto *const *attrs, size_t tail)
 {
+	size_t bound = 2; /* of the list's width: "<" and ">" */
 	for (size_t i = 0; i < n; i++) {
 		if (attr_has_graph(attrs[i]))
 			return true;
-		ox_out notes;
-		bool any = collect(&notes, o, attr_notes, attrs[i], NULL);
-		ox_out_free(&notes);
-		if (any)
-			return true;
+		if (!attr_plain(attrs[i])) {
+			ox_out notes;
+			bool any = collect(&notes, o, attr_notes, attrs[i], NULL);
+			ox_out_free(&notes);
+			if (any)
+				return true;
+		}
+		bound += attr_width_bound(attrs[i]) + 2;
 	}
+	for (size_t i = 0; i < nnames; i++)
+		bound += strlen(names[i]) + 4;
 	size_t column = ox_column(o) + 1 + tail; /* after the space before '<' */
+	if (column + bound < OX_WIDTH)
+		return false; /* fits whatever the values print as */
 	if (column + 2 >= OX_WIDTH)
 		return column - tail + 2 < OX_WIDTH; /* only a long tail: its line breaks anyway */
 	ox_out line;
@@ -815,6 +854,10 @@ static void node_notes(ox_out *o, const void *elem, const void *extra)
 {
 	const Onnx__NodeProto *n = elem;
 	const node_ctx *ctx = extra;
+	/* the common node has nothing to note: say so without looking fields up by name */
+	if (!n->doc_string && !n->n_metadata_props && !n->n_device_configurations && !n->base.n_unknown_fields &&
+	    op_printable(n) && (!n->overload || ox_is_ident(n->overload)) && (n->domain || ctx->domain_absent))
+		return;
 	note_field(o, "", &n->base, "doc_string");
 	note_field(o, "", &n->base, "metadata_props");
 	note_field(o, "", &n->base, "device_configurations");
@@ -878,11 +921,11 @@ static void print_node(ox_out *o, const Onnx__NodeProto *n, const node_ctx *ctx)
 	bool graphs = false;
 	for (size_t i = 0; i < n->n_attribute; i++)
 		graphs |= attr_has_graph(n->attribute[i]);
-	size_t inputs = 3; /* " (...)", names roughly as written */
-	for (size_t i = 0; i < n->n_input; i++)
-		inputs += strlen(n->input[i]) + (i ? 2 : 0) + (ox_is_ident(n->input[i]) ? 0 : 2);
-	bool multiline = n->n_attribute && attrs_multiline(o, 0, NULL, n->n_attribute, n->attribute, inputs);
 	if (n->n_attribute && !graphs) {
+		size_t inputs = 3; /* " (...)", names roughly as written */
+		for (size_t i = 0; i < n->n_input; i++)
+			inputs += strlen(n->input[i]) + (i ? 2 : 0) + (ox_is_ident(n->input[i]) ? 0 : 2);
+		bool multiline = attrs_multiline(o, 0, NULL, n->n_attribute, n->attribute, inputs);
 		ox_putc(o, ' ');
 		print_attrs(o, 0, NULL, n->n_attribute, n->attribute, multiline);
 	}
