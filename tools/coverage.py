@@ -26,7 +26,6 @@ import sys
 # than a failure; once a file covers it, it is an ordinary "ok" and the entry can go.
 PENDING = {
     "67": "error-format row: no valid input can exercise it (the errors corpus does)",
-    "P4.2": "annotations (#@ lines) are not implemented yet",
 }
 
 OUTPUT = os.path.join("corpus", "COVERAGE.md")
