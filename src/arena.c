@@ -59,8 +59,10 @@ void ox_arena_free(ox_arena *a)
 }
 
 /* Small blocks come from calloc. Large ones are fresh anonymous pages, already zero and
- * returned to the system on free. (Huge pages were measured and dropped: in a fresh
- * process the kernel's compaction stalls ate the gain.) */
+ * returned to the system on free; they are populated in one call rather than faulted in
+ * page by page (cold node-heavy parse 171 -> 160 ms), as blocks fill before the next one
+ * is made. (Huge pages were measured and dropped: in a fresh process the kernel's
+ * compaction stalls ate the gain.) */
 static block *new_block(size_t payload)
 {
 	size_t bytes = sizeof(block) + payload;
@@ -71,7 +73,7 @@ static block *new_block(size_t payload)
 		return b;
 	}
 	size_t mapped = (bytes + BIG_BLOCK - 1) & ~(size_t)(BIG_BLOCK - 1);
-	void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	block *b = p;
