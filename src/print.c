@@ -877,11 +877,14 @@ static void node_notes(ox_out *o, const void *elem, const void *extra)
 	note_absent(o, "", names, absent, 2);
 }
 
+/* A node's inputs or outputs. An empty name is written as nothing, "(x, , y)", which every
+ * version of the official parser reads, except last, where only "" keeps it. */
 static void print_ids(ox_out *o, size_t n, char *const *ids)
 {
 	for (size_t i = 0; i < n; i++) {
 		ox_item it = ox_item_begin(o, i == 0);
-		ox_put_name(o, ids[i], true);
+		if (*ids[i] || i + 1 == n)
+			ox_put_name(o, ids[i], true);
 		ox_item_end(o, it);
 	}
 }
