@@ -17,7 +17,6 @@ text back, and the result must be the same model, apart from content that has no
              1.12 cannot express; otherwise it must give the same (sanitised) model back.
 
 One TAP line per model and mode ("direct light/test_resnet50"), then a "# summary:" comment.
-Failures that are known printer defects (KNOWN_DEFECTS) are reported as TAP TODO.
 
 Environment: ONNXTXT (the onnxtxt CLI), ONNXTXT_SOURCE_ROOT (the source tree), ONNXTXT_SHARED
 (the shared data directory). Without onnx 1.12 the whole test is skipped; without the backend
@@ -85,39 +84,6 @@ UNKNOWN_LATER_SYNTAX = {
     ("onnx.FunctionProto", 12): ("typed function inputs and outputs, function value_info", "1.16"),
     ("onnx.FunctionProto", 13): ("function overloads", "1.16"),
 }
-
-# Printer defects this test knows about: (predicate on the model, description, repair). A case
-# whose model matches the predicate and whose text 1.12 rejects or misreads is reported as
-# "not ok ... # TODO known printer defect" only if the repaired text -- the printed text with
-# the fix applied by hand -- gives the same model in 1.12; the defect is then provably the only
-# problem. Otherwise the case fails as usual.
-
-
-def middle_empty_name(model):
-    """Whether some node has an empty name (a missing optional input or output) between two
-    names, as in `Resize (x, , scales)`: inside SYNTAX.md §5.3 (1.12 and HEAD both read
-    `(a,,b)` as [a, "", b]), but the printer writes `(a, "", b)`, and 1.12 has no quoted names."""
-    for n in all_nodes(model):
-        for names in (n.input, n.output):
-            if len(names) >= 3 and names[0] != "" and names[-1] != "" and "" in names[1:-1]:
-                return True
-    return False
-
-
-def bare_middle_empty_names(text):
-    """The repair: a `""` list element after `(` or `,` and before `,` written as nothing.
-    (It could also hit a `""` in a list of strings; the result would then differ, and the
-    case fail, never pass.)"""
-    return re.sub(rb'([(,][ \t\n]*)""(?=[ \t\n]*,)', rb"\1", text)
-
-
-KNOWN_DEFECTS = [
-    (middle_empty_name,
-     'an empty optional name between two names is printed as "", which 1.12 cannot read; '
-     "(a, , b) is read the same by 1.12 and HEAD",
-     bare_middle_empty_names),
-]
-
 
 # ------------------------------------------------------------------------------------------
 # Walking models
@@ -864,8 +830,8 @@ def parse_112(text):
 
 class Result:
     def __init__(self, status, note=None, reasons=None, diag=None):
-        self.status = status  # "ok", "skip", "fail", "todo"
-        self.note = note  # skip reason / TODO text
+        self.status = status  # "ok", "skip", "fail"
+        self.note = note  # skip reason
         self.reasons = reasons or []  # constructs, for the summary
         self.diag = diag or []  # diagnostic lines
 
@@ -886,12 +852,6 @@ def check(cli, model, path, need):
         problem = ["1.12 rejects the text: %s" % error.replace("\n", " | ")[:400]]
     if need:
         return Result("skip", "needs " + need.text(), need.constructs())
-    for predicate, description, repair in KNOWN_DEFECTS:
-        if predicate(model):
-            repaired, error = parse_112(repair(text))
-            if repaired is not None and compare(model, repaired) is None:
-                return Result("todo", "known printer defect: " + description,
-                              diag=problem + ["with the defect repaired in the text, 1.12 reads the same model"])
     return Result("fail", diag=problem)
 
 
@@ -994,8 +954,6 @@ def main():
             print("ok %d - %s" % (n, label))
         elif res.status == "skip":
             print("ok %d - %s # SKIP %s" % (n, label, res.note))
-        elif res.status == "todo":
-            print("not ok %d - %s # TODO %s" % (n, label, res.note))
         else:
             failed += 1
             print("not ok %d - %s" % (n, label))
@@ -1005,8 +963,8 @@ def main():
     def summary(mode):
         c = counts[mode]
         why = ", ".join("%s %d" % (k, v) for k, v in sorted(constructs[mode].items(), key=lambda kv: (-kv[1], kv[0])))
-        return "%s: %d parsed-equal, %d skipped-by-construct%s, %d failed (%d of them TODO known printer defect)" % (
-            mode, c["ok"], c["skip"], " (%s)" % why if why else "", c["fail"] + c["todo"], c["todo"])
+        return "%s: %d parsed-equal, %d skipped-by-construct%s, %d failed" % (
+            mode, c["ok"], c["skip"], " (%s)" % why if why else "", c["fail"])
     print("# summary: " + "; ".join(summary(m) for m in ("direct", "sanitised")))
     if sum(counts["other"].values()):
         print("# summary: other: %d skipped, %d failed" % (counts["other"]["skip"], counts["other"]["fail"]))
