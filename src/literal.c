@@ -243,22 +243,72 @@ static inline bool float_midpoint(double v)
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
 static locale_t c_locale;
 
+#define COMPACT_MAX 840 /* sign, "0.", 800 digits, a sticky digit, "e-1000000" */
+
 static void make_c_locale(void)
 {
 	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 }
 
-/* strtod/strtof under the C locale, on a NUL-terminated copy of the text. */
+/* Rewrites a decimal literal as "[-]0.DIGITSe[-]EXP" with at most 800 significant digits,
+ * then a sticky '1' for any nonzero digit dropped: the same correctly rounded double or
+ * float (767 digits decide any binary64 rounding), in a buffer of bounded size. Returns
+ * the length, or 0 when the text is not such a literal. */
+static size_t compact_decimal(const char *p, size_t n, char out[COMPACT_MAX])
+{
+	size_t i = 0, o = 0;
+	long exp10 = 0;
+	int nd = 0;
+	bool started = false, frac = false, sticky = false;
+	if (i < n && p[i] == '-')
+		out[o++] = p[i++];
+	out[o++] = '0';
+	out[o++] = '.';
+	for (; i < n && (p[i] == '.' || (p[i] >= '0' && p[i] <= '9')); i++) {
+		if (p[i] == '.') {
+			frac = true;
+		} else if (!started && p[i] == '0') {
+			exp10 -= frac;
+		} else {
+			started = true;
+			exp10 += !frac && exp10 < 1000000;
+			if (nd < 800)
+				out[o++] = p[i], nd++;
+			else
+				sticky |= p[i] != '0';
+		}
+	}
+	out[o++] = started ? (sticky ? '1' : '0') : '0';
+	long e = 0;
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		bool neg = ++i < n && p[i] == '-';
+		i += i < n && (p[i] == '-' || p[i] == '+');
+		if (i == n)
+			return 0;
+		for (; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+			e = e < 1000000 ? e * 10 + (p[i] - '0') : e; /* beyond any float's range */
+		e = neg ? -e : e;
+	}
+	if (i != n)
+		return 0;
+	if (exp10 < -1000000)
+		exp10 = -1000000; /* so many leading zeros: zero, as the exponent says anyway */
+	return o + (size_t)snprintf(out + o, COMPACT_MAX - o, "e%ld", exp10 + e);
+}
+
+/* strtod/strtof under the C locale, on a NUL-terminated copy of the text (compacted when
+ * long, so that no allocation is needed). */
 static ox_num_status slow_parse(const char *p, size_t n, double *dv, float *fv)
 {
 	pthread_once(&c_locale_once, make_c_locale);
 	if (!c_locale)
 		return OX_NUM_SYNTAX;
-	char small[128];
-	char *buf = n < sizeof small ? small : malloc(n + 1);
-	if (!buf)
+	char buf[COMPACT_MAX];
+	if (n < 128) {
+		memcpy(buf, p, n);
+	} else if (!(n = compact_decimal(p, n, buf))) {
 		return OX_NUM_SYNTAX;
-	memcpy(buf, p, n);
+	}
 	buf[n] = '\0';
 	errno = 0;
 	char *end;
@@ -267,10 +317,7 @@ static ox_num_status slow_parse(const char *p, size_t n, double *dv, float *fv)
 	else
 		*fv = strtof_l(buf, &end, c_locale);
 	bool overflow = errno == ERANGE && (dv ? isinf(*dv) : isinf(*fv));
-	bool whole = end == buf + n;
-	if (buf != small)
-		free(buf);
-	if (!whole)
+	if (end != buf + n)
 		return OX_NUM_SYNTAX;
 	return overflow ? OX_NUM_RANGE : OX_NUM_OK;
 }
@@ -360,11 +407,12 @@ int ox_is_narrow_float(int dtype)
 }
 
 /* Splits decimal text into its significant digits and k, with value 0.d1d2... x 10^k. */
-static size_t normalise(const char *s, size_t len, char *digits, size_t cap, long *k)
+static size_t normalise(const char *s, size_t len, char *digits, size_t cap, long *k, bool *more)
 {
 	size_t i = 0, nd = 0;
 	long point = 0;
 	bool dot = false, started = false;
+	*more = false;
 	if (i < len && s[i] == '-')
 		i++;
 	for (; i < len && (s[i] == '.' || (s[i] >= '0' && s[i] <= '9')); i++) {
@@ -377,6 +425,8 @@ static size_t normalise(const char *s, size_t len, char *digits, size_t cap, lon
 			started = true;
 			if (nd < cap)
 				digits[nd++] = s[i];
+			else
+				*more |= s[i] != '0'; /* a digit beyond cap that makes the value larger */
 		}
 	}
 	long e = 0;
@@ -395,8 +445,9 @@ static int cmp_decimal_double(const char *p, size_t n, double v)
 	char exact[1100], da[1100], db[1100];
 	snprintf(exact, sizeof exact, "%.1070e", fabs(v)); /* glibc prints doubles exactly */
 	long ka, kb;
-	size_t na = normalise(p, n, da, sizeof da, &ka);
-	size_t nb = normalise(exact, strlen(exact), db, sizeof db, &kb);
+	bool more_a, more_b; /* exact has at most 1071 digits: more_b stays false */
+	size_t na = normalise(p, n, da, sizeof da, &ka, &more_a);
+	size_t nb = normalise(exact, strlen(exact), db, sizeof db, &kb, &more_b);
 	if (na == 0 || nb == 0)
 		return (na != 0) - (nb != 0);
 	if (ka != kb)
@@ -406,7 +457,7 @@ static int cmp_decimal_double(const char *p, size_t n, double v)
 		if (ca != cb)
 			return ca < cb ? -1 : 1;
 	}
-	return 0;
+	return more_a - more_b;
 }
 
 /* Rounds a > 0 to the format's grid (ties to even); *tie is set when a was exactly

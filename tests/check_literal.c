@@ -556,6 +556,24 @@ START_TEST(long_texts)
 	check_float_vs_glibc(s);
 	ck_assert_int_eq(ox_parse_double(s, strlen(s), &d), OX_NUM_OK);
 	ck_assert(d == 1.0);
+	/* beyond 800 significant digits only whether a nonzero digit follows can matter: the
+	 * midpoint between 1 and its successor (1 + 2^-53, 54 digits) is a tie, to even; a 1
+	 * a thousand digits later tips it up */
+	strcpy(s, "1.00000000000000011102230246251565404236316680908203125");
+	check_double_vs_glibc(s);
+	ck_assert_int_eq(ox_parse_double(s, strlen(s), &d), OX_NUM_OK);
+	ck_assert(d == 1.0);
+	size_t len = strlen(s);
+	memset(s + len, '0', 1000);
+	strcpy(s + len + 1000, "1");
+	check_double_vs_glibc(s);
+	ck_assert_int_eq(ox_parse_double(s, strlen(s), &d), OX_NUM_OK);
+	ck_assert(d == 1.0 + 0x1p-52);
+	/* many leading zeros in the fraction: underflow to zero, not an error */
+	strcpy(s, "0.");
+	memset(s + 2, '0', 2100);
+	strcpy(s + 2102, "1");
+	check_double_vs_glibc(s);
 	/* 2000 random digits with a dot in the middle, a few times */
 	rng = 42;
 	for (int r = 0; r < 50; r++) {
@@ -894,6 +912,25 @@ END_TEST
 
 /* The largest finite value, and the first decimal that rounds beyond it (an error, even
  * where the format has an infinity: SYNTAX-DECISIONS P2). */
+/* A tie decided by a digit far beyond the first thousand: float4e2m1's 0.25 lies halfway
+ * between 0 and 0.5 (a tie, to the even 0), and any nonzero digit after it rounds up. */
+START_TEST(narrow_tie_decided_late)
+{
+	static char s[1400];
+	strcpy(s, "0.25");
+	memset(s + 4, '0', 1200);
+	strcpy(s + 1204, "1");
+	uint32_t bits;
+	ck_assert_int_eq(ox_parse_narrow_float(ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT4E2M1, s, strlen(s), &bits),
+			 OX_NUM_OK);
+	ck_assert_uint_eq(bits, 1);
+	s[1204] = '\0';
+	ck_assert_int_eq(ox_parse_narrow_float(ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT4E2M1, s, strlen(s), &bits),
+			 OX_NUM_OK);
+	ck_assert_uint_eq(bits, 0);
+}
+END_TEST
+
 START_TEST(narrow_max_and_overflow)
 {
 	const narrow *f = &formats[_i];
@@ -1152,6 +1189,7 @@ int main(void)
 	tcase_add_loop_test(tc, narrow_round_trip_exhaustive, 0, NFORMATS);
 	tcase_add_loop_test(tc, narrow_midpoints, 0, NFORMATS);
 	tcase_add_loop_test(tc, narrow_max_and_overflow, 0, NFORMATS);
+	tcase_add_test(tc, narrow_tie_decided_late);
 	tcase_add_loop_test(tc, narrow_specials, 0, NFORMATS);
 	tcase_add_loop_test(tc, narrow_zeros, 0, NFORMATS);
 	tcase_add_test(tc, narrow_e8m0_unsigned);
