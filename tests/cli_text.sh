@@ -1,0 +1,272 @@
+#!/bin/sh
+# The text direction of the command line: to-text (binary or text in, detected from the
+# content; the golden printer outputs byte for byte; atomic output; external data files and
+# their location checks), to-binary --embed-external-data, and fmt (print, --check, -i with
+# its comment and permission rules). Exit statuses: 0 ok, 1 invalid model (or fmt --check
+# finding a non-canonical file), 2 usage, 3 file error.
+# TAP output. $ONNXTXT is the CLI; $ONNXTXT_SOURCE_ROOT the source tree (default: ..).
+# ONNXTXT_TEST_KNOWN_DEFECTS=1 also runs the cases that assert the correct behaviour where
+# the CLI is known to fail it (skipped by default).
+
+# shellcheck disable=SC2016,SC2034
+. "$(dirname "$0")/tap.sh"
+mlp=$root/corpus/valid/mlp_classifier.onnxtxt
+golden_dir=$root/corpus/golden
+shared=${ONNXTXT_SHARED:-$root/../shared}
+squeezenet=$shared/onnx-backend-data/light-random/test_squeezenet/model.onnx
+
+# known_defect DESCRIPTION: true when the case for a known defect should run; otherwise
+# reports it as skipped.
+known_defect() {
+	if [ "${ONNXTXT_TEST_KNOWN_DEFECTS:-0}" = 1 ]; then
+		return 0
+	fi
+	skip "$1" "known defect (ONNXTXT_TEST_KNOWN_DEFECTS=1 runs it)"
+	return 1
+}
+
+# the file's inode and modification time (to nanoseconds): changes when a file is replaced
+stamp() { stat -c '%i %y' "$1"; }
+
+# ---- help -----------------------------------------------------------------------------------
+
+for opt in --help -h; do
+	if run 0 "to-text $opt exits 0" to-text "$opt"; then
+		check "to-text $opt prints its usage on stdout, nothing on stderr" \
+			"has out.txt '^Usage: onnxtxt to-text ' && empty err.txt"
+		check "to-text $opt documents every option" \
+			"has out.txt '^  -o, --output ' && has out.txt '^  --no-annotations ' &&
+			has out.txt '^  --float-literals ' && has out.txt '^  --external-data FILE' &&
+			has out.txt '^  --size-threshold N ' && has out.txt '^  -h, --help '"
+	fi
+	if run 0 "fmt $opt exits 0" fmt "$opt"; then
+		check "fmt $opt prints its usage on stdout, nothing on stderr" \
+			"has out.txt '^Usage: onnxtxt fmt \[-i | --check\] \[--drop-comments\] FILE\.\.\.\$' && empty err.txt"
+		check "fmt $opt documents every option" \
+			"has out.txt '^  -i ' && has out.txt '^  --check ' && has out.txt '^  --drop-comments ' &&
+			has out.txt '^  -h, --help '"
+	fi
+done
+# The synopsis lists the two short options but not --external-data and --size-threshold.
+if known_defect "to-text --help: the Usage line lists --external-data FILE and --size-threshold N"; then
+	"$cli" to-text --help >out.txt 2>err.txt
+	check "to-text --help: the Usage line lists --external-data FILE and --size-threshold N" \
+		"head -n 1 out.txt | grep -q -- '--external-data FILE' && head -n 1 out.txt | grep -q -- '--size-threshold N'"
+fi
+
+# ---- usage errors: status 2, a message on stderr, nothing on stdout -------------------------
+
+usage_error() {
+	what=$1
+	shift
+	if run 2 "$what exits 2" "$@"; then
+		check "$what: a message on stderr, nothing on stdout" 'nonempty err.txt && empty out.txt'
+	fi
+}
+printf 'g(float x)=>(float y){y=Relu(x)}\n' >loose.onnxtxt
+cp loose.onnxtxt loose.copy
+before=$(entries .)
+usage_error "to-text: an unknown option" to-text --frobnicate "$mlp"
+usage_error "to-text: no input" to-text
+usage_error "to-text: no input after -o" to-text -o new.txt
+usage_error "to-text: two inputs" to-text "$mlp" loose.onnxtxt
+usage_error "to-text: -o without a file" to-text "$mlp" -o
+usage_error "to-text: --external-data without a file" to-text "$mlp" --external-data
+usage_error "to-text: --size-threshold abc" to-text --size-threshold abc "$mlp"
+usage_error "to-text: --size-threshold -1" to-text --size-threshold -1 "$mlp"
+usage_error "to-text: --size-threshold ''" to-text --size-threshold '' "$mlp"
+usage_error "to-text: --size-threshold 12k" to-text --size-threshold 12k "$mlp"
+usage_error "to-text: --size-threshold beyond 64 bits" to-text --size-threshold 18446744073709551616 "$mlp"
+usage_error "fmt: an unknown option" fmt --frobnicate loose.onnxtxt
+usage_error "fmt: no files" fmt
+usage_error "fmt -i: no files" fmt -i
+usage_error "fmt -i --check" fmt -i --check loose.onnxtxt
+usage_error "fmt --check -i" fmt --check -i loose.onnxtxt
+usage_error "fmt -i -" fmt -i -
+usage_error "fmt -i with - among the files" fmt -i loose.onnxtxt -
+check "usage errors leave a file to format untouched" 'same loose.onnxtxt loose.copy'
+check "usage errors create no file" '[ "$(entries .)" = "$before" ]'
+# strtoull skips leading blanks and negates "-1" to 2^64 - 1; parse_size only looks for a
+# '-' in the first byte.
+if known_defect "to-text: --size-threshold ' -1' (a blank, then a minus) exits 2"; then
+	"$cli" to-text --size-threshold ' -1' "$mlp" >out.txt 2>err.txt
+	status=$?
+	check "to-text: --size-threshold ' -1' (a blank, then a minus) exits 2" '[ "$status" -eq 2 ] && empty out.txt'
+fi
+
+# ---- golden printer outputs through the CLI ---------------------------------------------------
+
+# Every golden model, converted to binary, prints exactly as NAME.txt (and with a flag as
+# NAME.FLAG.txt where that exists); the text itself prints the same.
+ngolden=0
+for f in "$golden_dir"/*.onnxtxt; do
+	name=$(basename "$f" .onnxtxt)
+	ngolden=$((ngolden + 1))
+	run 0 "golden $name: to-binary" to-binary "$f" -o "$name.onnx" || continue
+	if run 0 "golden $name: to-text of the binary exits 0" to-text "$name.onnx"; then
+		check "golden $name: to-text of the binary prints $name.txt byte for byte" \
+			'same out.txt "$golden_dir/$name.txt" && empty err.txt'
+	fi
+	"$cli" to-text "$f" >out.txt 2>err.txt
+	check "golden $name: to-text of the text prints $name.txt byte for byte" 'same out.txt "$golden_dir/$name.txt"'
+	for flag in no-annotations float-literals; do
+		[ -e "$golden_dir/$name.$flag.txt" ] || continue
+		"$cli" to-text "--$flag" "$name.onnx" >out.txt 2>err.txt
+		check "golden $name: to-text --$flag of the binary prints $name.$flag.txt byte for byte" \
+			'same out.txt "$golden_dir/$name.$flag.txt"'
+		"$cli" to-text "--$flag" "$f" >out.txt 2>err.txt
+		check "golden $name: to-text --$flag of the text prints $name.$flag.txt byte for byte" \
+			'same out.txt "$golden_dir/$name.$flag.txt"'
+	done
+done
+check "the golden corpus has models" '[ "$ngolden" -gt 0 ]'
+# the flags do change the output (so the comparisons above can tell them apart)
+check "--no-annotations changes the annotations model's text" \
+	'! same "$golden_dir/annotations.txt" "$golden_dir/annotations.no-annotations.txt"'
+check "--float-literals changes the tensors model's text" \
+	'! same "$golden_dir/tensors.txt" "$golden_dir/tensors.float-literals.txt"'
+
+# ---- binary -> text -> binary over the whole corpus -----------------------------------------
+
+# Files for another entry point (node, type, ...) are not models and are left out.
+total=0 unconvertible='' roundtrip_failed='' text_differs=''
+for f in "$root"/corpus/valid/*.onnxtxt "$golden_dir"/*.onnxtxt; do
+	case $(head -n 1 "$f") in
+	'# entry: model' | '# entry: graph') ;;
+	'# entry: '*) continue ;;
+	esac
+	name=$(basename "$f")
+	total=$((total + 1))
+	rm -f rt.onnx rt.txt rt2.onnx rt-text.txt
+	if ! "$cli" to-binary "$f" -o rt.onnx 2>err.txt || ! nonempty rt.onnx; then
+		# counts against all three cases below
+		unconvertible="$unconvertible $name"
+		roundtrip_failed="$roundtrip_failed $name"
+		text_differs="$text_differs $name"
+		continue
+	fi
+	if ! "$cli" to-text rt.onnx -o rt.txt 2>err.txt || ! "$cli" to-binary rt.txt -o rt2.onnx 2>>err.txt ||
+		! same rt.onnx rt2.onnx; then
+		roundtrip_failed="$roundtrip_failed $name"
+	fi
+	if ! "$cli" to-text "$f" >rt-text.txt 2>err.txt || ! same rt-text.txt rt.txt; then
+		text_differs="$text_differs $name"
+	fi
+done
+if [ "$total" -gt 0 ] && [ -z "$unconvertible" ]; then
+	ok "all $total corpus models convert to binary"
+else
+	not_ok "all $total corpus models convert to binary" "failed:$unconvertible"
+fi
+if [ "$total" -gt 0 ] && [ -z "$roundtrip_failed" ]; then
+	ok "binary -> to-text -> to-binary gives identical bytes for all $total corpus models"
+else
+	not_ok "binary -> to-text -> to-binary gives identical bytes for all $total corpus models" \
+		"failed:$roundtrip_failed"
+fi
+if [ "$total" -gt 0 ] && [ -z "$text_differs" ]; then
+	ok "to-text of the text equals to-text of its binary for all $total corpus models"
+else
+	not_ok "to-text of the text equals to-text of its binary for all $total corpus models" "failed:$text_differs"
+fi
+
+# ---- standard input and output ----------------------------------------------------------------
+
+"$cli" to-binary "$mlp" -o mlp.onnx 2>err.txt
+for input in mlp.onnx "$mlp"; do
+	case $input in *.onnx) kind=binary ;; *) kind=text ;; esac
+	run 0 "$kind input: to-text -o FILE exits 0" to-text "$input" -o file.txt || continue
+	check "$kind input: -o FILE writes nothing to stdout or stderr" 'empty out.txt && empty err.txt'
+	check "$kind input: -o FILE writes the text" 'has file.txt "^mlp (float\[N, 4\] features) => "'
+	"$cli" to-text "$input" -o - >dash.txt 2>err.txt
+	check "$kind input: -o - gives the same bytes as -o FILE" 'same dash.txt file.txt'
+	"$cli" to-text "$input" >plain.txt 2>err.txt
+	check "$kind input: standard output gives the same bytes as -o FILE" 'same plain.txt file.txt'
+	"$cli" to-text - -o stdin.txt <"$input" 2>err.txt
+	check "$kind input: standard input (-) gives the same bytes as a file" 'same stdin.txt file.txt'
+	"$cli" to-text - -o - <"$input" >stdio.txt 2>err.txt
+	check "$kind input: - -o - gives the same bytes" 'same stdio.txt file.txt'
+done
+
+# ---- the format comes from the content, not the name ------------------------------------------
+
+cp tensors.onnx binary-named.onnxtxt
+cp "$golden_dir/tensors.onnxtxt" text-named.onnx
+if run 0 "a binary model named x.onnxtxt: to-text exits 0" to-text binary-named.onnxtxt; then
+	check "a binary model named x.onnxtxt prints as its golden text" 'same out.txt "$golden_dir/tensors.txt"'
+fi
+if run 0 "a text model named x.onnx: to-text exits 0" to-text text-named.onnx; then
+	check "a text model named x.onnx prints as its golden text" 'same out.txt "$golden_dir/tensors.txt"'
+fi
+"$cli" to-text - <binary-named.onnxtxt >out.txt 2>err.txt
+check "a binary model on standard input prints as its golden text" 'same out.txt "$golden_dir/tensors.txt"'
+
+# ---- invalid input: status 1, with the place ----------------------------------------------------
+
+printf '<ir_version: 8>\ng (float[N] x) => (float y) { y = Add(x, }\n' >bad.onnxtxt
+expected_error() {
+	cat <<EOF
+$1:2:42: error: expected ')', ',', an identifier or a string after ',', found '}'
+g (float[N] x) => (float y) { y = Add(x, }
+                                         ^
+EOF
+}
+if run 1 "to-text: a syntax error exits 1" to-text bad.onnxtxt; then
+	expected_error bad.onnxtxt >expected.txt
+	check "to-text: a syntax error shows FILE:LINE:COL: error:, the line and a caret" 'same err.txt expected.txt'
+	check "to-text: nothing on stdout after a syntax error" 'empty out.txt'
+fi
+"$cli" to-text - <bad.onnxtxt >out.txt 2>err.txt
+status=$?
+expected_error '<stdin>' >expected.txt
+check "to-text: a syntax error on standard input exits 1, named <stdin>" \
+	'[ "$status" -eq 1 ] && same err.txt expected.txt && empty out.txt'
+
+head -c 100 mlp.onnx >truncated.onnx
+if run 1 "to-text: a truncated binary model exits 1" to-text truncated.onnx; then
+	check "to-text: a truncated binary model is reported with its name" \
+		"has err.txt '^truncated.onnx: error: .' && empty out.txt"
+fi
+printf '\010\377\377\377\377\377\377\377\377\377\377\377' >corrupt.onnx
+if run 1 "to-text: a corrupt binary model exits 1" to-text corrupt.onnx; then
+	check "to-text: a corrupt binary model is reported with its name" \
+		"has err.txt '^corrupt.onnx: error: .' && empty out.txt"
+fi
+: >empty.onnx
+run 1 "to-text: an empty input exits 1" to-text empty.onnx && check "to-text: an empty input is reported" 'nonempty err.txt'
+
+# ---- file errors: status 3 ------------------------------------------------------------------
+
+if run 3 "to-text: a missing input exits 3" to-text missing.onnx -o out.onnxtxt; then
+	check "to-text: the missing input is named" 'has err.txt missing.onnx'
+	check "to-text: a missing input creates no output" '[ ! -e out.onnxtxt ]'
+fi
+run 3 "to-text: output into a missing directory exits 3" to-text mlp.onnx -o nodir/out.txt &&
+	check "to-text: output into a missing directory creates nothing" '[ ! -e nodir ] && empty out.txt'
+mkdir adir
+run 3 "to-text: a directory as output exits 3" to-text mlp.onnx -o adir &&
+	check "to-text: a directory as output is left alone" '[ -d adir ] && [ -z "$(entries adir)" ]'
+
+# ---- atomic output: a failure neither replaces nor leaves anything -----------------------------
+
+mkdir atomic
+printf 'old content\n' >atomic/out.txt
+cp atomic/out.txt old.copy
+before=$(entries atomic)
+for case in bad.onnxtxt:1 truncated.onnx:1 corrupt.onnx:1 missing.onnx:3; do
+	input=${case%:*} expected_status=${case#*:}
+	"$cli" to-text "$input" -o atomic/out.txt >out.txt 2>err.txt
+	status=$?
+	check "to-text $input -o EXISTING exits $expected_status" '[ "$status" -eq "$expected_status" ]'
+	check "to-text $input: the existing output is not replaced" 'same atomic/out.txt old.copy'
+	check "to-text $input: no temporary file is left" '[ "$(entries atomic)" = "$before" ]'
+	"$cli" to-text "$input" -o atomic/new.txt >out.txt 2>err.txt
+	check "to-text $input -o NEW creates neither the output nor a temporary file" \
+		'[ "$(entries atomic)" = "$before" ]'
+done
+run 0 "to-text replaces an existing output" to-text mlp.onnx -o atomic/out.txt &&
+	check "the output is replaced, with no temporary file left" \
+		'same atomic/out.txt file.txt && [ "$(entries atomic)" = "$before" ]'
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
