@@ -268,5 +268,189 @@ run 0 "to-text replaces an existing output" to-text mlp.onnx -o atomic/out.txt &
 	check "the output is replaced, with no temporary file left" \
 		'same atomic/out.txt file.txt && [ "$(entries atomic)" = "$before" ]'
 
+# ---- external data ------------------------------------------------------------------------------
+
+# A hand-written model with a 1100-float initializer (4400 bytes, stored as raw_data so
+# that embedding gives back the same bytes) and a 16-byte one that never moves.
+{
+	printf '<ir_version: 10, opset_import: ["" : 21]>\nbig (float[1100] x) => (float[1100] y)\n'
+	printf '<\n  #@ raw\n  float[1100] w = {'
+	i=0
+	while [ $i -lt 1100 ]; do
+		[ $i -eq 0 ] || printf ', '
+		printf '%d.5' $((i - 550))
+		i=$((i + 1))
+	done
+	printf '},\n  float[4] b = {1, 2, 3, 4}\n>\n{\n  t = Add (x, w)\n  y = Add (t, b)\n}\n'
+} >big.onnxtxt
+"$cli" to-binary big.onnxtxt -o big.onnx 2>err.txt
+check "the hand-written model with 1100 floats converts to binary" 'nonempty big.onnx'
+
+# Outside every model directory below: the target of the symbolic links that must not be followed.
+mkdir outside
+printf 'precious\n' >outside/keep.txt
+
+# external_data LABEL MODEL: the external-data cases for a binary model whose tensors hold
+# raw_data (so that embedding reproduces it byte for byte).
+external_data() {
+	label=$1 model=$2
+	"$cli" to-text "$model" -o "$label-full.txt" 2>err.txt
+	mkdir "$label-o" "$label-o/sub"
+	if run 0 "$label: to-text --external-data w.bin -o DIR/FILE exits 0" \
+		to-text "$model" -o "$label-o/sub/m.txt" --external-data w.bin; then
+		check "$label: the data file is created next to the output" \
+			'nonempty "$label-o/sub/w.bin" && [ ! -e w.bin ] && [ "$(entries "$label-o/sub")" = "$(printf "m.txt\nw.bin")" ]'
+		check "$label: the text refers to the data file" "has '$label-o/sub/m.txt' '\"location\": \"w.bin\"'"
+		check "$label: the text is much smaller than without external data" \
+			'[ $(($(wc -c <"$label-o/sub/m.txt") * 10)) -lt "$(wc -c <"$label-full.txt")" ]'
+		check "$label: nothing on stdout with -o" 'empty out.txt'
+		if run 0 "$label: to-binary --embed-external-data exits 0" \
+			to-binary --embed-external-data "$label-o/sub/m.txt" -o "$label-back.onnx"; then
+			check "$label: embedding the external data gives back the original bytes" \
+				'same "$label-back.onnx" "$model"'
+		fi
+		run 0 "$label: to-binary without --embed-external-data exits 0" \
+			to-binary "$label-o/sub/m.txt" -o "$label-ref.onnx" &&
+			check "$label: without --embed-external-data the data stays outside" \
+				'[ $(($(wc -c <"$label-ref.onnx") * 10)) -lt "$(wc -c <"$model")" ]'
+	fi
+
+	# to standard output: relative to the current directory
+	mkdir "$label-std"
+	(cd "$label-std" && "$cli" to-text "$model" --external-data w.bin >m.txt 2>../err.txt)
+	status=$?
+	check "$label: to-text --external-data to stdout exits 0" '[ "$status" -eq 0 ]'
+	check "$label: to stdout, the data file is created in the current directory" \
+		'nonempty "$label-std/w.bin" && [ "$(entries "$label-std")" = "$(printf "m.txt\nw.bin")" ]'
+	check "$label: to stdout, the text and data equal those of -o" \
+		'same "$label-std/m.txt" "$label-o/sub/m.txt" && same "$label-std/w.bin" "$label-o/sub/w.bin"'
+	(cd "$label-std" && "$cli" to-binary --embed-external-data - <m.txt >back.onnx 2>../err.txt)
+	check "$label: embedding from standard input reads the data relative to the current directory" \
+		'same "$label-std/back.onnx" "$model"'
+
+	# a threshold above every tensor moves nothing
+	mkdir "$label-thr"
+	if run 0 "$label: --size-threshold above every tensor exits 0" \
+		to-text "$model" -o "$label-thr/m.txt" --external-data w.bin --size-threshold 100000000; then
+		check "$label: --size-threshold above every tensor creates no data file" \
+			'[ "$(entries "$label-thr")" = m.txt ]'
+		check "$label: --size-threshold above every tensor prints the full text" \
+			'same "$label-thr/m.txt" "$label-full.txt"'
+	fi
+
+	# locations that leave the output's directory are refused, and nothing is created
+	mkdir "$label-ref" "$label-ref/a"
+	ln -s ../outside "$label-ref/out"
+	ln -s ../outside/none.bin "$label-ref/dangling.bin"
+	ref_before=$(entries "$label-ref")
+	outside_before=$(entries outside)
+	for loc in "$work/abs.bin" ../x.bin a/../../x.bin out/x.bin dangling.bin; do
+		case $loc in
+		/*) shown="an absolute path" ;;
+		out/*) shown="$loc (out -> ../outside)" ;;
+		dangling.bin) shown="$loc (a dangling link to ../outside/none.bin)" ;;
+		*) shown=$loc ;;
+		esac
+		"$cli" to-text "$model" -o "$label-ref/m.txt" --external-data "$loc" >out.txt 2>err.txt
+		status=$?
+		check "$label: location $shown is refused (status 1 to 3, a message naming it)" \
+			'[ "$status" -ge 1 ] && [ "$status" -le 3 ] && has err.txt "\"$loc\""'
+		check "$label: the refused location $shown creates nothing" \
+			'[ "$(entries "$label-ref")" = "$ref_before" ] && [ "$(entries outside)" = "$outside_before" ] &&
+			[ ! -e abs.bin ] && [ ! -e x.bin ] && empty out.txt'
+	done
+
+	# embedding: a data file reached through a symbolic link to outside, or missing
+	mkdir "$label-emb"
+	cp "$label-o/sub/m.txt" "$label-emb/m.txt"
+	cp "$label-o/sub/w.bin" "outside/$label-w.bin"
+	ln -s "../outside/$label-w.bin" "$label-emb/w.bin"
+	"$cli" to-binary --embed-external-data "$label-emb/m.txt" -o "$label-emb/back.onnx" >out.txt 2>err.txt
+	status=$?
+	check "$label: embedding refuses a data file that is a link to outside (status 1 to 3)" \
+		'[ "$status" -ge 1 ] && [ "$status" -le 3 ]'
+	check "$label: the refusal of the link names the location and writes nothing" \
+		'has err.txt "\"w.bin\"" && [ ! -e "$label-emb/back.onnx" ] && empty out.txt'
+	sed "s|\"location\": \"w.bin\"|\"location\": \"$work/outside/$label-w.bin\"|" "$label-o/sub/m.txt" \
+		>"$label-emb/abs.txt"
+	"$cli" to-binary --embed-external-data "$label-emb/abs.txt" -o "$label-emb/back.onnx" >out.txt 2>err.txt
+	status=$?
+	check "$label: embedding refuses an absolute location to an existing file (status 1 to 3)" \
+		'[ "$status" -ge 1 ] && [ "$status" -le 3 ]'
+	check "$label: the refusal of the absolute location names it and writes nothing" \
+		'has err.txt "outside/$label-w.bin" && [ ! -e "$label-emb/back.onnx" ] && empty out.txt'
+	mkdir "$label-miss"
+	cp "$label-o/sub/m.txt" "$label-miss/m.txt"
+	if run 3 "$label: embedding a missing data file exits 3" \
+		to-binary --embed-external-data "$label-miss/m.txt" -o "$label-miss/back.onnx"; then
+		check "$label: the missing data file is named, nothing is written" \
+			'has err.txt "w\.bin" && [ "$(entries "$label-miss")" = m.txt ] && empty out.txt'
+	fi
+	rm -f "outside/$label-w.bin"
+}
+
+external_data big "$work/big.onnx"
+if [ -d "$shared/onnx-backend-data" ] && [ -f "$squeezenet" ]; then
+	external_data squeezenet "$squeezenet"
+	check "squeezenet: its weights moved out: 31 tensors refer to w.bin" \
+		'[ "$(grep -c "\"location\": \"w.bin\"" squeezenet-o/sub/m.txt)" -eq 31 ]'
+else
+	skip "squeezenet: the external-data cases" "$shared/onnx-backend-data is not there"
+fi
+
+# the hand-written model: the threshold is "at least N bytes"; the small tensor stays inline
+mkdir thr
+run 0 "the default threshold: to-text --external-data exits 0" to-text big.onnx -o thr/eq.txt --external-data eq.bin &&
+	check "the default threshold moves w and leaves the 16-byte b inline" \
+		"has thr/eq.txt '\"location\": \"eq.bin\", \"offset\": \"0\", \"length\": \"4400\"' &&
+		has thr/eq.txt 'float\[4\] b = {1, 2, 3, 4}' && [ \"\$(wc -c <thr/eq.bin)\" -eq 4400 ]"
+run 0 "--size-threshold 4400 exits 0" to-text big.onnx -o thr/at.txt --external-data at.bin --size-threshold 4400 &&
+	check "--size-threshold 4400 moves the 4400-byte tensor" "has thr/at.txt '\"location\": \"at.bin\"' && [ -e thr/at.bin ]"
+run 0 "--size-threshold 4401 exits 0" to-text big.onnx -o thr/above.txt --external-data above.bin --size-threshold 4401 &&
+	check "--size-threshold 4401 moves nothing and creates no data file" \
+		"! has thr/above.txt location && [ ! -e thr/above.bin ]"
+run 0 "--size-threshold 16 exits 0" to-text big.onnx -o thr/all.txt --external-data all.bin --size-threshold 16 &&
+	check "--size-threshold 16 moves both tensors into one file" \
+		"[ \"\$(grep -c '\"location\": \"all.bin\"' thr/all.txt)\" -eq 2 ] && [ \"\$(wc -c <thr/all.bin)\" -eq 4416 ]"
+run 0 "external data from a text input exits 0" to-text big.onnxtxt -o thr/text.txt --external-data text.bin &&
+	check "external data from a text input equals that from its binary" \
+		'sed s/eq.bin/text.bin/ thr/eq.txt | cmp -s - thr/text.txt && same thr/text.bin thr/eq.bin'
+run 3 "external data: a location in a missing directory exits 3" \
+	to-text big.onnx -o thr/nodir.txt --external-data nodir/w.bin &&
+	check "external data: a missing directory is not created, no output" '[ ! -e thr/nodir ] && [ ! -e thr/nodir.txt ]'
+
+# a refused location never replaces an existing output
+mkdir extatomic
+cp old.copy extatomic/m.txt
+"$cli" to-text big.onnx -o extatomic/m.txt --external-data ../x.bin >out.txt 2>err.txt
+status=$?
+check "a refused location leaves an existing output as it was" \
+	'[ "$status" -ne 0 ] && same extatomic/m.txt old.copy && [ "$(entries extatomic)" = m.txt ]'
+
+# When the text cannot be written, the data file has already been written (or replaced).
+if known_defect "external data: a failed to-text (-o DIRECTORY) leaves no data file"; then
+	mkdir extfail extfail/m.txt
+	"$cli" to-text big.onnx -o extfail/m.txt --external-data w.bin >out.txt 2>err.txt
+	status=$?
+	check "external data: a failed to-text (-o DIRECTORY) leaves no data file" \
+		'[ "$status" -eq 3 ] && [ "$(entries extfail)" = m.txt ]'
+fi
+if known_defect "external data: a failed to-text (-o DIRECTORY) leaves an existing data file as it was"; then
+	mkdir extfail2 extfail2/m.txt
+	printf 'old data\n' >extfail2/w.bin
+	"$cli" to-text big.onnx -o extfail2/m.txt --external-data w.bin >out.txt 2>err.txt
+	status=$?
+	check "external data: a failed to-text (-o DIRECTORY) leaves an existing data file as it was" \
+		'[ "$status" -eq 3 ] && [ "$(cat extfail2/w.bin)" = "old data" ]'
+fi
+# The data file is written, then the text replaces it: exit 0, and the data is gone.
+if known_defect "external data: a data file that is the output itself is refused"; then
+	mkdir extsame
+	"$cli" to-text big.onnx -o extsame/m.txt --external-data m.txt >out.txt 2>err.txt
+	status=$?
+	check "external data: a data file that is the output itself is refused" \
+		'[ "$status" -ne 0 ] && nonempty err.txt && [ -z "$(entries extsame)" ]'
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
