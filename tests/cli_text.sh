@@ -452,5 +452,206 @@ if known_defect "external data: a data file that is the output itself is refused
 		'[ "$status" -ne 0 ] && nonempty err.txt && [ -z "$(entries extsame)" ]'
 fi
 
+# ---- fmt: print -------------------------------------------------------------------------------
+
+printf '<ir_version:8,opset_import:["":18]>   g(float[N] x)=>(float[N] y)\n{t=Relu(x)   y=Neg(t)}\n' >odd.onnxtxt
+cat >canonical.expected <<'EOF'
+<
+  ir_version: 8,
+  opset_import: ["" : 18]
+>
+g (float[N] x) => (float[N] y)
+{
+  t = Relu (x)
+  y = Neg (t)
+}
+EOF
+cp odd.onnxtxt odd.copy
+odd_stamp=$(stamp odd.onnxtxt)
+if run 0 "fmt of a non-canonical file exits 0" fmt odd.onnxtxt; then
+	check "fmt prints the canonical text on stdout" 'same out.txt canonical.expected && empty err.txt'
+	check "fmt leaves the file untouched" 'same odd.onnxtxt odd.copy && [ "$(stamp odd.onnxtxt)" = "$odd_stamp" ]'
+fi
+"$cli" fmt - <odd.onnxtxt >out.txt 2>err.txt
+check "fmt - formats standard input" 'same out.txt canonical.expected'
+"$cli" to-text odd.onnxtxt >out.txt 2>err.txt
+check "fmt and to-text agree on the canonical text" 'same out.txt canonical.expected'
+
+# the golden texts are canonical: fmt prints them unchanged
+unchanged=0 changed=''
+mkdir canon
+for f in "$golden_dir"/*.txt; do
+	case $(basename "$f") in *.*.txt) continue ;; esac # NAME.FLAG.txt is printed with a flag
+	cp "$f" canon/
+	if "$cli" fmt "$f" >out.txt 2>err.txt && same out.txt "$f"; then
+		unchanged=$((unchanged + 1))
+	else
+		changed="$changed $(basename "$f")"
+	fi
+done
+if [ "$unchanged" -gt 0 ] && [ -z "$changed" ]; then
+	ok "fmt prints each of the $unchanged golden texts unchanged"
+else
+	not_ok "fmt prints each of the golden texts unchanged" "changed:$changed"
+fi
+
+# ---- fmt --check ------------------------------------------------------------------------------
+
+cp "$golden_dir/names.txt" canon1.txt
+cp "$golden_dir/tensors.txt" canon2.txt
+printf 'g (float x) => (float y) { y = Relu(x) }\n' >odd2.onnxtxt
+for f in canon1.txt canon2.txt odd.onnxtxt odd2.onnxtxt; do cp "$f" "$f.copy"; done
+if run 1 "fmt --check with non-canonical files exits 1" fmt --check canon1.txt odd.onnxtxt canon2.txt odd2.onnxtxt; then
+	printf 'odd.onnxtxt\nodd2.onnxtxt\n' >expected.txt
+	check "fmt --check lists exactly the non-canonical files, in order" 'same out.txt expected.txt && empty err.txt'
+fi
+check "fmt --check changes no file" \
+	'same canon1.txt canon1.txt.copy && same canon2.txt canon2.txt.copy && same odd.onnxtxt odd.onnxtxt.copy && same odd2.onnxtxt odd2.onnxtxt.copy'
+run 0 "fmt --check with canonical files only exits 0" fmt --check canon1.txt canon2.txt canon/*.txt &&
+	check "fmt --check prints nothing when all are canonical" 'empty out.txt && empty err.txt'
+"$cli" fmt --check - <odd.onnxtxt >out.txt 2>err.txt
+status=$?
+check "fmt --check - names standard input <stdin>" '[ "$status" -eq 1 ] && [ "$(cat out.txt)" = "<stdin>" ]'
+# a float-literals text is canonical only with that flag
+run 1 "fmt --check lists a --float-literals text (fmt prints without flags)" \
+	fmt --check "$golden_dir/tensors.float-literals.txt" &&
+	check "fmt --check names the --float-literals text" "has out.txt 'tensors.float-literals.txt\$'"
+
+# ---- fmt -i -----------------------------------------------------------------------------------
+
+cp odd.onnxtxt inplace.onnxtxt
+if run 0 "fmt -i of a non-canonical file exits 0" fmt -i inplace.onnxtxt; then
+	check "fmt -i rewrites the file as fmt prints it" 'same inplace.onnxtxt canonical.expected'
+	check "fmt -i prints nothing" 'empty out.txt && empty err.txt'
+fi
+cp canon1.txt keep.txt
+keep_stamp=$(stamp keep.txt)
+sleep 0.01 2>/dev/null || sleep 1
+run 0 "fmt -i of a canonical file exits 0" fmt -i keep.txt &&
+	check "fmt -i leaves a canonical file alone (same inode and mtime)" \
+		'[ "$(stamp keep.txt)" = "$keep_stamp" ] && same keep.txt canon1.txt'
+cp odd.onnxtxt second.onnxtxt
+before=$(entries .)
+run 0 "fmt -i of several files exits 0" fmt -i second.onnxtxt keep.txt &&
+	check "fmt -i rewrote the non-canonical one and left no temporary file" \
+		'same second.onnxtxt canonical.expected && [ "$(entries .)" = "$before" ]'
+
+# comments: left alone unless --drop-comments; annotations are not comments
+printf '# a comment\n<ir_version: 8>\ng (float x) => (float y) { y = Relu(x) }  # another\n' >comments.onnxtxt
+cp comments.onnxtxt comments.copy
+comments_stamp=$(stamp comments.onnxtxt)
+if run 1 "fmt -i of a file with comments exits 1" fmt -i comments.onnxtxt; then
+	check "fmt -i leaves a file with comments untouched" \
+		'same comments.onnxtxt comments.copy && [ "$(stamp comments.onnxtxt)" = "$comments_stamp" ]'
+	check "the message names the file and --drop-comments" \
+		'has err.txt comments.onnxtxt && has err.txt --drop-comments && empty out.txt'
+fi
+"$cli" fmt comments.onnxtxt >expected.txt 2>err.txt
+if run 0 "fmt -i --drop-comments of a file with comments exits 0" fmt -i --drop-comments comments.onnxtxt; then
+	check "fmt -i --drop-comments rewrites it as fmt prints it, without comments" \
+		'same comments.onnxtxt expected.txt && ! has comments.onnxtxt "#"'
+fi
+printf '<ir_version: 8>\ng (float x) => (float y) {\n  #@ doc_string: "Rectifies; # is no comment here"\n  y = Relu(x) }\n' \
+	>annotated.onnxtxt
+cat >annotated.expected <<'EOF'
+<
+  ir_version: 8
+>
+g (float x) => (float y)
+{
+  #@ doc_string: "Rectifies; # is no comment here"
+  y = Relu (x)
+}
+EOF
+if run 0 "fmt -i of a file with #@ annotations (no comments) exits 0" fmt -i annotated.onnxtxt; then
+	check "fmt -i rewrites a file whose only #-lines are annotations, keeping them" \
+		'same annotated.onnxtxt annotated.expected'
+fi
+printf 'g  (float "a#b") => (float y) { y = Relu("a#b") }\n' >hash-in-string.onnxtxt
+run 0 "fmt -i of a file with # inside a string exits 0" fmt -i hash-in-string.onnxtxt &&
+	check "fmt -i rewrites a file whose only # is inside a string" \
+		"[ \"\$(cat hash-in-string.onnxtxt)\" = \"\$(printf 'g (float \"a#b\") => (float y)\n{\n  y = Relu (\"a#b\")\n}')\" ]"
+
+# a symbolic link: the file it leads to is rewritten, the link stays
+cp odd.onnxtxt target.onnxtxt
+ln -s target.onnxtxt link.onnxtxt
+run 0 "fmt -i through a symbolic link exits 0" fmt -i link.onnxtxt &&
+	check "fmt -i rewrites the link's target and keeps the link" \
+		'[ -L link.onnxtxt ] && same target.onnxtxt canonical.expected'
+
+# ---- fmt: invalid input -------------------------------------------------------------------------
+
+cp bad.onnxtxt bad.copy
+if run 1 "fmt of a file with a syntax error exits 1" fmt bad.onnxtxt; then
+	expected_error bad.onnxtxt >expected.txt
+	check "fmt: the syntax error shows FILE:LINE:COL: error:, the line and a caret" 'same err.txt expected.txt'
+	check "fmt: nothing on stdout for a file with a syntax error" 'empty out.txt'
+fi
+bad_stamp=$(stamp bad.onnxtxt)
+run 1 "fmt -i of a file with a syntax error exits 1" fmt -i bad.onnxtxt &&
+	check "fmt -i leaves a file with a syntax error untouched, and reports its place" \
+		'same bad.onnxtxt bad.copy && [ "$(stamp bad.onnxtxt)" = "$bad_stamp" ] && has err.txt "^bad.onnxtxt:2:42: error: "'
+cp mlp.onnx binary.onnx
+if run 1 "fmt of a binary model exits 1" fmt binary.onnx; then
+	check "fmt: a binary model is reported by name" 'has err.txt "binary.onnx is a binary model" && empty out.txt'
+fi
+run 1 "fmt -i of a binary model exits 1" fmt -i binary.onnx &&
+	check "fmt -i leaves a binary model untouched" 'same binary.onnx mlp.onnx'
+run 3 "fmt of a missing file exits 3" fmt missing.onnxtxt &&
+	check "fmt names the missing file" 'has err.txt missing.onnxtxt'
+
+# several files: fmt goes on after an error and exits with the worst status
+printf 'g (float x) => (float y)\n{\n  y = Relu (x)\n}\n' >odd2.expected
+cat canonical.expected odd2.expected >expected.txt
+if run 1 "fmt GOOD BAD GOOD exits 1" fmt odd.onnxtxt bad.onnxtxt odd2.onnxtxt; then
+	check "fmt goes on after a syntax error and prints the other files" 'same out.txt expected.txt'
+	check "fmt reports the error among several files" 'has err.txt "^bad.onnxtxt:2:42: error: "'
+fi
+if run 3 "fmt with a missing and an invalid file exits 3 (the worst)" fmt missing.onnxtxt odd.onnxtxt bad.onnxtxt odd2.onnxtxt; then
+	check "fmt prints the readable files and reports both errors" \
+		'same out.txt expected.txt && has err.txt missing.onnxtxt && has err.txt "^bad.onnxtxt:"'
+fi
+run 3 "fmt with an invalid and a missing file exits 3 (order does not matter)" fmt bad.onnxtxt missing.onnxtxt &&
+	check "fmt reports the missing file after the invalid one" 'has err.txt "^bad.onnxtxt:" && has err.txt missing.onnxtxt'
+if run 3 "fmt --check with a missing file exits 3" fmt --check missing.onnxtxt odd.onnxtxt canon1.txt; then
+	check "fmt --check still lists the non-canonical file" '[ "$(cat out.txt)" = odd.onnxtxt ]'
+fi
+run 1 "fmt --check with a syntax error and a non-canonical file exits 1" fmt --check bad.onnxtxt odd.onnxtxt &&
+	check "fmt --check lists the non-canonical file after the error" '[ "$(cat out.txt)" = odd.onnxtxt ]'
+cp odd.onnxtxt later.onnxtxt
+run 1 "fmt -i BAD GOOD exits 1" fmt -i bad.onnxtxt later.onnxtxt &&
+	check "fmt -i goes on after an error: the later file is rewritten, the bad one untouched" \
+		'same later.onnxtxt canonical.expected && same bad.onnxtxt bad.copy'
+
+# Canonical text from to-text may hold a control byte inside a string (the syntax has no
+# escapes for it); fmt takes such text for a binary model.
+if known_defect "fmt --check accepts to-text's canonical output with a control byte in a string"; then
+	printf '<doc_string: "a\001b">\ng (float x) => (float y) { y = Relu(x) }\n' >control.onnxtxt
+	"$cli" to-text control.onnxtxt -o control.txt 2>err.txt
+	"$cli" fmt --check control.txt >out.txt 2>err.txt
+	status=$?
+	check "fmt --check accepts to-text's canonical output with a control byte in a string" \
+		'[ "$status" -eq 0 ] && empty out.txt && empty err.txt'
+fi
+
+# ---- fmt -i keeps the file's permissions -------------------------------------------------------
+
+cp odd.onnxtxt private.onnxtxt
+chmod 600 private.onnxtxt
+if run 0 "fmt -i of a mode 600 file exits 0" fmt -i private.onnxtxt; then
+	check "fmt -i rewrote the mode 600 file" 'same private.onnxtxt canonical.expected'
+	# the temporary file is created with 0666 & ~umask and renamed over the original
+	if known_defect "fmt -i keeps mode 600"; then
+		check "fmt -i keeps mode 600" '[ "$(stat -c %a private.onnxtxt)" = 600 ]'
+	fi
+fi
+cp comments.copy private2.onnxtxt
+chmod 640 private2.onnxtxt
+if run 0 "fmt -i --drop-comments of a mode 640 file exits 0" fmt -i --drop-comments private2.onnxtxt; then
+	if known_defect "fmt -i --drop-comments keeps mode 640"; then
+		check "fmt -i --drop-comments keeps mode 640" '[ "$(stat -c %a private2.onnxtxt)" = 640 ]'
+	fi
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
