@@ -233,7 +233,8 @@ static void emit(ox_out *o, ox_out *scratch)
 {
 	if (scratch->line) /* the notes end a line: the current one starts inside them */
 		o->line = o->flushed + o->len + scratch->line;
-	ox_put(o, scratch->buf, scratch->len);
+	if (scratch->len)
+		ox_put(o, scratch->buf, scratch->len);
 	o->failed |= scratch->failed;
 	ox_out_free(scratch);
 }
