@@ -140,13 +140,20 @@ static OnnxStatus write_in_place(const char *path, ox_writer *write_fn, void *ct
 	return err->code != ONNXTXT_OK ? err->code : io_error(err, "cannot write", path);
 }
 
-/* Writes into a temporary file in dir, then renames it over target. */
-static OnnxStatus replace(const char *path, const char *target, const char *dir, char **tmp, ox_writer *write_fn,
-			  void *ctx, OnnxError *err)
+/* Writes into a temporary file in dir, then renames it over target, which keeps its
+ * permissions (and owner, where that is allowed) when it exists: old, else NULL. */
+static OnnxStatus replace(const char *path, const char *target, const char *dir, const struct stat *old, char **tmp,
+			  ox_writer *write_fn, void *ctx, OnnxError *err)
 {
 	int fd = create_temp(dir, tmp);
 	if (fd < 0)
 		return io_error(err, "cannot create a temporary file for", path);
+	if (old) {
+		/* another owner is kept only where that is allowed (root): otherwise the file
+		 * becomes ours, as with any editor, and keeps its mode */
+		fchown(fd, old->st_uid, old->st_gid);
+		fchmod(fd, old->st_mode & 07777);
+	}
 	FILE *f = fdopen(fd, "wb");
 	if (!f) {
 		int saved = errno;
@@ -173,17 +180,18 @@ OnnxStatus ox_write_atomic(const char *path, ox_writer *write_fn, void *ctx, Onn
 {
 	char *target = target_of(path), *dir = target ? dir_of(target) : NULL, *tmp = NULL;
 	struct stat st;
+	bool exists = target && stat(target, &st) == 0;
 	OnnxStatus status;
 	if (!target || !dir) {
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		status = err->code;
-	} else if (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		status = write_in_place(target, write_fn, ctx, err);
-	} else if (stat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
+	} else if (exists && S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		status = io_error(err, "cannot write", path);
+	} else if (exists && !S_ISREG(st.st_mode)) {
+		status = write_in_place(target, write_fn, ctx, err);
 	} else {
-		status = replace(path, target, dir, &tmp, write_fn, ctx, err);
+		status = replace(path, target, dir, exists ? &st : NULL, &tmp, write_fn, ctx, err);
 	}
 	free(tmp);
 	free(dir);

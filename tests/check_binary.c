@@ -1026,7 +1026,9 @@ static mode_t mode_of(const char *path)
 	return st.st_mode & 07777;
 }
 
-START_TEST(write_file_replaces_with_umask_permissions)
+/* A new file gets the permissions the umask gives any new file; a replaced file keeps its
+ * own (as cp and sed -i keep them). */
+START_TEST(write_file_permissions)
 {
 	static const mode_t masks[] = {022, 077, 002, 027};
 	for (size_t i = 0; i < sizeof masks / sizeof *masks; i++) {
@@ -1047,11 +1049,12 @@ START_TEST(write_file_replaces_with_umask_permissions)
 		expect_content(path, small_bytes, small_len);
 		ck_assert_msg(mode_of(path) == want, "umask %03o: new file has mode %04o, want %04o", masks[i],
 			      mode_of(path), want);
-		write_file(path, "old content", 0400);
+		static const mode_t kept[] = {0400, 0640, 0600, 0755};
+		chmod(path, kept[i]);
 		ck_assert_int_eq(OnnxBinary_WriteFile(small_model, path, &e), ONNXTXT_OK);
 		expect_content(path, small_bytes, small_len);
-		ck_assert_msg(mode_of(path) == want, "umask %03o: replaced file has mode %04o, want %04o", masks[i],
-			      mode_of(path), want);
+		ck_assert_msg(mode_of(path) == kept[i], "umask %03o: replaced file has mode %04o, want %04o", masks[i],
+			      mode_of(path), kept[i]);
 		umask(old);
 		char *names = listing(workdir);
 		ck_assert_str_eq(names, "model.onnx,");
@@ -1238,7 +1241,7 @@ int main(void)
 	tc = named_case(s, "%s", "write_file");
 	tcase_add_unchecked_fixture(tc, make_workdir, remove_workdir);
 	tcase_add_checked_fixture(tc, setup_workdir, teardown_workdir);
-	tcase_add_test(tc, write_file_replaces_with_umask_permissions);
+	tcase_add_test(tc, write_file_permissions);
 	tcase_add_test(tc, write_file_into_a_missing_directory);
 	tcase_add_test(tc, write_file_over_a_directory);
 	tcase_add_test(tc, write_file_that_fails_while_writing);
