@@ -5,8 +5,6 @@
 # its comment and permission rules). Exit statuses: 0 ok, 1 invalid model (or fmt --check
 # finding a non-canonical file), 2 usage, 3 file error.
 # TAP output. $ONNXTXT is the CLI; $ONNXTXT_SOURCE_ROOT the source tree (default: ..).
-# ONNXTXT_TEST_KNOWN_DEFECTS=1 also runs the cases that assert the correct behaviour where
-# the CLI is known to fail it (skipped by default).
 
 # shellcheck disable=SC2016,SC2034
 . "$(dirname "$0")/tap.sh"
@@ -14,16 +12,6 @@ mlp=$root/corpus/valid/mlp_classifier.onnxtxt
 golden_dir=$root/corpus/golden
 shared=${ONNXTXT_SHARED:-$root/../shared}
 squeezenet=$shared/onnx-backend-data/light-random/test_squeezenet/model.onnx
-
-# known_defect DESCRIPTION: true when the case for a known defect should run; otherwise
-# reports it as skipped.
-known_defect() {
-	if [ "${ONNXTXT_TEST_KNOWN_DEFECTS:-0}" = 1 ]; then
-		return 0
-	fi
-	skip "$1" "known defect (ONNXTXT_TEST_KNOWN_DEFECTS=1 runs it)"
-	return 1
-}
 
 # the file's inode and modification time (to nanoseconds): changes when a file is replaced
 stamp() { stat -c '%i %y' "$1"; }
@@ -47,12 +35,10 @@ for opt in --help -h; do
 			has out.txt '^  -h, --help '"
 	fi
 done
-# The synopsis lists the two short options but not --external-data and --size-threshold.
-if known_defect "to-text --help: the Usage line lists --external-data FILE and --size-threshold N"; then
-	"$cli" to-text --help >out.txt 2>err.txt
-	check "to-text --help: the Usage line lists --external-data FILE and --size-threshold N" \
-		"head -n 1 out.txt | grep -q -- '--external-data FILE' && head -n 1 out.txt | grep -q -- '--size-threshold N'"
-fi
+# The synopsis lists every option.
+"$cli" to-text --help >out.txt 2>err.txt
+check "to-text --help: the usage lists --external-data FILE and --size-threshold N" \
+	"sed -n '1,/^\$/p' out.txt | grep -q -- '--external-data FILE' && sed -n '1,/^\$/p' out.txt | grep -q -- '--size-threshold N'"
 
 # ---- usage errors: status 2, a message on stderr, nothing on stdout -------------------------
 
@@ -86,13 +72,10 @@ usage_error "fmt -i -" fmt -i -
 usage_error "fmt -i with - among the files" fmt -i loose.onnxtxt -
 check "usage errors leave a file to format untouched" 'same loose.onnxtxt loose.copy'
 check "usage errors create no file" '[ "$(entries .)" = "$before" ]'
-# strtoull skips leading blanks and negates "-1" to 2^64 - 1; parse_size only looks for a
-# '-' in the first byte.
-if known_defect "to-text: --size-threshold ' -1' (a blank, then a minus) exits 2"; then
-	"$cli" to-text --size-threshold ' -1' "$mlp" >out.txt 2>err.txt
-	status=$?
-	check "to-text: --size-threshold ' -1' (a blank, then a minus) exits 2" '[ "$status" -eq 2 ] && empty out.txt'
-fi
+# A byte count is digits only (strtoull would skip the blank and negate "-1" to 2^64 - 1).
+"$cli" to-text --size-threshold ' -1' "$mlp" >out.txt 2>err.txt
+status=$?
+check "to-text: --size-threshold ' -1' (a blank, then a minus) exits 2" '[ "$status" -eq 2 ] && empty out.txt'
 
 # ---- golden printer outputs through the CLI ---------------------------------------------------
 
@@ -427,30 +410,24 @@ status=$?
 check "a refused location leaves an existing output as it was" \
 	'[ "$status" -ne 0 ] && same extatomic/m.txt old.copy && [ "$(entries extatomic)" = m.txt ]'
 
-# When the text cannot be written, the data file has already been written (or replaced).
-if known_defect "external data: a failed to-text (-o DIRECTORY) leaves no data file"; then
-	mkdir extfail extfail/m.txt
-	"$cli" to-text big.onnx -o extfail/m.txt --external-data w.bin >out.txt 2>err.txt
-	status=$?
-	check "external data: a failed to-text (-o DIRECTORY) leaves no data file" \
-		'[ "$status" -eq 3 ] && [ "$(entries extfail)" = m.txt ]'
-fi
-if known_defect "external data: a failed to-text (-o DIRECTORY) leaves an existing data file as it was"; then
-	mkdir extfail2 extfail2/m.txt
-	printf 'old data\n' >extfail2/w.bin
-	"$cli" to-text big.onnx -o extfail2/m.txt --external-data w.bin >out.txt 2>err.txt
-	status=$?
-	check "external data: a failed to-text (-o DIRECTORY) leaves an existing data file as it was" \
-		'[ "$status" -eq 3 ] && [ "$(cat extfail2/w.bin)" = "old data" ]'
-fi
-# The data file is written, then the text replaces it: exit 0, and the data is gone.
-if known_defect "external data: a data file that is the output itself is refused"; then
-	mkdir extsame
-	"$cli" to-text big.onnx -o extsame/m.txt --external-data m.txt >out.txt 2>err.txt
-	status=$?
-	check "external data: a data file that is the output itself is refused" \
-		'[ "$status" -ne 0 ] && nonempty err.txt && [ -z "$(entries extsame)" ]'
-fi
+# When the text cannot be written, the data file is neither written nor replaced.
+mkdir extfail extfail/m.txt
+"$cli" to-text big.onnx -o extfail/m.txt --external-data w.bin >out.txt 2>err.txt
+status=$?
+check "external data: a failed to-text (-o DIRECTORY) leaves no data file" \
+	'[ "$status" -eq 3 ] && [ "$(entries extfail)" = m.txt ]'
+mkdir extfail2 extfail2/m.txt
+printf 'old data\n' >extfail2/w.bin
+"$cli" to-text big.onnx -o extfail2/m.txt --external-data w.bin >out.txt 2>err.txt
+status=$?
+check "external data: a failed to-text (-o DIRECTORY) leaves an existing data file as it was" \
+	'[ "$status" -eq 3 ] && [ "$(cat extfail2/w.bin)" = "old data" ]'
+# A data file that would be the text's own file is refused before anything is written.
+mkdir extsame
+"$cli" to-text big.onnx -o extsame/m.txt --external-data m.txt >out.txt 2>err.txt
+status=$?
+check "external data: a data file that is the output itself is refused" \
+	'[ "$status" -ne 0 ] && nonempty err.txt && [ -z "$(entries extsame)" ]'
 
 # ---- fmt: print -------------------------------------------------------------------------------
 
@@ -624,15 +601,13 @@ run 1 "fmt -i BAD GOOD exits 1" fmt -i bad.onnxtxt later.onnxtxt &&
 		'same later.onnxtxt canonical.expected && same bad.onnxtxt bad.copy'
 
 # Canonical text from to-text may hold a control byte inside a string (the syntax has no
-# escapes for it); fmt takes such text for a binary model.
-if known_defect "fmt --check accepts to-text's canonical output with a control byte in a string"; then
-	printf '<doc_string: "a\001b">\ng (float x) => (float y) { y = Relu(x) }\n' >control.onnxtxt
-	"$cli" to-text control.onnxtxt -o control.txt 2>err.txt
-	"$cli" fmt --check control.txt >out.txt 2>err.txt
-	status=$?
-	check "fmt --check accepts to-text's canonical output with a control byte in a string" \
-		'[ "$status" -eq 0 ] && empty out.txt && empty err.txt'
-fi
+# escapes for it); fmt still reads it as text.
+printf '<doc_string: "a\001b">\ng (float x) => (float y) { y = Relu(x) }\n' >control.onnxtxt
+"$cli" to-text control.onnxtxt -o control.txt 2>err.txt
+"$cli" fmt --check control.txt >out.txt 2>err.txt
+status=$?
+check "fmt --check accepts to-text's canonical output with a control byte in a string" \
+	'[ "$status" -eq 0 ] && empty out.txt && empty err.txt'
 
 # ---- fmt -i keeps the file's permissions -------------------------------------------------------
 
@@ -640,17 +615,13 @@ cp odd.onnxtxt private.onnxtxt
 chmod 600 private.onnxtxt
 if run 0 "fmt -i of a mode 600 file exits 0" fmt -i private.onnxtxt; then
 	check "fmt -i rewrote the mode 600 file" 'same private.onnxtxt canonical.expected'
-	# the temporary file is created with 0666 & ~umask and renamed over the original
-	if known_defect "fmt -i keeps mode 600"; then
-		check "fmt -i keeps mode 600" '[ "$(stat -c %a private.onnxtxt)" = 600 ]'
-	fi
+	# the temporary file that replaces it takes its mode
+	check "fmt -i keeps mode 600" '[ "$(stat -c %a private.onnxtxt)" = 600 ]'
 fi
 cp comments.copy private2.onnxtxt
 chmod 640 private2.onnxtxt
 if run 0 "fmt -i --drop-comments of a mode 640 file exits 0" fmt -i --drop-comments private2.onnxtxt; then
-	if known_defect "fmt -i --drop-comments keeps mode 640"; then
-		check "fmt -i --drop-comments keeps mode 640" '[ "$(stat -c %a private2.onnxtxt)" = 640 ]'
-	fi
+	check "fmt -i --drop-comments keeps mode 640" '[ "$(stat -c %a private2.onnxtxt)" = 640 ]'
 fi
 
 echo "1..$n"

@@ -1,10 +1,11 @@
 /* onnxtxt: command-line front end. A thin client of the public API in <onnxtxt/onnxtxt.h>. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* POSIX 2008 with realpath */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <onnxtxt/onnxtxt.h>
@@ -244,7 +245,8 @@ static int cmd_to_binary(int argc, char **argv)
 }
 
 static const char to_text_help[] =
-	"Usage: onnxtxt to-text [-o OUT] [--no-annotations] [--float-literals] IN\n"
+	"Usage: onnxtxt to-text [-o OUT] [--no-annotations] [--float-literals]\n"
+	"                       [--external-data FILE [--size-threshold N]] IN\n"
 	"Print a model (binary .onnx or text, detected from the content) in the canonical\n"
 	"textual syntax.\n"
 	"\n"
@@ -277,23 +279,79 @@ static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out
 }
 
 
+/* path with its directory resolved ("/abs/dir/name"), or NULL when the directory does not
+ * exist: a name for the file that links in the directory part cannot disguise. */
+static char *joined(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 1;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "%s%s", a, b);
+	return s;
+}
+
+static char *resolved(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	char *real = dir ? realpath(dir, NULL) : NULL, *with_slash = real ? joined(real, "/") : NULL;
+	char *full = with_slash ? joined(with_slash, slash ? slash + 1 : path) : NULL;
+	free(with_slash);
+	free(real);
+	free(dir);
+	return full;
+}
+
+/* Before the data file is written: the text's file must be writable where it is, and be
+ * another file than the data. */
+static int check_outputs(const char *out, const char *location)
+{
+	struct stat st;
+	char *text = resolved(out), *data = NULL;
+	const char *slash = strrchr(out, '/');
+	int rc = EXIT_OK;
+	if (!text) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(errno));
+		rc = EXIT_IO;
+	} else if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(EISDIR));
+		rc = EXIT_IO;
+	} else if (!(data = malloc(strlen(out) + strlen(location) + 1))) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		rc = EXIT_IO;
+	} else {
+		sprintf(data, "%.*s%s", slash ? (int)(slash - out + 1) : 0, out, location);
+		char *real = resolved(data);
+		if (real && strcmp(real, text) == 0) {
+			fprintf(stderr, "%s: the external data file %s would be the text's file %s\n", prog, location, out);
+			rc = EXIT_USAGE;
+		}
+		free(real);
+	}
+	free(data);
+	free(text);
+	return rc;
+}
+
 /* Moves large tensors out of a model that will be written to out (NULL: stdout). */
 static int externalize(Onnx__ModelProto *m, const char *out, const char *location, size_t threshold)
 {
 	OnnxError err;
-	const char *model_path = out && strcmp(out, "-") != 0 ? out : NULL;
-	if (OnnxModel_ExternalizeData(m, model_path, location, threshold, &err) == ONNXTXT_OK)
+	if (OnnxModel_ExternalizeData(m, out, location, threshold, &err) == ONNXTXT_OK)
 		return EXIT_OK;
 	fprintf(stderr, "%s: %s\n", prog, err.message);
 	return exit_for(err.code);
 }
 
+/* A byte count: decimal digits only (strtoull alone would take " -1" and "+5"). */
 static int parse_size(const char *s, size_t *v)
 {
 	char *end;
+	if (*s < '0' || *s > '9')
+		return 0;
 	errno = 0;
 	unsigned long long x = strtoull(s, &end, 10);
-	if (!*s || *end || errno || *s == '-')
+	if (*end || errno || (unsigned long long)(size_t)x != x)
 		return 0;
 	*v = (size_t)x;
 	return 1;
@@ -335,9 +393,12 @@ static int cmd_to_text(int argc, char **argv)
 	size_t len;
 	char *text;
 	Onnx__ModelProto *m;
+	const char *file = out && strcmp(out, "-") != 0 ? out : NULL;
 	int rc = load_model(argv[optind], &m, &text, &len);
+	if (rc == EXIT_OK && external && file)
+		rc = check_outputs(file, external);
 	if (rc == EXIT_OK && external)
-		rc = externalize(m, out, external, threshold);
+		rc = externalize(m, file, external, threshold);
 	if (rc == EXIT_OK)
 		rc = write_text(m, flags, out);
 	OnnxProto_Free(m);
@@ -389,11 +450,14 @@ static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
 	Onnx__ModelProto *m = NULL;
 	OnnxError err;
 	const char *name = display_name(path);
-	if (looks_binary(text, len)) {
-		fprintf(stderr, "%s: %s is a binary model; fmt formats text (use to-text)\n", prog, name);
-		rc = EXIT_INPUT;
-	} else if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK) {
-		report(&err, name, text, len);
+	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK) {
+		/* text may hold control bytes (in strings), so only a failed parse says binary */
+		Onnx__ModelProto *b = NULL;
+		if (looks_binary(text, len) && OnnxBinary_Read(text, len, &b, NULL) == ONNXTXT_OK)
+			fprintf(stderr, "%s: %s is a binary model; fmt formats text (use to-text)\n", prog, name);
+		else
+			report(&err, name, text, len);
+		OnnxProto_Free(b);
 		rc = exit_for(err.code);
 	} else if (OnnxPrinter_Print(m, 0, &pretty, &plen, &err) != ONNXTXT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, err.message);
