@@ -5,7 +5,8 @@
  * and the directory as they were.
  *
  * Each test gets a fresh scratch tree ROOT/models (the model's directory, also the current
- * directory during the test) and ROOT/outside (where nothing may ever appear). */
+ * directory during the test) and ROOT/outside (where nothing may ever appear). Tests of
+ * known library defects run only with ONNXTXT_TEST_KNOWN_DEFECTS=1. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -1064,6 +1065,20 @@ START_TEST(trailing_slash_fails_and_creates_nothing)
 }
 END_TEST
 
+/* KNOWN DEFECT: location_ok() stops at the end of the string right after the last '/', so a
+ * final empty component is never seen: "x/" passes the location rules and fails only later,
+ * as an I/O error (EISDIR, ENOENT, ENOTDIR, or a read error without sys_errno), depending on
+ * what x is. The location rules should refuse it, as they refuse "a//b". */
+START_TEST(trailing_slash_is_refused_as_a_location)
+{
+	make_trailing_slash_targets();
+	for (size_t i = 0; i < sizeof TRAILING_SLASHES / sizeof *TRAILING_SLASHES; i++) {
+		expect_externalize_refused(TRAILING_SLASHES[i]);
+		expect_embed_refused(TRAILING_SLASHES[i]);
+	}
+}
+END_TEST
+
 START_TEST(refuses_absolute_locations)
 {
 	write_bytes(at("outside/abs.bin"), FLOATS_1234, 16);
@@ -1268,6 +1283,41 @@ START_TEST(embed_malformed_offset_or_length)
 }
 END_TEST
 
+/* KNOWN DEFECT: embed_one() takes any in-range length. A length that does not match the
+ * tensor's size (float[4] takes 16 bytes) gives raw_data that contradicts the dims (onnx's
+ * numpy_helper: "cannot reshape array of size 2 into shape (4,)"); it should be refused. */
+START_TEST(embed_length_must_match_the_tensor)
+{
+	uint8_t data[32] = {0};
+	memcpy(data, FLOATS_1234, 16);
+	write_bytes(at("models/w.bin"), data, sizeof data);
+	expect_embed_error("\"location\": \"w.bin\", \"offset\": \"0\", \"length\": \"8\"", ONNXTXT_ERR_VALUE, "'w'");
+	expect_embed_error("\"location\": \"w.bin\", \"offset\": \"0\", \"length\": \"20\"", ONNXTXT_ERR_VALUE, "'w'");
+	expect_embed_error("\"location\": \"w.bin\", \"offset\": \"0\", \"length\": \"0\"", ONNXTXT_ERR_VALUE, "'w'");
+	/* no length: the rest of the file, 32 bytes from 0, 4 bytes from 28 */
+	expect_embed_error("\"location\": \"w.bin\"", ONNXTXT_ERR_VALUE, "'w'");
+	expect_embed_error("\"location\": \"w.bin\", \"offset\": \"28\"", ONNXTXT_ERR_VALUE, "'w'");
+}
+END_TEST
+
+/* KNOWN DEFECT: a string tensor cannot hold raw_data (onnx.proto: "raw_data ... cannot be
+ * used to store strings"); embed_one() fills it anyway. It should be refused. */
+START_TEST(embed_into_a_string_tensor_is_refused)
+{
+	write_bytes(at("models/s.bin"), "abcdef", 6);
+	Onnx__ModelProto *m = tu_model("<ir_version: 10, opset_import: [\"\" : 21]>\n"
+				       "g () => () <string[2] s = [\"location\": \"s.bin\"]> {}\n");
+	buf before = pack(m);
+	OnnxError e;
+	OnnxStatus st = OnnxModel_EmbedExternalData(m, at("models/model.onnx"), &e);
+	ck_assert_msg(st == ONNXTXT_ERR_VALUE, "status %d (%s); the string tensor now has %zu bytes of raw_data", st,
+		      e.message, tensor_named(m, "s")->raw_data.len);
+	expect_model_bytes(m, &before, "string tensor");
+	free(before.p);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 /* ======================================================================================== */
 /* 6. NULL arguments                                                                        */
 /* ======================================================================================== */
@@ -1469,7 +1519,58 @@ START_TEST(failed_write_changes_nothing_raw_data)
 }
 END_TEST
 
+/* KNOWN DEFECT: write_one() converts each moved tensor's typed data (float_data, ...) to
+ * raw_data in the model while writing the file; when the write then fails, the call returns
+ * ONNXTXT_ERR_IO but the model stays converted (742 -> 722 bytes for MAIN_TEXT). */
+START_TEST(failed_write_changes_nothing_typed_data)
+{
+	failed_write_changes_nothing(0);
+}
+END_TEST
+
+/* KNOWN DEFECT: externalizing again into the same file replaces it, while tensors moved the
+ * first time still point into it: their ranges now hold other tensors' bytes (embedded
+ * silently) or lie beyond the new end. Either the call is refused (and changes nothing) or
+ * all data stays reachable. */
+START_TEST(externalizing_twice_into_one_file_keeps_all_data)
+{
+	/* threshold 16 first: the second file is shorter (embedding fails); threshold 17 first
+	 * (only i64 moves): the second file is longer, and embedding succeeds with wrong data */
+	static const size_t first[] = {16, 17};
+	for (size_t k = 0; k < 2; k++) {
+		buf want = raw_binary(MAIN_TEXT);
+		Onnx__ModelProto *m = tu_model(MAIN_TEXT);
+		externalize_ok(m, at("models/model.onnx"), "w.bin", first[k]);
+		buf first_file = file_bytes(at("models/w.bin"));
+		buf first_model = pack(m);
+		OnnxError e;
+		OnnxStatus st = OnnxModel_ExternalizeData(m, at("models/model.onnx"), "w.bin", 1, &e);
+		if (st != ONNXTXT_OK) {
+			expect_file(at("models/w.bin"), first_file.p, first_file.n);
+			expect_model_bytes(m, &first_model, "refused second externalization");
+		} else {
+			st = OnnxModel_EmbedExternalData(m, at("models/model.onnx"), &e);
+			ck_assert_msg(st == ONNXTXT_OK, "threshold %zu, then 1, into w.bin: embedding fails: %s", first[k],
+				      e.message);
+			expect_model_bytes(m, &want, first[k] == 16 ? "threshold 16, then 1; embedded"
+								   : "threshold 17, then 1; embedded");
+		}
+		free(first_file.p);
+		free(first_model.p);
+		free(want.p);
+		OnnxProto_Free(m);
+		unlink(at("models/w.bin"));
+	}
+}
+END_TEST
+
 /* ---- registration ----------------------------------------------------------------------- */
+
+static int known_defects(void)
+{
+	const char *s = getenv("ONNXTXT_TEST_KNOWN_DEFECTS");
+	return s && strcmp(s, "1") == 0;
+}
 
 static TCase *new_case(Suite *s, const char *name)
 {
@@ -1480,6 +1581,14 @@ static TCase *new_case(Suite *s, const char *name)
 	suite_add_tcase(s, tc);
 	return tc;
 }
+
+#define KNOWN_DEFECT(tc, fn)                                                                                        \
+	do {                                                                                                        \
+		if (known_defects())                                                                                \
+			tcase_add_test(tc, fn);                                                                     \
+		else                                                                                                \
+			printf("# skipping known defect %s (set ONNXTXT_TEST_KNOWN_DEFECTS=1)\n", #fn);             \
+	} while (0)
 
 int main(void)
 {
@@ -1499,6 +1608,7 @@ int main(void)
 	tcase_add_test(tc, threshold_zero_moves_everything);
 	tcase_add_test(tc, already_external_tensors_stay_as_they_are);
 	tcase_add_test(tc, existing_data_file_is_replaced);
+	KNOWN_DEFECT(tc, externalizing_twice_into_one_file_keeps_all_data);
 
 	tc = new_case(s, "printing");
 	tcase_add_test(tc, printed_external_model_parses_and_embeds);
@@ -1506,6 +1616,7 @@ int main(void)
 	tc = new_case(s, "locations");
 	tcase_add_test(tc, refuses_lexically_bad_locations);
 	tcase_add_test(tc, trailing_slash_fails_and_creates_nothing);
+	KNOWN_DEFECT(tc, trailing_slash_is_refused_as_a_location);
 	tcase_add_test(tc, refuses_absolute_locations);
 	tcase_add_test(tc, refuses_a_linked_directory_leading_outside);
 	tcase_add_test(tc, refuses_a_dangling_link_leading_outside);
@@ -1517,6 +1628,8 @@ int main(void)
 	tcase_add_test(tc, embed_missing_file);
 	tcase_add_test(tc, embed_ranges_are_checked_against_the_file);
 	tcase_add_test(tc, embed_malformed_offset_or_length);
+	KNOWN_DEFECT(tc, embed_length_must_match_the_tensor);
+	KNOWN_DEFECT(tc, embed_into_a_string_tensor_is_refused);
 
 	tc = new_case(s, "arguments");
 	tcase_add_test(tc, null_arguments);
@@ -1529,5 +1642,6 @@ int main(void)
 	else
 		printf("# skipping unwritable_directory_changes_nothing: root cannot drop privileges here\n");
 	tcase_add_test(tc, failed_write_changes_nothing_raw_data);
+	KNOWN_DEFECT(tc, failed_write_changes_nothing_typed_data);
 	return tu_run(s);
 }
