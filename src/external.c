@@ -65,7 +65,7 @@ static int each_tensor(Onnx__ModelProto *m, tensor_fn *fn, void *ctx)
 /* A location may only name a file inside the model's directory. */
 static int location_ok(const char *loc)
 {
-	if (!loc || !*loc || loc[0] == '/')
+	if (!loc || !*loc || loc[0] == '/' || loc[strlen(loc) - 1] == '/')
 		return 0;
 	for (const char *p = loc; *p;) {
 		const char *slash = strchr(p, '/');
@@ -145,6 +145,15 @@ static char *resolve(const char *dir, const char *loc, OnnxError *err)
 
 /* ---- moving data out ------------------------------------------------------------------------- */
 
+static const char *external_value(const Onnx__TensorProto *t, const char *key);
+
+/* The location of a tensor kept in a file, else NULL. */
+static const char *external_location(const Onnx__TensorProto *t)
+{
+	bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	return external ? external_value(t, "location") : NULL;
+}
+
 typedef struct moved {
 	Onnx__TensorProto *t;
 	uint64_t offset, length;
@@ -184,7 +193,9 @@ static int write_one(Onnx__TensorProto *t, void *ctx)
 	externalize_job *job = ctx;
 	if (!movable(t, job->threshold))
 		return !ferror(job->f);
-	if (!ox_tensor_make_raw(job->arena, t))
+	/* the bytes come from a copy: the tensor changes only once the whole file is written */
+	Onnx__TensorProto raw = *t;
+	if (!ox_tensor_make_raw(job->arena, &raw))
 		return 0;
 	if (job->n == job->cap) {
 		size_t cap = job->cap ? 2 * job->cap : 64;
@@ -194,9 +205,9 @@ static int write_one(Onnx__TensorProto *t, void *ctx)
 		job->list = l;
 		job->cap = cap;
 	}
-	job->list[job->n++] = (moved){t, job->offset, t->raw_data.len};
-	job->offset += t->raw_data.len;
-	return fwrite(t->raw_data.data, 1, t->raw_data.len, job->f) == t->raw_data.len;
+	job->list[job->n++] = (moved){t, job->offset, raw.raw_data.len};
+	job->offset += raw.raw_data.len;
+	return fwrite(raw.raw_data.data, 1, raw.raw_data.len, job->f) == raw.raw_data.len;
 }
 
 /* "Continue" while no tensor would move; each_tensor stops at the first that would. */
@@ -237,11 +248,57 @@ static int point_to_file(ox_arena *a, const moved *mv, const char *location)
 	Onnx__TensorProto *t = mv->t;
 	t->has_raw_data = 0;
 	t->raw_data = (ProtobufCBinaryData){0, NULL};
+	t->n_float_data = t->n_int32_data = t->n_int64_data = t->n_double_data = t->n_uint64_data = 0;
+	t->float_data = NULL;
+	t->int32_data = NULL;
+	t->int64_data = NULL;
+	t->double_data = NULL;
+	t->uint64_data = NULL;
 	t->n_external_data = 3;
 	t->external_data = e;
 	t->has_data_location = 1;
 	t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 	return 1;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* path with its directory resolved ("/real/dir/name"), or NULL when the directory cannot
+ * be: a name for the file that links in the directory part cannot disguise. */
+static char *resolved_name(const char *path)
+{
+	char *dir = dir_of(path), real[PATH_MAX], *full = NULL;
+	const char *slash = strrchr(path, '/');
+	if (dir && realpath(dir, real) && asprintf(&full, "%s/%s", real, slash ? slash + 1 : path) < 0)
+		full = NULL;
+	free(dir);
+	return full;
+}
+
+typedef struct used_job {
+	const struct stat *file;
+	char *dir;
+	const char *location; /* the one being written, for a cheap first test */
+} used_job;
+
+/* "Continue" while the tensor does not keep its data in the file about to be written. */
+static int not_in_file(Onnx__TensorProto *t, void *ctx)
+{
+	const used_job *job = ctx;
+	struct stat st;
+	const char *loc = external_location(t);
+	if (!loc)
+		return 1;
+	if (strcmp(loc, job->location) == 0)
+		return 0;
+	char *path = NULL;
+	bool same = location_ok(loc) && asprintf(&path, "%s/%s", job->dir, loc) >= 0 && stat(path, &st) == 0 &&
+		    same_file(&st, job->file);
+	free(path);
+	return !same;
 }
 
 OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *m, const char *model_path, const char *location,
@@ -257,12 +314,27 @@ OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *m, const char *model_path
 		return err->code;
 	}
 	char *dir = dir_of(model_path), *path = dir ? resolve(dir, location, err) : NULL;
-	free(dir);
-	if (!path)
+	if (!path) {
+		free(dir);
 		return err->code ? err->code : (ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory"), err->code);
+	}
 	externalize_job job = {m, a, threshold ? threshold : 1, NULL, 0, 0, 0, NULL};
-	OnnxStatus st = each_tensor(m, any_movable, &job) ? ONNXTXT_OK /* nothing to move, no file */
-							   : ox_write_atomic(path, write_data_file, &job, err);
+	struct stat data;
+	used_job used = {&data, dir, location};
+	char *model_name = model_path ? resolved_name(model_path) : NULL, *data_name = resolved_name(path);
+	if (model_name && data_name && strcmp(model_name, data_name) == 0)
+		ox_error_set(err, ONNXTXT_ERR_VALUE, "external data location \"%s\" is the model file itself", location);
+	else if (stat(path, &data) == 0 && !each_tensor(m, not_in_file, &used))
+		ox_error_set(err, ONNXTXT_ERR_VALUE,
+			     "tensors already keep their data in \"%s\": writing it again would lose it (embed the "
+			     "data first)",
+			     location);
+	else if (!each_tensor(m, any_movable, &job)) /* nothing to move: no file */
+		ox_write_atomic(path, write_data_file, &job, err);
+	free(model_name);
+	free(data_name);
+	free(dir);
+	OnnxStatus st = err->code;
 	for (size_t i = 0; st == ONNXTXT_OK && i < job.n; i++)
 		if (!point_to_file(a, &job.list[i], location))
 			ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory"), st = err->code;
@@ -305,8 +377,9 @@ static int read_range(const char *path, uint64_t offset, uint64_t *length, bool 
 	FILE *f = fopen(path, "rb");
 	struct stat st;
 	if (!f || fstat(fileno(f), &st) != 0) {
-		ox_error_set(err, ONNXTXT_ERR_IO, "external data of '%s': cannot open %s: %s", tensor, path, strerror(errno));
-		err->sys_errno = errno;
+		int e = errno;
+		ox_error_set(err, ONNXTXT_ERR_IO, "external data of '%s': cannot open %s: %s", tensor, path, strerror(e));
+		err->sys_errno = e;
 		if (f)
 			fclose(f);
 		return 0;
@@ -322,12 +395,31 @@ static int read_range(const char *path, uint64_t offset, uint64_t *length, bool 
 		return 0;
 	}
 	*data = ox_arena_alloc(a, *length ? *length : 1);
+	errno = 0;
 	int ok = *data && fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(*data, 1, *length, f) == *length;
-	if (!ok)
-		ox_error_set(err, *data ? ONNXTXT_ERR_IO : ONNXTXT_ERR_NOMEM, "external data of '%s': cannot read %s",
-			     tensor, path);
+	if (!ok) {
+		int e = errno ? errno : EIO;
+		ox_error_set(err, *data ? ONNXTXT_ERR_IO : ONNXTXT_ERR_NOMEM, "external data of '%s': cannot read %s: %s",
+			     tensor, path, strerror(e));
+		err->sys_errno = *data ? e : 0;
+	}
 	fclose(f);
 	return ok;
+}
+
+/* The bytes of raw data the tensor's type and shape call for; false when its type has no
+ * raw form (strings, unknown types) or its shape no size. */
+static bool raw_bytes_expected(const Onnx__TensorProto *t, uint64_t *bytes)
+{
+	int bits = t->has_data_type ? ox_elem_bits(t->data_type) : 0;
+	uint64_t n = 1;
+	for (size_t i = 0; i < t->n_dims; i++) {
+		if (t->dims[i] < 0 || (t->dims[i] && n > UINT64_MAX / 64 / (uint64_t)t->dims[i]))
+			return false;
+		n *= (uint64_t)t->dims[i];
+	}
+	*bytes = (n * (uint64_t)bits + 7) / 8;
+	return bits > 0;
 }
 
 static int embed_one(Onnx__TensorProto *t, void *ctx)
@@ -336,6 +428,12 @@ static int embed_one(Onnx__TensorProto *t, void *ctx)
 	if (!t->has_data_location || t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
 		return 1;
 	const char *name = t->name ? t->name : "";
+	uint64_t expected;
+	if (!raw_bytes_expected(t, &expected)) {
+		ox_error_set(job->err, ONNXTXT_ERR_VALUE,
+			     "external data of '%s': a tensor of this type or shape cannot hold raw data", name);
+		return 0;
+	}
 	const char *loc = external_value(t, "location"), *off = external_value(t, "offset"),
 		   *len = external_value(t, "length");
 	uint64_t offset = 0, length = 0;
@@ -350,6 +448,12 @@ static int embed_one(Onnx__TensorProto *t, void *ctx)
 	free(path);
 	if (!ok)
 		return 0;
+	if (length != expected) {
+		ox_error_set(job->err, ONNXTXT_ERR_VALUE,
+			     "external data of '%s': %llu bytes where its type and shape need %llu", name,
+			     (unsigned long long)length, (unsigned long long)expected);
+		return 0;
+	}
 	t->raw_data = (ProtobufCBinaryData){(size_t)length, data};
 	t->has_raw_data = 1;
 	t->n_external_data = 0;

@@ -5,8 +5,7 @@
  * and the directory as they were.
  *
  * Each test gets a fresh scratch tree ROOT/models (the model's directory, also the current
- * directory during the test) and ROOT/outside (where nothing may ever appear). Tests of
- * known library defects run only with ONNXTXT_TEST_KNOWN_DEFECTS=1. */
+ * directory during the test) and ROOT/outside (where nothing may ever appear). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -1065,10 +1064,8 @@ START_TEST(trailing_slash_fails_and_creates_nothing)
 }
 END_TEST
 
-/* KNOWN DEFECT: location_ok() stops at the end of the string right after the last '/', so a
- * final empty component is never seen: "x/" passes the location rules and fails only later,
- * as an I/O error (EISDIR, ENOENT, ENOTDIR, or a read error without sys_errno), depending on
- * what x is. The location rules should refuse it, as they refuse "a//b". */
+/* A final empty component ("x/") breaks the location rules, as "a//b" does: refused as a
+ * location, whatever x is, not left to fail later as an I/O error. */
 START_TEST(trailing_slash_is_refused_as_a_location)
 {
 	make_trailing_slash_targets();
@@ -1283,9 +1280,9 @@ START_TEST(embed_malformed_offset_or_length)
 }
 END_TEST
 
-/* KNOWN DEFECT: embed_one() takes any in-range length. A length that does not match the
- * tensor's size (float[4] takes 16 bytes) gives raw_data that contradicts the dims (onnx's
- * numpy_helper: "cannot reshape array of size 2 into shape (4,)"); it should be refused. */
+/* A length that does not match the tensor's size (float[4] takes 16 bytes) would give
+ * raw_data that contradicts the dims (onnx's numpy_helper: "cannot reshape array of size 2
+ * into shape (4,)"): refused. */
 START_TEST(embed_length_must_match_the_tensor)
 {
 	uint8_t data[32] = {0};
@@ -1300,8 +1297,8 @@ START_TEST(embed_length_must_match_the_tensor)
 }
 END_TEST
 
-/* KNOWN DEFECT: a string tensor cannot hold raw_data (onnx.proto: "raw_data ... cannot be
- * used to store strings"); embed_one() fills it anyway. It should be refused. */
+/* A string tensor cannot hold raw_data (onnx.proto: "raw_data ... cannot be used to store
+ * strings"): refused. */
 START_TEST(embed_into_a_string_tensor_is_refused)
 {
 	write_bytes(at("models/s.bin"), "abcdef", 6);
@@ -1519,19 +1516,17 @@ START_TEST(failed_write_changes_nothing_raw_data)
 }
 END_TEST
 
-/* KNOWN DEFECT: write_one() converts each moved tensor's typed data (float_data, ...) to
- * raw_data in the model while writing the file; when the write then fails, the call returns
- * ONNXTXT_ERR_IO but the model stays converted (742 -> 722 bytes for MAIN_TEXT). */
+/* Typed data (float_data, ...) is written through a raw copy: when the write fails, the
+ * model is left exactly as it was. */
 START_TEST(failed_write_changes_nothing_typed_data)
 {
 	failed_write_changes_nothing(0);
 }
 END_TEST
 
-/* KNOWN DEFECT: externalizing again into the same file replaces it, while tensors moved the
- * first time still point into it: their ranges now hold other tensors' bytes (embedded
- * silently) or lie beyond the new end. Either the call is refused (and changes nothing) or
- * all data stays reachable. */
+/* Externalizing again into a file that tensors already keep their data in would replace
+ * it under them: either the call is refused (and changes nothing) or all data stays
+ * reachable. */
 START_TEST(externalizing_twice_into_one_file_keeps_all_data)
 {
 	/* threshold 16 first: the second file is shorter (embedding fails); threshold 17 first
@@ -1566,12 +1561,6 @@ END_TEST
 
 /* ---- registration ----------------------------------------------------------------------- */
 
-static int known_defects(void)
-{
-	const char *s = getenv("ONNXTXT_TEST_KNOWN_DEFECTS");
-	return s && strcmp(s, "1") == 0;
-}
-
 static TCase *new_case(Suite *s, const char *name)
 {
 	TCase *tc = tcase_create(name);
@@ -1581,14 +1570,6 @@ static TCase *new_case(Suite *s, const char *name)
 	suite_add_tcase(s, tc);
 	return tc;
 }
-
-#define KNOWN_DEFECT(tc, fn)                                                                                        \
-	do {                                                                                                        \
-		if (known_defects())                                                                                \
-			tcase_add_test(tc, fn);                                                                     \
-		else                                                                                                \
-			printf("# skipping known defect %s (set ONNXTXT_TEST_KNOWN_DEFECTS=1)\n", #fn);             \
-	} while (0)
 
 int main(void)
 {
@@ -1608,7 +1589,7 @@ int main(void)
 	tcase_add_test(tc, threshold_zero_moves_everything);
 	tcase_add_test(tc, already_external_tensors_stay_as_they_are);
 	tcase_add_test(tc, existing_data_file_is_replaced);
-	KNOWN_DEFECT(tc, externalizing_twice_into_one_file_keeps_all_data);
+	tcase_add_test(tc, externalizing_twice_into_one_file_keeps_all_data);
 
 	tc = new_case(s, "printing");
 	tcase_add_test(tc, printed_external_model_parses_and_embeds);
@@ -1616,7 +1597,7 @@ int main(void)
 	tc = new_case(s, "locations");
 	tcase_add_test(tc, refuses_lexically_bad_locations);
 	tcase_add_test(tc, trailing_slash_fails_and_creates_nothing);
-	KNOWN_DEFECT(tc, trailing_slash_is_refused_as_a_location);
+	tcase_add_test(tc, trailing_slash_is_refused_as_a_location);
 	tcase_add_test(tc, refuses_absolute_locations);
 	tcase_add_test(tc, refuses_a_linked_directory_leading_outside);
 	tcase_add_test(tc, refuses_a_dangling_link_leading_outside);
@@ -1628,8 +1609,8 @@ int main(void)
 	tcase_add_test(tc, embed_missing_file);
 	tcase_add_test(tc, embed_ranges_are_checked_against_the_file);
 	tcase_add_test(tc, embed_malformed_offset_or_length);
-	KNOWN_DEFECT(tc, embed_length_must_match_the_tensor);
-	KNOWN_DEFECT(tc, embed_into_a_string_tensor_is_refused);
+	tcase_add_test(tc, embed_length_must_match_the_tensor);
+	tcase_add_test(tc, embed_into_a_string_tensor_is_refused);
 
 	tc = new_case(s, "arguments");
 	tcase_add_test(tc, null_arguments);
@@ -1642,6 +1623,6 @@ int main(void)
 	else
 		printf("# skipping unwritable_directory_changes_nothing: root cannot drop privileges here\n");
 	tcase_add_test(tc, failed_write_changes_nothing_raw_data);
-	KNOWN_DEFECT(tc, failed_write_changes_nothing_typed_data);
+	tcase_add_test(tc, failed_write_changes_nothing_typed_data);
 	return tu_run(s);
 }

@@ -279,58 +279,20 @@ static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out
 }
 
 
-/* path with its directory resolved ("/abs/dir/name"), or NULL when the directory does not
- * exist: a name for the file that links in the directory part cannot disguise. */
-static char *joined(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 1;
-	char *s = malloc(n);
-	if (s)
-		snprintf(s, n, "%s%s", a, b);
-	return s;
-}
-
-static char *resolved(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-	char *real = dir ? realpath(dir, NULL) : NULL, *with_slash = real ? joined(real, "/") : NULL;
-	char *full = with_slash ? joined(with_slash, slash ? slash + 1 : path) : NULL;
-	free(with_slash);
-	free(real);
-	free(dir);
-	return full;
-}
-
-/* Before the data file is written: the text's file must be writable where it is, and be
- * another file than the data. */
-static int check_outputs(const char *out, const char *location)
+/* Before the data file is written, the text's file must be writable where it is: an
+ * error then leaves no data file behind. */
+static int check_output(const char *out)
 {
 	struct stat st;
-	char *text = resolved(out), *data = NULL;
 	const char *slash = strrchr(out, '/');
-	int rc = EXIT_OK;
-	if (!text) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(errno));
-		rc = EXIT_IO;
-	} else if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(EISDIR));
-		rc = EXIT_IO;
-	} else if (!(data = malloc(strlen(out) + strlen(location) + 1))) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		rc = EXIT_IO;
-	} else {
-		sprintf(data, "%.*s%s", slash ? (int)(slash - out + 1) : 0, out, location);
-		char *real = resolved(data);
-		if (real && strcmp(real, text) == 0) {
-			fprintf(stderr, "%s: the external data file %s would be the text's file %s\n", prog, location, out);
-			rc = EXIT_USAGE;
-		}
-		free(real);
-	}
-	free(data);
-	free(text);
-	return rc;
+	char *dir = slash ? strndup(out, slash == out ? 1 : (size_t)(slash - out)) : NULL;
+	int err = stat(out, &st) == 0 ? (S_ISDIR(st.st_mode) ? EISDIR : 0)
+		  : dir && stat(dir, &st) != 0 ? errno : 0;
+	free(dir);
+	if (!err)
+		return EXIT_OK;
+	fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(err));
+	return EXIT_IO;
 }
 
 /* Moves large tensors out of a model that will be written to out (NULL: stdout). */
@@ -396,7 +358,7 @@ static int cmd_to_text(int argc, char **argv)
 	const char *file = out && strcmp(out, "-") != 0 ? out : NULL;
 	int rc = load_model(argv[optind], &m, &text, &len);
 	if (rc == EXIT_OK && external && file)
-		rc = check_outputs(file, external);
+		rc = check_output(file);
 	if (rc == EXIT_OK && external)
 		rc = externalize(m, file, external, threshold);
 	if (rc == EXIT_OK)
