@@ -77,12 +77,7 @@ int main(void)
 		printf("1..0 # SKIP ../shared/onnx-backend-data not found\n");
 		return 0;
 	}
-	const char *tmp = getenv("TMPDIR");
-	snprintf(tmpdir, sizeof tmpdir, "%s/onnxtxt-check-backend-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		perror(tmpdir);
-		return 1;
-	}
+	tu_scratch_dir(tmpdir, "backend");
 	models = tu_find(data_dir, "model.onnx");
 	size_t count = 0;
 	while (models[count])
@@ -103,7 +98,7 @@ int main(void)
 		suite_add_tcase(s, tc);
 	}
 	int rc = tu_run(s);
-	rmdir(tmpdir);
+	tu_remove_tree(tmpdir);
 	tu_free_list(models);
 	tu_free_list(names);
 	return rc;

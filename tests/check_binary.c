@@ -857,45 +857,18 @@ static Onnx__ModelProto *small_model;
 static uint8_t *small_bytes;
 static size_t small_len;
 
-static void remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	if (d) {
-		for (struct dirent *e; (e = readdir(d));) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			char *p;
-			if (asprintf(&p, "%s/%s", path, e->d_name) >= 0) {
-				chmod(p, 0755);
-				remove_tree(p);
-				free(p);
-			}
-		}
-		closedir(d);
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
-
 /* One scratch directory for the whole test case, made and removed by the parent process (an
  * unchecked fixture), so that it goes away even when a test fails; each test starts with it
  * empty. */
 static void make_workdir(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	snprintf(workdir, sizeof workdir, "%s/onnxtxt-check-binary-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(workdir)) {
-		perror(workdir);
-		exit(1);
-	}
-	chmod(workdir, 0755);
+	tu_scratch_dir(workdir, "binary");
 }
 
 static void remove_workdir(void)
 {
 	chmod(workdir, 0755);
-	remove_tree(workdir);
+	tu_remove_tree(workdir);
 }
 
 static void setup_workdir(void)

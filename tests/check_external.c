@@ -323,54 +323,22 @@ static Onnx__ModelProto *ext_model(const char *pairs)
 
 static char root[4096], saved_cwd[4096];
 
-static void remove_tree(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0)
-		return;
-	if (S_ISDIR(st.st_mode)) { /* never follows a link */
-		chmod(path, 0755);
-		DIR *d = opendir(path);
-		if (d) {
-			for (struct dirent *e; (e = readdir(d));) {
-				if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-					continue;
-				char *p;
-				if (asprintf(&p, "%s/%s", path, e->d_name) >= 0) {
-					remove_tree(p);
-					free(p);
-				}
-			}
-			closedir(d);
-		}
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
-
 /* Made and removed by the parent process, so that it goes away even when a test fails. */
 static void make_root(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	snprintf(root, sizeof root, "%s/onnxtxt-check-external-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(root)) {
-		perror(root);
-		exit(1);
-	}
-	chmod(root, 0755);
+	tu_scratch_dir(root, "external");
 }
 
 static void remove_root(void)
 {
-	remove_tree(root);
+	tu_remove_tree(root);
 }
 
 /* Each test starts with empty ROOT/models (the current directory) and ROOT/outside. */
 static void setup(void)
 {
 	ck_assert_ptr_nonnull(getcwd(saved_cwd, sizeof saved_cwd));
-	remove_tree(root);
+	tu_remove_tree(root);
 	ck_assert_int_eq(mkdir(root, 0755), 0);
 	chmod(root, 0755);
 	char p[4200];

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *tu_source_root(void)
 {
@@ -180,4 +181,41 @@ int tu_run(Suite *s)
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void tu_scratch_dir(char *dir, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, 4096, "%s/onnxtxt-check-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+	if (!mkdtemp(dir)) {
+		perror(dir);
+		exit(1);
+	}
+	chmod(dir, 0755);
+}
+
+void tu_remove_tree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	chmod(path, 0755); /* never follows a link: lstat said it is a directory */
+	DIR *d = opendir(path);
+	if (d) {
+		for (struct dirent *e; (e = readdir(d));) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			char *p;
+			if (asprintf(&p, "%s/%s", path, e->d_name) >= 0) {
+				tu_remove_tree(p);
+				free(p);
+			}
+		}
+		closedir(d);
+	}
+	rmdir(path);
 }

@@ -29,6 +29,12 @@ Onnx__ModelProto *tu_model(const char *text);
 /* The error of parsing text as kind, as "LINE:COL: MESSAGE" (static buffer); "" on success. */
 const char *tu_error(const char *kind, const char *text);
 
+/* A fresh directory TMPDIR/onnxtxt-check-NAME-XXXXXX (mode 0755) in dir, which must hold
+ * 4096 bytes; exits the process when it cannot be made. */
+void tu_scratch_dir(char *dir, const char *name);
+/* Removes a file or a directory tree, never following a link, whatever the modes. */
+void tu_remove_tree(const char *path);
+
 /* Packs any message into a malloc'd buffer. */
 unsigned char *tu_pack(const void *msg, size_t *len);
 
