@@ -116,12 +116,13 @@ declare -A input file label
 names=()
 
 # add_input NAME LABEL BINARY: the input and its variant without initializers (cached in
-# $work/inputs as NAME.noinit.onnx, remade when older than BINARY or the CLI).
+# $work/inputs by NAME and BINARY's hash, remade when older than the CLI).
 add_input() {
-	local name=$1 lab=$2 bin=$3 noinit=$work/inputs/$1.noinit.onnx
+	local name=$1 lab=$2 bin=$3 noinit
+	noinit=$work/inputs/$1-$(sha1sum "$bin" | cut -c1-8).noinit.onnx
 	names+=("$name")
 	file[$name]=$bin label[$name]=$lab
-	if [ ! -s "$noinit" ] || [ "$bin" -nt "$noinit" ] || [ "$onnxtxt" -nt "$noinit" ]; then
+	if [ ! -s "$noinit" ] || [ "$onnxtxt" -nt "$noinit" ]; then
 		"$work/bench_parse" strip "$bin" "$noinit.tmp" >/dev/null || die "cannot strip $bin"
 		mv "$noinit.tmp" "$noinit"
 	fi

@@ -73,6 +73,11 @@ def mbs_ratio(our, their):
     return our.ratio(their)
 
 
+def fmt_x(x):
+    """A ratio in 7 columns, with the digits that matter from 0.001x to 9999x."""
+    return "%6.*fx" % (0 if x >= 100 else 1 if x >= 10 else 2 if x >= 0.1 else 3, x)
+
+
 def kind_of(key):
     return next(k for kk, _, _, _, k in ROWS if kk == key)
 
@@ -93,7 +98,7 @@ def table(name, rows, info, out):
         if key == OURS[kind] or our is None:
             xm = xt = "%7s" % "-"
         else:
-            xm, xt = "%6.2fx" % mbs_ratio(our, row), "%6.2fx" % time_ratio(our, row)
+            xm, xt = fmt_x(mbs_ratio(our, row)), fmt_x(time_ratio(our, row))
         rss = "%6.1f MB" % (row.rss_kb * 1024 / 1e6) if row.rss_kb is not None else "%9s" % "-"
         out.append("%-40s %4d %8.2f %9.4f %8.1f %8.1f %5.1f%% %4.0f%% %s %s %s" % (
             label, len(row.times), row.nbytes / 1e6, statistics.median(row.times), row.mbs(), row.best(), row.mad(),
@@ -157,7 +162,7 @@ def light_tables(names, all_rows, infos, out):
             s = "  %-40s %8.2f MB in %8.4f s = %7.1f MB/s" % (label, a.nbytes / 1e6, a.secs, a.mbs())
             o = agg[OURS[kind]]
             if key != OURS[kind] and o.n:
-                s += "   ours %5.2fx in MB/s, %5.2fx in time" % (o.mbs() / a.mbs(), a.secs / o.secs)
+                s += "   ours %s in MB/s, %s in time" % (fmt_x(o.mbs() / a.mbs()), fmt_x(a.secs / o.secs))
             if a.rss_kb is not None:
                 s += "   max peak RSS %.1f MB" % (a.rss_kb * 1024 / 1e6)
             if not a.complete:
@@ -177,8 +182,9 @@ def light_tables(names, all_rows, infos, out):
             ours = OURS[kind_of(key)]
             rs = [time_ratio(r[ours], r[key]) for r in rl if key in r and ours in r]
             if rs:
-                out.append("  per model, ours vs %s: x time geometric mean %.2fx, min %.2fx, max %.2fx"
-                           % (label, math.exp(statistics.mean(math.log(x) for x in rs)), min(rs), max(rs)))
+                out.append("  per model, ours vs %s: x time geometric mean %s, min %s, max %s"
+                           % (label, fmt_x(math.exp(statistics.mean(math.log(x) for x in rs))).strip(),
+                              fmt_x(min(rs)).strip(), fmt_x(max(rs)).strip()))
         out.append("")
     return aggs
 
@@ -268,8 +274,9 @@ def main():
     out += lines
     rows = all_rows.get(LARGE + ".noinit", {})
     if "ref_print" in rows and rows["ref_print"].mbs() < NOMINAL_REF_MBS / 2:
-        out.append("(note: onnx 1.12's printer ran at %.0f MB/s here on %s without initializers, the issue quotes"
-                   " ~%.0f MB/s)" % (rows["ref_print"].mbs(), LARGE, NOMINAL_REF_MBS))
+        warm = " (warm: %.0f, best %.0f)" % (rows["ref_warm"].mbs(), rows["ref_warm"].best()) if "ref_warm" in rows else ""
+        out.append("(note: onnx 1.12's printer ran at %.0f MB/s%s here on %s without initializers; the issue quotes"
+                   " ~%.0f MB/s)" % (rows["ref_print"].mbs(), warm, LARGE, NOMINAL_REF_MBS))
     print("\n".join(out))
     return 3 if False in verdicts else 0
 
