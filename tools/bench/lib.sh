@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shell functions shared by tools/bench/run.sh (parse) and tools/bench/print.sh (to-text).
 # Sourced, not run. The caller sets `prog` (its name, for messages), `here` (tools/bench),
 # `src` (the source root) and, before bench_dirs, `build` and `work` (possibly empty).
