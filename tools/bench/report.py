@@ -164,13 +164,13 @@ def baselines(res, machine):
     return "peak RSS before reading input: " + ", ".join(parts)
 
 
-def main():
-    res = sys.argv[1]
-    machine = kv(os.path.join(res, "machine"))
-    out = ["onnxtxt parse benchmark", ""]
-    for k in ("cpu", "cores", "hypervisor", "thp", "kernel", "cc", "commit", "onnxtxt", "ref", "outdir", "loadavg",
-              "pressure", "memavail", "settings"):
-        out.append("  %-10s %s" % (k, machine.get(k, "?")))
+MACHINE_KEYS = ("cpu", "cores", "hypervisor", "thp", "kernel", "cc", "commit", "onnxtxt", "ref", "outdir", "loadavg",
+                "pressure", "memavail", "settings")
+
+
+def machine_lines(machine, keys=MACHINE_KEYS, ratios="'x ref'"):
+    """The header: the machine and its load, with a warning when the CPU was contended."""
+    out = ["  %-10s %s" % (k, machine.get(k, "?")) for k in keys]
     try:
         busy = float(machine.get("cpu_psi_after", ""))
     except ValueError:
@@ -178,7 +178,14 @@ def main():
     if busy > 20:
         out.append("  WARNING: other processes competed for the CPU during the run (PSI cpu %.0f%%): absolute MB/s"
                    % busy)
-        out.append("  are unreliable; the paired 'x ref' ratios much less so. Rerun on a quiet machine.")
+        out.append("  are unreliable; the paired %s ratios much less so. Rerun on a quiet machine." % ratios)
+    return out
+
+
+def main():
+    res = sys.argv[1]
+    machine = kv(os.path.join(res, "machine"))
+    out = ["onnxtxt parse benchmark", ""] + machine_lines(machine)
     out.append("  %-10s %s" % ("baseline", baselines(res, machine)))
     out += ["  (MB/s = 10^6 bytes of text per second, median over runs (warm: over processes, each the best of",
             "   its parses); best = fastest run; MAD = median absolute deviation of the run times / median;",
