@@ -3,16 +3,13 @@
  * scaling by a power of ten, exact in round-to-odd form, then at most four candidates. */
 #include "fmtfloat.h"
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-/* ---- 128-bit products and small big numbers -------------------------------------- */
+#include "fmtfloat_big.h"
 
-typedef struct u128 {
-	uint64_t hi, lo;
-} u128;
+/* ---- 128-bit products ------------------------------------------------------------- */
 
 static inline u128 mul_64x64(uint64_t a, uint64_t b)
 {
@@ -25,65 +22,6 @@ static inline u128 mul_64x64(uint64_t a, uint64_t b)
 	uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
 	return (u128){p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32), mid << 32 | (uint32_t)p00};
 #endif
-}
-
-/* Little-endian 32-bit limbs; 40 of them hold 10^324 and 2^1099, the largest needed. */
-#define BIG_LIMBS 40
-
-typedef struct big {
-	uint32_t w[BIG_LIMBS];
-	int n; /* limbs in use, the top one non-zero (none for zero) */
-} big;
-
-static void big_mul_small(big *x, uint32_t m)
-{
-	uint64_t carry = 0;
-	for (int i = 0; i < x->n; i++) {
-		uint64_t t = (uint64_t)x->w[i] * m + carry;
-		x->w[i] = (uint32_t)t;
-		carry = t >> 32;
-	}
-	if (carry)
-		x->w[x->n++] = (uint32_t)carry;
-}
-
-/* x = floor(x / d); returns the remainder. */
-static uint32_t big_div_small(big *x, uint32_t d)
-{
-	uint64_t rem = 0;
-	for (int i = x->n - 1; i >= 0; i--) {
-		uint64_t t = rem << 32 | x->w[i];
-		x->w[i] = (uint32_t)(t / d);
-		rem = t % d;
-	}
-	while (x->n > 0 && x->w[x->n - 1] == 0)
-		x->n--;
-	return (uint32_t)rem;
-}
-
-static int big_bits(const big *x)
-{
-	int b = 32 * x->n;
-	if (x->n == 0)
-		return 0;
-	for (uint32_t top = x->w[x->n - 1]; !(top & 0x80000000u); top <<= 1)
-		b--;
-	return b;
-}
-
-/* The 128 bits starting at the top bit: floor(x * 2^(128 - bits(x))). Bit by bit,
- * because it only runs while the table is built. */
-static u128 big_top128(const big *x)
-{
-	int len = big_bits(x);
-	u128 r = {0, 0};
-	for (int i = 0; i < 128; i++) {
-		int pos = len - 1 - i;
-		uint64_t bit = pos >= 0 ? x->w[pos / 32] >> (pos % 32) & 1 : 0;
-		r.hi = r.hi << 1 | r.lo >> 63;
-		r.lo = r.lo << 1 | bit;
-	}
-	return r;
 }
 
 /* ---- powers of ten ---------------------------------------------------------------- */
@@ -116,43 +54,11 @@ static inline int flog2pow10(int e)
 #define K_MIN (-324)
 #define K_MAX 292
 
-/* For each k, g = floor(10^-k * 2^-e) + 1 with e making 10^-k * 2^-e lie in
- * [2^127, 2^128): a 128-bit approximation of 10^-k from above, off by at most 1. */
-static u128 scale_table[K_MAX - K_MIN + 1];
-
-static void u128_increment(u128 *x)
-{
-	x->hi += ++x->lo == 0;
-}
-
-/* Computed exactly with big numbers rather than embedded: 617 entries in well under a
- * millisecond, and nothing to regenerate or review by eye. */
-static void build_scale_table(void)
-{
-	int bits10[K_MAX + 1]; /* bit length of 10^m */
-	big p = {.w = {1}, .n = 1};
-	for (int m = 0; m <= -K_MIN; m++) { /* k = -m <= 0: the leading bits of 10^m */
-		scale_table[-m - K_MIN] = big_top128(&p);
-		u128_increment(&scale_table[-m - K_MIN]);
-		if (m <= K_MAX)
-			bits10[m] = big_bits(&p);
-		big_mul_small(&p, 10);
-	}
-	for (int k = 1; k <= K_MAX; k++) { /* 2^(bits(10^k) + 127) / 10^k */
-		int b = bits10[k] + 127;
-		big x = {.n = b / 32 + 1};
-		x.w[b / 32] = 1u << (b % 32);
-		int j = k;
-		for (; j >= 9; j -= 9)
-			big_div_small(&x, 1000000000);
-		uint32_t rest = 1;
-		while (j-- > 0)
-			rest *= 10;
-		big_div_small(&x, rest);
-		scale_table[k - K_MIN] = big_top128(&x); /* exactly 128 bits wide */
-		u128_increment(&scale_table[k - K_MIN]);
-	}
-}
+/* scale_table[k - K_MIN] = g = floor(10^-k * 2^-e) + 1 with e making 10^-k * 2^-e lie in
+ * [2^127, 2^128): a 128-bit approximation of 10^-k from above, off by at most 1. Made at
+ * build time by src/fmtfloat_gen.c. */
+#include "fmtfloat_pow10.h"
+_Static_assert(OX_POW10_K_MIN == K_MIN && OX_POW10_K_MAX == K_MAX, "the generated table covers K_MIN..K_MAX");
 
 /* Round to odd of x = cp * g / 2^128: floor(x), with the low bit set when the exact
  * value (g replaced by 10^-k * 2^-e) is not an integer. Since g overshoots by at most 1,
@@ -227,19 +133,15 @@ static decimal shortest(uint64_t c, int q, bool irregular)
 /* ---- layout ----------------------------------------------------------------------- */
 
 /* 10^0 .. 10^19, and "00" .. "99" for writing two digits at once. */
-static uint64_t pow10_u64[20];
-static char digit_pairs[200];
-
-static void build_digit_tables(void)
-{
-	pow10_u64[0] = 1;
-	for (int i = 1; i < 20; i++)
-		pow10_u64[i] = pow10_u64[i - 1] * 10;
-	for (int i = 0; i < 100; i++) {
-		digit_pairs[2 * i] = (char)('0' + i / 10);
-		digit_pairs[2 * i + 1] = (char)('0' + i % 10);
-	}
-}
+static const uint64_t pow10_u64[20] = {
+	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+	UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+	UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000), UINT64_C(10000000000000),
+	UINT64_C(100000000000000), UINT64_C(1000000000000000), UINT64_C(10000000000000000),
+	UINT64_C(100000000000000000), UINT64_C(1000000000000000000), UINT64_C(10000000000000000000)};
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				     "8081828384858687888990919293949596979899";
 
 /* Decimal digits of d > 0. With b its bit length, d has t or t + 1 digits for
  * t = floor(b * 1233 / 4096) (checked for every b <= 64); one comparison decides,
@@ -348,14 +250,6 @@ static char *put_decimal(char *p, decimal d, uint64_t c, int q)
 
 /* ---- entry points ------------------------------------------------------------------- */
 
-static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
-
-static void build_tables(void)
-{
-	build_scale_table();
-	build_digit_tables();
-}
-
 /* An IEEE binary format with mbits stored significand bits and ebits exponent bits. */
 static size_t format(char *buf, uint64_t bits, int mbits, int ebits)
 {
@@ -370,7 +264,6 @@ static size_t format(char *buf, uint64_t bits, int mbits, int ebits)
 	} else if (be == 0 && m == 0) {
 		*p++ = '0';
 	} else {
-		pthread_once(&tables_once, build_tables);
 		int qmin = 2 - (1 << (ebits - 1)) - mbits;
 		uint64_t c = be ? m | UINT64_C(1) << mbits : m;
 		int q = qmin + (be ? (int)be - 1 : 0);

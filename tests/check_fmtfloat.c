@@ -549,10 +549,10 @@ START_TEST(layout_every_exponent)
 }
 END_TEST
 
-/* ---- first use from several threads ------------------------------------------------- */
+/* ---- several threads at once ------------------------------------------------------- */
 
-/* Check runs each test in a fresh child, so the tables are built here, by whichever
- * thread comes first, while the others wait on the same once-control. */
+/* The formatter keeps no state: threads formatting at once, from the first call on (Check
+ * runs each test in a fresh child), agree with the reference. */
 static void *format_some(void *arg)
 {
 	uint64_t x = (uint64_t)(uintptr_t)arg * 0x9e3779b97f4a7c15u;

@@ -60,7 +60,7 @@ static size_t printf_d(const void *v, size_t i, char *buf)
 static void run(const char *name, fmt_fn fn, const void *values, size_t n)
 {
 	char buf[OX_FMT_FLOAT_BUF];
-	fn(values, 0, buf); /* first use builds ox_fmt's table: not part of the timing */
+	fn(values, 0, buf); /* warms the caches: not part of the timing */
 	double t0 = now();
 	size_t bytes = 0;
 	for (size_t i = 0; i < n; i++)
