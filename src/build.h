@@ -202,6 +202,10 @@ Onnx__ValueInfoProto *ox_value_info(ox_parser *P, const ox_type *type, ox_tok na
 Onnx__TensorProto *ox_init_begin(ox_parser *P, Onnx__ValueInfoProto *vi, ox_tok eq);
 /* Tensor constant written after a type (attribute values, the tensor entry point). */
 ox_value ox_tensor_begin(ox_parser *P, const ox_type *type, const ox_tok *name);
+/* Whether the open tensor data goes to float_data, and a value for it already converted:
+ * the driver's fast path for plain numbers. */
+bool ox_tdata_floats(const ox_parser *P);
+void ox_tdata_float(ox_parser *P, float v);
 void ox_tdata_open(ox_parser *P, ox_tok brace);
 void ox_tdata_value(ox_parser *P, int code, ox_tok lit);
 void ox_tdata_close(ox_parser *P, ox_tok brace);

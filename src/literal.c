@@ -188,12 +188,12 @@ static inline void digits_into(const char **pp, const char *end, uint64_t *w)
 	*pp = p;
 }
 
-/* One pass over the common shape of a number: at most 19 digits and a power of ten that
- * Clinger's fast path covers. *out is the correctly rounded double; false means "use
- * the general path" (long or extreme numbers, inf, nan). */
-static inline bool quick_double(const char *p, size_t n, double *out)
+/* One pass over the common shape of a number at p: at most 19 digits and a power of ten
+ * that Clinger's fast path covers. *out is the correctly rounded double and *stop where
+ * the number ends; false means "use the general path" (long or extreme numbers, inf,
+ * nan). */
+static inline bool quick_scan(const char *p, const char *end, double *out, const char **stop)
 {
-	const char *end = p + n;
 	bool neg = p < end && *p == '-';
 	p += neg;
 	const char *start = p;
@@ -220,12 +220,19 @@ static inline bool quick_double(const char *p, size_t n, double *out)
 			return false;
 		e10 += eneg ? -e : e;
 	}
-	if (p != end || digits > 19 || w > (1ull << 53) || e10 < -22 || e10 > 22)
+	if (digits > 19 || w > (1ull << 53) || e10 < -22 || e10 > 22)
 		return false;
 	double v = (double)w;
 	v = e10 >= 0 ? v * pow10_exact[e10] : v / pow10_exact[-e10];
 	*out = neg ? -v : v;
+	*stop = p;
 	return true;
+}
+
+static inline bool quick_double(const char *p, size_t n, double *out)
+{
+	const char *stop;
+	return quick_scan(p, p + n, out, &stop) && stop == p + n;
 }
 
 /* Whether a double lies exactly halfway between two adjacent normal floats, where a
@@ -342,6 +349,16 @@ ox_num_status ox_parse_double(const char *p, size_t n, double *out)
 	if (fast_double(&d, out))
 		return OX_NUM_OK;
 	return slow_parse(p, n, out, NULL);
+}
+
+size_t ox_scan_float(const char *p, const char *end, float *out)
+{
+	double v;
+	const char *stop;
+	if (!quick_scan(p, end, &v, &stop) || (v != 0 && float_midpoint(v)))
+		return 0;
+	*out = (float)v;
+	return (size_t)(stop - p);
 }
 
 ox_num_status ox_parse_float(const char *p, size_t n, float *out)

@@ -19,6 +19,9 @@ ox_num_status ox_parse_u64(const char *p, size_t n, uint64_t *out);
  * correctly rounded value. Underflow is accepted; overflow is OX_NUM_RANGE. */
 ox_num_status ox_parse_double(const char *p, size_t n, double *out);
 ox_num_status ox_parse_float(const char *p, size_t n, float *out);
+/* The number at p (p < end), converted as ox_parse_float would, when it has the common
+ * shape the fast path takes; returns its length, or 0 to use ox_parse_float instead. */
+size_t ox_scan_float(const char *p, const char *end, float *out);
 
 /* The narrow floating-point element types, identified by their TensorProto enum value
  * (FLOAT16, BFLOAT16, FLOAT8*, FLOAT4E2M1). The text is rounded to nearest-even directly

@@ -6,6 +6,7 @@
 #include "build.h"
 #include "diag.h"
 #include "file.h"
+#include "literal.h"
 #include "onnx.h"
 #include "stream.h"
 
@@ -98,10 +99,86 @@ static _Noreturn void data_syntax_error(ox_parser *P, ox_tok t, bool after_value
 
 /* Reads a tensor's "value, value, ... }" after the grammar shifted its '{'; returns the
  * closing '}' for the grammar. */
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Whether a number token ends before p (in data, where a comma, a blank or the closing
+ * brace follows it); anything else makes it a longer token, or a bad one. */
+static bool ends_number(const char *p, const char *end)
+{
+	return p == end || is_space(*p) || *p == ',' || *p == '}';
+}
+
+/* The number token at p, as the lexer reads it, when it is a plain one ("-"? digits
+ * ("." digits?)? ([eE] [+-]? digits)?) followed by a byte that ends it; else n = 0. */
+static ox_tok plain_number(const char *p, const char *end)
+{
+	const char *q = p + (p < end && *p == '-');
+	const char *digits = q;
+	ox_tok t = {p, 0, TK_INT, 0};
+	while (q < end && (unsigned)(*q - '0') < 10)
+		q++;
+	if (q == digits)
+		return t;
+	if (q < end && *q == '.') {
+		t.code = TK_FLOAT;
+		for (q++; q < end && (unsigned)(*q - '0') < 10; q++)
+			;
+	}
+	if (q < end && (*q | 0x20) == 'e') {
+		t.code = TK_FLOAT;
+		q += q + 1 < end && (q[1] == '-' || q[1] == '+');
+		const char *exp = ++q;
+		while (q < end && (unsigned)(*q - '0') < 10)
+			q++;
+		if (q == exp)
+			return t;
+	}
+	if (!ends_number(q, end))
+		return t; /* "1x", "1.5.3", "1#": the lexer says what is wrong */
+	t.n = (uint32_t)(q - p);
+	return t;
+}
+
+/* Reads "v, v, ..." straight from the text while it holds nothing but plain numbers,
+ * commas and blanks, which is nearly all tensor data; stops before anything else (a
+ * comment, a word, a string, a mistake), which the lexer then reads as usual. Returns
+ * whether a value comes next. */
+static bool read_plain_values(ox_parser *P, ox_lexer *L, bool value_next)
+{
+	const char *p = L->cur, *end = L->lim;
+	bool floats = ox_tdata_floats(P);
+	for (;; value_next = !value_next) {
+		while (p < end && is_space(*p))
+			p++;
+		ox_tok t = {p, 1, TK_COMMA, 0};
+		float f;
+		size_t n;
+		if (value_next && floats && p < end && (n = ox_scan_float(p, end, &f)) && ends_number(p + n, end)) {
+			t = (ox_tok){p, (uint32_t)n, TK_FLOAT, 0}; /* scanned and converted at once */
+			ox_tdata_float(P, f);
+		} else if (value_next) {
+			t = plain_number(p, end);
+			if (!t.n)
+				break;
+			ox_tdata_value(P, t.code, t);
+		} else if (p == end || *p != ',') {
+			break;
+		}
+		p += t.n;
+		P->prev = t;
+		L->cur = p;
+	}
+	return value_next;
+}
+
 static ox_tok read_values(ox_parser *P, ox_lexer *L, ox_tok brace)
 {
 	ox_tdata_open(P, brace);
 	for (bool value_next = true;; value_next = !value_next) {
+		value_next = read_plain_values(P, L, value_next);
 		ox_tok t = ox_lex(L);
 		if (t.code == OX_TOK_ERROR)
 			lex_error(P, &t);

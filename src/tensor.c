@@ -173,6 +173,16 @@ static int32_t int32_value(ox_parser *P, int dtype, int code, const ox_tok *lit)
 	return (int32_t)v;
 }
 
+bool ox_tdata_floats(const ox_parser *P)
+{
+	return P->td.field == F_FLOAT;
+}
+
+void ox_tdata_float(ox_parser *P, float v)
+{
+	*(float *)next_slot(P) = v;
+}
+
 void ox_tdata_value(ox_parser *P, int code, ox_tok lit)
 {
 	int dtype = P->td.t->data_type;
