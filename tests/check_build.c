@@ -792,6 +792,46 @@ START_TEST(tensor_float_fields)
 }
 END_TEST
 
+/* Plain numbers are read by the driver straight from the text, anything else by the
+ * lexer: the hand-overs (comments, words, long numbers, mistakes) give the same values
+ * and messages either way. */
+START_TEST(tensor_data_scanning)
+{
+	static const struct {
+		const char *text;
+		float want[3];
+	} ok[] = {
+		{"float[3] {1, -2.5, 4.}", {1, -2.5f, 4}},
+		{"float[3] {1 # one\n, 2, # two\n 3}", {1, 2, 3}},
+		{"float[3] {1#c\n,2,3}", {1, 2, 3}},
+		{"float[3]{ 1e+5 ,2E-3,\t00012 }", {1e5f, 2e-3f, 12}},
+		{"float[3] {123456789012345678901234, 0.000000000000000000000000000000000000000000001, -0}",
+		 {1.2345679e23f, 1e-45f, -0.0f}},
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+		Onnx__TensorProto *t = TENSOR(ok[i].text);
+		ck_assert_uint_eq(t->n_float_data, 3);
+		for (int k = 0; k < 3; k++)
+			ck_assert_msg(fbits(t->float_data[k]) == fbits(ok[i].want[k]), "%s: value %d", ok[i].text, k);
+	}
+	Onnx__TensorProto *t = TENSOR("float[3] {1, inf, -nan}");
+	ck_assert(t->float_data[0] == 1 && isinf(t->float_data[1]) && isnan(t->float_data[2]));
+	static const char *const bad[][2] = {
+		{"float[2] {1x, 2}", "1:11: malformed number '1x': a number cannot run into letters, '_' or '.'"},
+		{"float[2] {1.5.3, 1}", "1:11: malformed number '1.5.3': a number has at most one '.'"},
+		{"float[2] {1e, 2}", "1:11: malformed number: the exponent has no digits"},
+		{"float[2] {1 2}", "1:13: expected '}' or ',' after '1', found '2'"},
+		{"float[2] {1, 2,}", "1:16: expected a number after ',', found '}'"},
+		{"float[2] {,1}", "1:11: expected '}' or a number after '{', found ','"},
+		{"float[2] {1, \"a\"}", "1:14: expected a number in float data, found \"a\""},
+		{"float[1] {3e40}", "1:11: value 3e40 is out of range for float"},
+		{"int64[2] {1, 2.5}", "1:14: expected an integer in int64 data, found 2.5"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		ck_assert_str_eq(tu_error("tensor", bad[i][0]), bad[i][1]);
+}
+END_TEST
+
 START_TEST(tensor_strings)
 {
 	Onnx__TensorProto *t = TENSOR("string[4] {\"a\", \"b\\\"c\", \"\", \"\xe4\xb8\xad\\n\"}");
@@ -1496,6 +1536,7 @@ int main(void)
 	tcase_add_test(tc, tensor_external);
 	tcase_add_loop_test(tc, tensor_data_fields, 0, sizeof data_cases / sizeof data_cases[0]);
 	tcase_add_test(tc, tensor_float_fields);
+	tcase_add_test(tc, tensor_data_scanning);
 	tcase_add_test(tc, tensor_strings);
 	tcase_add_loop_test(tc, tensor_bad_data, 0, sizeof bad_data / sizeof bad_data[0]);
 
