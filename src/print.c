@@ -1397,6 +1397,8 @@ static OnnxStatus print_into(ox_out *o, const void *message, OnnxError *err)
 		ox_error_set(err, ONNXTXT_ERR_ARG, "%s", message ? "cannot print this message type" : "message is NULL");
 		return ONNXTXT_ERR_ARG;
 	}
+	o->nbreaks = 0; /* printing is over: no line breaks anywhere any more, all goes out */
+	o->last.open = false;
 	ox_out_flush(o);
 	if (o->failed) {
 		ox_error_set(err, o->f ? ONNXTXT_ERR_IO : ONNXTXT_ERR_NOMEM, "%s",
