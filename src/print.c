@@ -331,12 +331,7 @@ static bool type_ok(const Onnx__TypeProto *t, bool denotations)
 static void type_notes(ox_out *o, const char *path, const Onnx__TypeProto *t)
 {
 	char key[256];
-	if (t->denotation) {
-		snprintf(key, sizeof key, "%sdenotation", path);
-		ox_note(o, key);
-		ox_note_string(o, t->denotation, strlen(t->denotation));
-		end_note(o);
-	}
+	note_field(o, path, &t->base, "denotation");
 	const Onnx__TensorShapeProto *shape = NULL;
 	const Onnx__TypeProto *inner = NULL;
 	const char *field = NULL;
@@ -370,10 +365,8 @@ static void type_notes(ox_out *o, const char *path, const Onnx__TypeProto *t)
 	}
 	for (size_t i = 0; shape && i < shape->n_dim; i++)
 		if (shape->dim[i]->denotation) {
-			snprintf(key, sizeof key, "%s%s.shape.dim[%zu].denotation", path, field, i);
-			ox_note(o, key);
-			ox_note_string(o, shape->dim[i]->denotation, strlen(shape->dim[i]->denotation));
-			end_note(o);
+			snprintf(key, sizeof key, "%s%s.shape.dim[%zu].", path, field, i);
+			note_field(o, key, &shape->dim[i]->base, "denotation");
 		}
 }
 
