@@ -240,6 +240,22 @@ bool ox_is_ident(const char *s)
 	return true;
 }
 
+bool ox_is_dotted_ident(const char *s)
+{
+	if (!s)
+		return false;
+	for (;;) {
+		if (!(ident_class[(unsigned char)*s] & 1))
+			return false; /* an empty part, or one that starts wrong */
+		for (s++; ident_class[(unsigned char)*s] & 2; s++)
+			;
+		if (*s == '\0')
+			return true;
+		if (*s++ != '.')
+			return false;
+	}
+}
+
 bool ox_is_type_word(const char *s)
 {
 	static const char *const constructors[] = {"seq", "map", "optional", "sparse_tensor", "opaque"};

@@ -91,6 +91,8 @@ void ox_put_string(ox_out *o, const char *s, size_t n);
 void ox_put_base64(ox_out *o, const unsigned char *s, size_t n);
 
 bool ox_is_ident(const char *s);
+/* Identifiers joined by dots ("com.microsoft"), as domains are written. */
+bool ox_is_dotted_ident(const char *s);
 /* A name: bare when it is an identifier (and not a word the context would misread),
  * quoted otherwise. */
 void ox_put_name(ox_out *o, const char *s, bool keyword_safe);

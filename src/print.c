@@ -248,28 +248,6 @@ static void emit_notes(ox_out *o, notes_fn *notes, const void *elem, const void 
 
 /* ---- types ------------------------------------------------------------------------------ */
 
-static bool dotted_ident(const char *s)
-{
-	if (!s)
-		return false;
-	const char *part = s;
-	for (const char *p = s;; p++) {
-		if (*p == '.' || *p == '\0') {
-			char tmp[256];
-			size_t n = (size_t)(p - part);
-			if (n == 0 || n >= sizeof tmp)
-				return false;
-			memcpy(tmp, part, n);
-			tmp[n] = '\0';
-			if (!ox_is_ident(tmp))
-				return false;
-			if (*p == '\0')
-				return true;
-			part = p + 1;
-		}
-	}
-}
-
 static bool shape_ok(const Onnx__TensorShapeProto *s, bool denotations)
 {
 	if (!s)
@@ -295,8 +273,8 @@ static bool opaque_ok(const Onnx__TypeProto__Opaque *q)
 	if (q->base.n_unknown_fields)
 		return false;
 	if (!q->domain)
-		return !q->name || dotted_ident(q->name);
-	return dotted_ident(q->domain) && q->name && ox_is_ident(q->name);
+		return !q->name || ox_is_dotted_ident(q->name);
+	return ox_is_dotted_ident(q->domain) && q->name && ox_is_ident(q->name);
 }
 
 /* Whether the syntax can write this type exactly, or but for denotations, which notes can
@@ -841,7 +819,7 @@ typedef struct node_ctx {
  * identifiers; anything the text cannot carry goes into notes. */
 static bool op_printable(const Onnx__NodeProto *n)
 {
-	return n->op_type && ox_is_ident(n->op_type) && (!n->domain || !*n->domain || dotted_ident(n->domain));
+	return n->op_type && ox_is_ident(n->op_type) && (!n->domain || !*n->domain || ox_is_dotted_ident(n->domain));
 }
 
 static void node_notes(ox_out *o, const void *elem, const void *extra)
