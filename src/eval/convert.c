@@ -1,0 +1,333 @@
+/* Values <-> TensorProto / SequenceProto / OptionalProto. Raw data is little-endian, which
+ * is also the host order on every target the evaluator is built for. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "kernel.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the evaluator assumes a little-endian host"
+#endif
+
+static int sub_bits(int type)
+{
+	switch (type) {
+	case OX_UINT4: case OX_INT4: case OX_FLOAT4E2M1: return 4;
+	case OX_UINT2: case OX_INT2: return 2;
+	default: return 0;
+	}
+}
+
+/* Unpacks sub-byte elements, first in the low bits, sign-extending signed integers. */
+static void unpack_bits(ox_val *v, const uint8_t *src, int bits)
+{
+	uint8_t *d = v->data;
+	int per = 8 / bits, mask = (1 << bits) - 1;
+	bool sign = v->type == OX_INT4 || v->type == OX_INT2;
+	for (int64_t i = 0; i < v->count; i++) {
+		int x = (src[i / per] >> ((i % per) * bits)) & mask;
+		if (sign && (x >> (bits - 1)))
+			x -= 1 << bits;
+		d[i] = (uint8_t)x;
+	}
+}
+
+static bool set_strings(ox_val *v, const Onnx__TensorProto *t, char *msg)
+{
+	if (t->n_string_data != (size_t)v->count) {
+		snprintf(msg, OX_MSG, "tensor '%s' has %zu strings where its shape needs %lld", t->name ? t->name : "",
+			 t->n_string_data, (long long)v->count);
+		return false;
+	}
+	ox_str *s = v->data;
+	for (size_t i = 0; i < t->n_string_data; i++)
+		if (!ox_str_set(&s[i], (const char *)t->string_data[i].data, t->string_data[i].len)) {
+			snprintf(msg, OX_MSG, "out of memory");
+			return false;
+		}
+	return true;
+}
+
+/* Typed fields: the field for the type, and how many entries the shape needs. */
+static bool set_typed(ox_val *v, const Onnx__TensorProto *t, char *msg)
+{
+	int64_t n = v->count, need = n;
+	int bits = sub_bits(v->type);
+	size_t have;
+	bool cplx = v->type == OX_COMPLEX64 || v->type == OX_COMPLEX128;
+	if (bits)
+		need = (n * bits + 7) / 8;
+	if (cplx)
+		need = 2 * n;
+	switch (v->type) {
+	case OX_FLOAT: case OX_COMPLEX64: have = t->n_float_data; break;
+	case OX_DOUBLE: case OX_COMPLEX128: have = t->n_double_data; break;
+	case OX_INT64: have = t->n_int64_data; break;
+	case OX_UINT32: case OX_UINT64: have = t->n_uint64_data; break;
+	default: have = t->n_int32_data; break;
+	}
+	if (have != (size_t)need) {
+		snprintf(msg, OX_MSG, "tensor '%s' has %zu values where its shape needs %lld", t->name ? t->name : "",
+			 have, (long long)need);
+		return false;
+	}
+	switch (v->type) {
+	case OX_FLOAT: case OX_COMPLEX64: memcpy(v->data, t->float_data, have * 4); return true;
+	case OX_DOUBLE: case OX_COMPLEX128: memcpy(v->data, t->double_data, have * 8); return true;
+	case OX_INT64: memcpy(v->data, t->int64_data, have * 8); return true;
+	case OX_UINT64: memcpy(v->data, t->uint64_data, have * 8); return true;
+	case OX_UINT32:
+		for (size_t i = 0; i < have; i++)
+			((uint32_t *)v->data)[i] = (uint32_t)t->uint64_data[i];
+		return true;
+	default: break;
+	}
+	if (bits) {
+		uint8_t tmp[256], *bytes = have <= sizeof tmp ? tmp : malloc(have);
+		if (!bytes) {
+			snprintf(msg, OX_MSG, "out of memory");
+			return false;
+		}
+		for (size_t i = 0; i < have; i++)
+			bytes[i] = (uint8_t)t->int32_data[i];
+		unpack_bits(v, bytes, bits);
+		if (bytes != tmp)
+			free(bytes);
+		return true;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		int32_t x = t->int32_data[i];
+		switch (ox_elem_size(v->type)) {
+		case 1: ((uint8_t *)v->data)[i] = (uint8_t)x; break;
+		case 2: ((uint16_t *)v->data)[i] = (uint16_t)x; break;
+		default: ((int32_t *)v->data)[i] = x; break;
+		}
+	}
+	if (v->type == OX_BOOL)
+		for (int64_t i = 0; i < n; i++)
+			((uint8_t *)v->data)[i] = ((uint8_t *)v->data)[i] != 0;
+	return true;
+}
+
+static bool set_raw(ox_val *v, const Onnx__TensorProto *t, char *msg)
+{
+	int bits = sub_bits(v->type);
+	size_t need = bits ? (size_t)(v->count * bits + 7) / 8 : (size_t)v->count * ox_elem_size(v->type);
+	if (t->raw_data.len != need) {
+		snprintf(msg, OX_MSG, "tensor '%s' has %zu bytes of raw data where its shape needs %zu",
+			 t->name ? t->name : "", t->raw_data.len, need);
+		return false;
+	}
+	if (bits)
+		unpack_bits(v, t->raw_data.data, bits);
+	else if (need)
+		memcpy(v->data, t->raw_data.data, need);
+	return true;
+}
+
+ox_val *ox_val_from_tensor_proto(const Onnx__TensorProto *t, char *msg)
+{
+	const char *name = t->name ? t->name : "";
+	if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+		snprintf(msg, OX_MSG, "tensor '%s' has external data, which must be embedded first", name);
+		return NULL;
+	}
+	if (t->segment) {
+		snprintf(msg, OX_MSG, "tensor '%s' is a segment, which the evaluator does not support", name);
+		return NULL;
+	}
+	if (t->n_dims > OX_MAX_RANK) {
+		snprintf(msg, OX_MSG, "tensor '%s' has rank %zu, beyond the limit of %d", name, t->n_dims, OX_MAX_RANK);
+		return NULL;
+	}
+	const char *why;
+	ox_val *v = ox_tensor_new(t->data_type, (int)t->n_dims, t->dims, &why);
+	if (!v) {
+		snprintf(msg, OX_MSG, "tensor '%s' (%s%s): %s", name, ox_type_name(t->data_type),
+			 t->has_data_type ? "" : ", no data_type", why);
+		return NULL;
+	}
+	bool ok = v->type == OX_STRING ? set_strings(v, t, msg)
+		  : t->has_raw_data        ? set_raw(v, t, msg)
+					   : set_typed(v, t, msg);
+	if (!ok) {
+		ox_val_unref(v);
+		return NULL;
+	}
+	return v;
+}
+
+ox_val *ox_val_from_sequence_proto(const Onnx__SequenceProto *s, char *msg)
+{
+	size_t n;
+	switch (s->elem_type) {
+	case ONNX__SEQUENCE_PROTO__DATA_TYPE__TENSOR: n = s->n_tensor_values; break;
+	case ONNX__SEQUENCE_PROTO__DATA_TYPE__SEQUENCE: n = s->n_sequence_values; break;
+	case ONNX__SEQUENCE_PROTO__DATA_TYPE__OPTIONAL: n = s->n_optional_values; break;
+	default:
+		snprintf(msg, OX_MSG, "sequence '%s': element type %d is not supported", s->name ? s->name : "",
+			 (int)s->elem_type);
+		return NULL;
+	}
+	ox_val *v = ox_sequence_new(0, n);
+	if (!v) {
+		snprintf(msg, OX_MSG, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ox_val *e = s->elem_type == ONNX__SEQUENCE_PROTO__DATA_TYPE__TENSOR
+				    ? ox_val_from_tensor_proto(s->tensor_values[i], msg)
+			    : s->elem_type == ONNX__SEQUENCE_PROTO__DATA_TYPE__SEQUENCE
+				    ? ox_val_from_sequence_proto(s->sequence_values[i], msg)
+				    : ox_val_from_optional_proto(s->optional_values[i], msg);
+		if (!e) {
+			ox_val_unref(v);
+			return NULL;
+		}
+		v->items[i] = e;
+		v->elem_kind = e->kind;
+		if (e->kind == OX_TENSOR)
+			v->type = e->type;
+	}
+	return v;
+}
+
+ox_val *ox_val_from_optional_proto(const Onnx__OptionalProto *o, char *msg)
+{
+	ox_val *e = NULL;
+	int kind = OX_TENSOR;
+	switch (o->elem_type) {
+	case ONNX__OPTIONAL_PROTO__DATA_TYPE__TENSOR:
+		if (o->tensor_value && !(e = ox_val_from_tensor_proto(o->tensor_value, msg)))
+			return NULL;
+		break;
+	case ONNX__OPTIONAL_PROTO__DATA_TYPE__SEQUENCE:
+		kind = OX_SEQUENCE;
+		if (o->sequence_value && !(e = ox_val_from_sequence_proto(o->sequence_value, msg)))
+			return NULL;
+		break;
+	case ONNX__OPTIONAL_PROTO__DATA_TYPE__UNDEFINED:
+		break;
+	default:
+		snprintf(msg, OX_MSG, "optional '%s': element type %d is not supported", o->name ? o->name : "",
+			 (int)o->elem_type);
+		return NULL;
+	}
+	ox_val *v = ox_optional_new(kind, e ? e->type : 0, e);
+	if (!v)
+		snprintf(msg, OX_MSG, "out of memory");
+	return v;
+}
+
+/* ---- values -> messages ---------------------------------------------------------- */
+
+static char *dup_name(ox_arena *a, const char *name)
+{
+	return name ? ox_arena_strndup(a, name, strlen(name)) : NULL;
+}
+
+Onnx__TensorProto *ox_val_to_tensor_proto(ox_arena *a, const ox_val *v, const char *name)
+{
+	Onnx__TensorProto *t = ox_arena_alloc(a, sizeof *t);
+	if (!t)
+		return NULL;
+	onnx__tensor_proto__init(t);
+	t->name = dup_name(a, name);
+	t->has_data_type = 1;
+	t->data_type = v->type;
+	t->n_dims = (size_t)v->rank;
+	if (v->rank && !(t->dims = ox_arena_memdup(a, v->dims, (size_t)v->rank * sizeof *v->dims)))
+		return NULL;
+	if (v->type == OX_STRING) {
+		t->n_string_data = (size_t)v->count;
+		t->string_data = ox_arena_alloc(a, (size_t)v->count * sizeof *t->string_data + 1);
+		if (!t->string_data)
+			return NULL;
+		const ox_str *s = v->data;
+		for (int64_t i = 0; i < v->count; i++) {
+			t->string_data[i].len = s[i].n;
+			t->string_data[i].data = s[i].n ? ox_arena_memdup(a, s[i].p, s[i].n) : NULL;
+			if (s[i].n && !t->string_data[i].data)
+				return NULL;
+		}
+		return t;
+	}
+	int bits = sub_bits(v->type);
+	size_t n = bits ? (size_t)(v->count * bits + 7) / 8 : (size_t)v->count * ox_elem_size(v->type);
+	uint8_t *raw = ox_arena_alloc(a, n ? n : 1);
+	if (!raw)
+		return NULL;
+	if (bits) {
+		int per = 8 / bits, mask = (1 << bits) - 1;
+		for (int64_t i = 0; i < v->count; i++)
+			raw[i / per] |= (uint8_t)((((const uint8_t *)v->data)[i] & mask) << ((i % per) * bits));
+	} else if (n) {
+		memcpy(raw, v->data, n);
+	}
+	t->has_raw_data = 1;
+	t->raw_data = (ProtobufCBinaryData){n, raw};
+	return t;
+}
+
+Onnx__SequenceProto *ox_val_to_sequence_proto(ox_arena *a, const ox_val *v, const char *name)
+{
+	Onnx__SequenceProto *s = ox_arena_alloc(a, sizeof *s);
+	if (!s)
+		return NULL;
+	onnx__sequence_proto__init(s);
+	s->name = dup_name(a, name);
+	s->has_elem_type = 1;
+	size_t n = v->nitems;
+	switch (v->elem_kind) {
+	case OX_SEQUENCE:
+		s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__SEQUENCE;
+		if (!(s->sequence_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
+			return NULL;
+		for (size_t i = 0; i < n; i++)
+			if (!(s->sequence_values[i] = ox_val_to_sequence_proto(a, v->items[i], NULL)))
+				return NULL;
+		s->n_sequence_values = n;
+		break;
+	case OX_OPTIONAL:
+		s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__OPTIONAL;
+		if (!(s->optional_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
+			return NULL;
+		for (size_t i = 0; i < n; i++)
+			if (!(s->optional_values[i] = ox_val_to_optional_proto(a, v->items[i], NULL)))
+				return NULL;
+		s->n_optional_values = n;
+		break;
+	default:
+		s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__TENSOR;
+		if (!(s->tensor_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
+			return NULL;
+		for (size_t i = 0; i < n; i++)
+			if (!(s->tensor_values[i] = ox_val_to_tensor_proto(a, v->items[i], NULL)))
+				return NULL;
+		s->n_tensor_values = n;
+		break;
+	}
+	return s;
+}
+
+Onnx__OptionalProto *ox_val_to_optional_proto(ox_arena *a, const ox_val *v, const char *name)
+{
+	Onnx__OptionalProto *o = ox_arena_alloc(a, sizeof *o);
+	if (!o)
+		return NULL;
+	onnx__optional_proto__init(o);
+	o->name = dup_name(a, name);
+	o->has_elem_type = 1;
+	if (v->elem_kind == OX_SEQUENCE) {
+		o->elem_type = ONNX__OPTIONAL_PROTO__DATA_TYPE__SEQUENCE;
+		if (v->nitems && !(o->sequence_value = ox_val_to_sequence_proto(a, v->items[0], NULL)))
+			return NULL;
+	} else {
+		o->elem_type = ONNX__OPTIONAL_PROTO__DATA_TYPE__TENSOR;
+		if (v->nitems && !(o->tensor_value = ox_val_to_tensor_proto(a, v->items[0], NULL)))
+			return NULL;
+	}
+	return o;
+}

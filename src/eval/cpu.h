@@ -1,0 +1,27 @@
+/* Run-time CPU feature levels for choosing SIMD kernels. Each SIMD kernel is compiled for
+ * its level with a target attribute and picked once at run time; the scalar version is
+ * the reference every SIMD variant is tested against. */
+#ifndef OX_EVAL_CPU_H
+#define OX_EVAL_CPU_H
+
+enum {
+	OX_CPU_SCALAR = 0,
+	OX_CPU_AVX2 = 1,   /* x86-64 AVX2 + FMA + F16C */
+	OX_CPU_AVX512 = 2, /* x86-64 AVX-512 F, BW, DQ, VL */
+	OX_CPU_NEON = 3    /* reserved for AArch64 */
+};
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define OX_X86 1
+#define OX_TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define OX_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+#else
+#define OX_X86 0
+#endif
+
+/* The best level this CPU supports, lowered by the environment variable ONNXTXT_CPU
+ * ("scalar", "avx2" or "avx512") when set, so tests and benchmarks can compare levels. */
+int ox_cpu_level(void);
+const char *ox_cpu_level_name(int level);
+
+#endif

@@ -1,0 +1,192 @@
+/* The helpers kernels share: inputs, outputs, attributes, axes and broadcasting. */
+#include <stdio.h>
+#include <string.h>
+
+#include "convert.h"
+#include "kernel.h"
+
+int ox_kfail(ox_k *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(k->msg, OX_MSG, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+ox_val *ox_in_tensor(ox_k *k, int i, bool required)
+{
+	ox_val *v = ox_in(k, i);
+	if (!v) {
+		if (required)
+			ox_kfail(k, "input %d is required", i);
+		return NULL;
+	}
+	if (v->kind != OX_TENSOR) {
+		ox_kfail(k, "input %d must be a tensor, not a %s", i, v->kind == OX_SEQUENCE ? "sequence" : "optional");
+		return NULL;
+	}
+	return v;
+}
+
+bool ox_out_wanted(const ox_k *k, int i)
+{
+	return i < k->nout && k->proto->output[i] && k->proto->output[i][0];
+}
+
+void ox_out_set(ox_k *k, int i, ox_val *v)
+{
+	if (i < k->nout) {
+		ox_val_unref(k->out[i]);
+		k->out[i] = v;
+	} else {
+		ox_val_unref(v);
+	}
+}
+
+ox_val *ox_out_tensor(ox_k *k, int i, int type, int rank, const int64_t *dims)
+{
+	const char *why;
+	ox_val *v = ox_tensor_new(type, rank, dims, &why);
+	if (!v) {
+		ox_kfail(k, "output %d: %s", i, why);
+		return NULL;
+	}
+	ox_out_set(k, i, v);
+	return v;
+}
+
+int64_t ox_in_ints(ox_k *k, int i, int64_t *buf, int64_t cap, const char *what)
+{
+	ox_val *t = ox_in_tensor(k, i, true);
+	if (!t)
+		return -1;
+	if (t->type != OX_INT64 && t->type != OX_INT32)
+		return ox_kfail(k, "%s must be int64 or int32, not %s", what, ox_type_name(t->type));
+	if (t->rank > 1)
+		return ox_kfail(k, "%s must be a scalar or 1-D tensor, not of rank %d", what, t->rank);
+	if (t->count > cap)
+		return ox_kfail(k, "%s has %lld values, more than the %lld allowed", what, (long long)t->count,
+				(long long)cap);
+	for (int64_t j = 0; j < t->count; j++)
+		buf[j] = t->type == OX_INT64 ? ((const int64_t *)t->data)[j] : ((const int32_t *)t->data)[j];
+	return t->count;
+}
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+const Onnx__AttributeProto *ox_attr(const ox_k *k, const char *name)
+{
+	for (size_t i = 0; i < k->nattrs; i++)
+		if (k->attrs[i]->name && strcmp(k->attrs[i]->name, name) == 0)
+			return k->attrs[i];
+	return NULL;
+}
+
+int64_t ox_attr_int(const ox_k *k, const char *name, int64_t def)
+{
+	const Onnx__AttributeProto *a = ox_attr(k, name);
+	return a ? a->i : def;
+}
+
+float ox_attr_float(const ox_k *k, const char *name, float def)
+{
+	const Onnx__AttributeProto *a = ox_attr(k, name);
+	return a ? a->f : def;
+}
+
+const char *ox_attr_str(const ox_k *k, const char *name, const char *def, size_t *len)
+{
+	const Onnx__AttributeProto *a = ox_attr(k, name);
+	if (!a) {
+		if (len)
+			*len = def ? strlen(def) : 0;
+		return def;
+	}
+	if (len)
+		*len = a->s.len;
+	return a->s.data ? (const char *)a->s.data : "";
+}
+
+bool ox_attr_str_is(const ox_k *k, const char *name, const char *def, const char *s)
+{
+	size_t n;
+	const char *v = ox_attr_str(k, name, def, &n);
+	return v && n == strlen(s) && memcmp(v, s, n) == 0;
+}
+
+int64_t ox_attr_ints(const ox_k *k, const char *name, const int64_t **v)
+{
+	const Onnx__AttributeProto *a = ox_attr(k, name);
+	if (!a)
+		return -1;
+	*v = a->ints;
+	return (int64_t)a->n_ints;
+}
+
+int64_t ox_attr_floats(const ox_k *k, const char *name, const float **v)
+{
+	const Onnx__AttributeProto *a = ox_attr(k, name);
+	if (!a)
+		return -1;
+	*v = a->floats;
+	return (int64_t)a->n_floats;
+}
+
+const Onnx__TensorProto *ox_attr_tensor(const ox_k *k, const char *name)
+{
+	const Onnx__AttributeProto *a = ox_attr(k, name);
+	return a ? a->t : NULL;
+}
+
+const Onnx__GraphProto *ox_attr_graph(const ox_k *k, const char *name)
+{
+	const Onnx__AttributeProto *a = ox_attr(k, name);
+	return a ? a->g : NULL;
+}
+
+ox_val *ox_val_from_attr_tensor(ox_k *k, const Onnx__TensorProto *t)
+{
+	ox_val *v = ox_val_from_tensor_proto(t, k->msg);
+	return v;
+}
+
+/* ---- shapes ---------------------------------------------------------------------- */
+
+int ox_axis(ox_k *k, int64_t axis, int rank)
+{
+	int64_t a = axis < 0 ? axis + rank : axis;
+	if (a < 0 || a >= (rank ? rank : 1))
+		return ox_kfail(k, "axis %lld is out of range for rank %d", (long long)axis, rank);
+	return (int)a;
+}
+
+int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank, int64_t *dout)
+{
+	int r = ra > rb ? ra : rb;
+	for (int i = 0; i < r; i++) {
+		int64_t x = i < r - ra ? 1 : da[i - (r - ra)];
+		int64_t y = i < r - rb ? 1 : db[i - (r - rb)];
+		if (x != y && x != 1 && y != 1)
+			return ox_kfail(k, "shapes cannot be broadcast: dimension %d is %lld in one and %lld in the other",
+					i, (long long)x, (long long)y);
+		dout[i] = x == 1 ? y : x;
+	}
+	*orank = r;
+	return 0;
+}
+
+void ox_broadcast_strides(int rank, const int64_t *dims, int orank, const int64_t *odims, int64_t *strides)
+{
+	int64_t s = 1;
+	for (int i = orank - 1; i >= 0; i--) {
+		int j = i - (orank - rank);
+		if (j < 0 || dims[j] == 1) {
+			strides[i] = 0;
+		} else {
+			strides[i] = s;
+			s *= dims[j];
+		}
+		(void)odims;
+	}
+}

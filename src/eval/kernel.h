@@ -1,0 +1,101 @@
+/* What a kernel sees: its node's inputs, outputs and attributes, the opset version the
+ * model imports for the node's domain, and a way to fail with a message. Every kernel is
+ *     int ox_op_<OpType>(ox_k *k);
+ * returning 0, or -1 after ox_kfail(). Kernels never see the executor's internals. */
+#ifndef OX_EVAL_KERNEL_H
+#define OX_EVAL_KERNEL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onnxtxt/onnxtxt.h"
+#include "value.h"
+
+typedef struct ox_node ox_node; /* a planned node, see exec.c */
+
+typedef struct ox_k {
+	const ox_node *node;
+	const Onnx__NodeProto *proto;
+	int64_t version;          /* opset version imported for the node's domain */
+	ox_val *const *in;      /* in[i] is NULL for an omitted optional input */
+	int nin;
+	ox_val **out;           /* kernels store new references here */
+	int nout;                 /* outputs the node names (some may be "" = unused) */
+	const Onnx__AttributeProto *const *attrs; /* after attribute references were resolved */
+	size_t nattrs;
+	void *exec;               /* the executor, for ox_run_graph */
+	char *msg;                /* error message buffer, OX_MSG bytes */
+} ox_k;
+
+#define OX_MSG 512
+
+/* Formats the message (the executor adds the node's name and op) and returns -1. */
+int ox_kfail(ox_k *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- inputs and outputs ---------------------------------------------------------- */
+
+/* Input i, or NULL when it is omitted or beyond the inputs given. */
+static inline ox_val *ox_in(const ox_k *k, int i)
+{
+	return i < k->nin ? k->in[i] : NULL;
+}
+/* Input i, which must be a tensor; fails (returns NULL) when it is missing and required,
+ * or is not a tensor. */
+ox_val *ox_in_tensor(ox_k *k, int i, bool required);
+/* Whether output i is wanted (named by the node). */
+bool ox_out_wanted(const ox_k *k, int i);
+/* Allocates output tensor i (uninitialized data); NULL after failing with the reason. */
+ox_val *ox_out_tensor(ox_k *k, int i, int type, int rank, const int64_t *dims);
+/* Stores v (a new reference, possibly shared with an input via ox_val_ref) as output i. */
+void ox_out_set(ox_k *k, int i, ox_val *v);
+
+/* Input i as a list of int64 (int32 and int64 tensors of rank 0 or 1, as shape-like inputs
+ * of Reshape, Slice, ... are); returns the count or -1 after failing. */
+int64_t ox_in_ints(ox_k *k, int i, int64_t *buf, int64_t cap, const char *what);
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+const Onnx__AttributeProto *ox_attr(const ox_k *k, const char *name);
+int64_t ox_attr_int(const ox_k *k, const char *name, int64_t def);
+float ox_attr_float(const ox_k *k, const char *name, float def);
+/* The bytes of a string attribute (not NUL-terminated in general), or def (NUL-terminated)
+ * when absent; *len gets the length. */
+const char *ox_attr_str(const ox_k *k, const char *name, const char *def, size_t *len);
+/* Whether a string attribute equals s. */
+bool ox_attr_str_is(const ox_k *k, const char *name, const char *def, const char *s);
+/* INTS / FLOATS / STRINGS: the count, or -1 when absent. */
+int64_t ox_attr_ints(const ox_k *k, const char *name, const int64_t **v);
+int64_t ox_attr_floats(const ox_k *k, const char *name, const float **v);
+const Onnx__TensorProto *ox_attr_tensor(const ox_k *k, const char *name);
+const Onnx__GraphProto *ox_attr_graph(const ox_k *k, const char *name);
+
+/* ---- helpers shared by kernels --------------------------------------------------- */
+
+/* Normalizes a possibly negative axis against rank; -1 after failing when out of range. */
+int ox_axis(ox_k *k, int64_t axis, int rank);
+/* Numpy broadcasting of two shapes into out (rank in *orank); fails when incompatible. */
+int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank,
+		       int64_t *dout);
+/* Element strides of a tensor of shape (rank, dims) seen through broadcasting as shape
+ * (orank, odims): 0 on broadcast dims. */
+void ox_broadcast_strides(int rank, const int64_t *dims, int orank, const int64_t *odims,
+			  int64_t *strides);
+/* A tensor converted from an attribute's TensorProto (Constant, ConstantOfShape). */
+ox_val *ox_val_from_attr_tensor(ox_k *k, const Onnx__TensorProto *t);
+
+/* Runs the sub-graph held by the node's attribute attr with the given inputs (bound to
+ * the graph's inputs in order) and stores its outputs (new references) in out[0..nout).
+ * Names the sub-graph does not define are looked up in the enclosing scopes. */
+int ox_run_graph(ox_k *k, const char *attr, ox_val *const *in, int nin, ox_val **out, int nout);
+/* Number of inputs and outputs the sub-graph of attr declares (-1 when absent). */
+int ox_graph_arity(ox_k *k, const char *attr, int *nout);
+
+/* Every kernel, declared from the registry's list. */
+#include "ops.h"
+#define OX_DECLARE_OP(name) int ox_op_##name(ox_k *k);
+OX_OPS(OX_DECLARE_OP)
+#undef OX_DECLARE_OP
+
+#endif

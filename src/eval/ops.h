@@ -1,0 +1,40 @@
+/* The operator registry: every operator the evaluator runs, one X(OpType) entry each, by
+ * family. The kernel of X(Foo) is ox_op_Foo; registry.c builds the lookup table and the
+ * declarations from this one list, so the two cannot drift apart. Operators of the
+ * default domain ("" or "ai.onnx") only. Keep each family's list sorted. */
+#ifndef OX_EVAL_OPS_H
+#define OX_EVAL_OPS_H
+
+#define OX_OPS(X) \
+	OX_OPS_CORE(X) \
+	OX_OPS_ELEMENTWISE(X) \
+	OX_OPS_LINALG(X) \
+	OX_OPS_NN(X) \
+	OX_OPS_TENSOR(X) \
+	OX_OPS_SEQUENCE(X) \
+	OX_OPS_CONTROL(X)
+
+/* core.c */
+#define OX_OPS_CORE(X) \
+	X(Constant) \
+	X(Identity)
+
+/* elementwise.c: unary, binary, variadic, comparison, logic, activations, Cast, Where */
+#define OX_OPS_ELEMENTWISE(X)
+
+/* linalg.c, conv.c: MatMul, Gemm, Conv, ConvTranspose */
+#define OX_OPS_LINALG(X)
+
+/* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
+#define OX_OPS_NN(X)
+
+/* tensor.c: shape and index manipulation */
+#define OX_OPS_TENSOR(X)
+
+/* sequence.c, string.c */
+#define OX_OPS_SEQUENCE(X)
+
+/* control.c: If, Loop, Scan */
+#define OX_OPS_CONTROL(X)
+
+#endif

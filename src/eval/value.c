@@ -1,0 +1,510 @@
+/* Runtime values: allocation with limits, sharing, and element conversions between the
+ * stored forms of every element type. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "value.h"
+
+static const unsigned char elem_sizes[OX_NTYPES] = {
+	[OX_FLOAT] = 4, [OX_UINT8] = 1, [OX_INT8] = 1, [OX_UINT16] = 2, [OX_INT16] = 2,
+	[OX_INT32] = 4, [OX_INT64] = 8, [OX_STRING] = sizeof(ox_str), [OX_BOOL] = 1,
+	[OX_FLOAT16] = 2, [OX_DOUBLE] = 8, [OX_UINT32] = 4, [OX_UINT64] = 8, [OX_COMPLEX64] = 8,
+	[OX_COMPLEX128] = 16, [OX_BFLOAT16] = 2, [OX_FLOAT8E4M3FN] = 1, [OX_FLOAT8E4M3FNUZ] = 1,
+	[OX_FLOAT8E5M2] = 1, [OX_FLOAT8E5M2FNUZ] = 1, [OX_UINT4] = 1, [OX_INT4] = 1,
+	[OX_FLOAT4E2M1] = 1, [OX_FLOAT8E8M0] = 1, [OX_UINT2] = 1, [OX_INT2] = 1,
+};
+
+static const char *const type_names[OX_NTYPES] = {
+	"undefined", "float", "uint8", "int8", "uint16", "int16", "int32", "int64", "string",
+	"bool", "float16", "double", "uint32", "uint64", "complex64", "complex128", "bfloat16",
+	"float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4", "int4",
+	"float4e2m1", "float8e8m0", "uint2", "int2",
+};
+
+size_t ox_elem_size(int type)
+{
+	return type > 0 && type < OX_NTYPES ? elem_sizes[type] : 0;
+}
+
+const char *ox_type_name(int type)
+{
+	return type >= 0 && type < OX_NTYPES ? type_names[type] : "unknown";
+}
+
+bool ox_type_is_float(int type)
+{
+	switch (type) {
+	case OX_FLOAT: case OX_DOUBLE: case OX_FLOAT16: case OX_BFLOAT16: case OX_FLOAT8E4M3FN:
+	case OX_FLOAT8E4M3FNUZ: case OX_FLOAT8E5M2: case OX_FLOAT8E5M2FNUZ: case OX_FLOAT4E2M1:
+	case OX_FLOAT8E8M0:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool ox_type_is_int(int type)
+{
+	switch (type) {
+	case OX_UINT8: case OX_INT8: case OX_UINT16: case OX_INT16: case OX_INT32: case OX_INT64:
+	case OX_UINT32: case OX_UINT64: case OX_UINT4: case OX_INT4: case OX_UINT2: case OX_INT2:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int64_t ox_shape_count(int rank, const int64_t *dims)
+{
+	int64_t n = 1;
+	for (int i = 0; i < rank; i++) {
+		if (dims[i] < 0)
+			return -1;
+		if (dims[i] == 0)
+			n = 0;
+		else if (n > OX_MAX_ELEMENTS / dims[i])
+			return -1;
+		else
+			n *= dims[i];
+	}
+	/* a zero dim anywhere makes the count 0, but the other dims must still be sane */
+	return n;
+}
+
+static ox_val *value_new(int kind)
+{
+	ox_val *v = calloc(1, sizeof *v);
+	if (v) {
+		v->kind = kind;
+		v->refs = 1;
+	}
+	return v;
+}
+
+ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why)
+{
+	const char *dummy;
+	if (!why)
+		why = &dummy;
+	size_t es = ox_elem_size(type);
+	if (!es) {
+		*why = "unsupported element type";
+		return NULL;
+	}
+	if (rank < 0 || rank > OX_MAX_RANK) {
+		*why = "rank exceeds the limit of " "16";
+		return NULL;
+	}
+	int64_t count = ox_shape_count(rank, dims);
+	if (count < 0 || (size_t)count > OX_MAX_BYTES / es) {
+		*why = count < 0 && rank && dims[0] >= 0 ? "element count exceeds the limit of 2^36"
+							 : "shape is negative or too large";
+		return NULL;
+	}
+	ox_val *v = value_new(OX_TENSOR);
+	if (!v) {
+		*why = "out of memory";
+		return NULL;
+	}
+	v->type = type;
+	v->rank = rank;
+	if (rank)
+		memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
+	v->count = count;
+	if (count) {
+		size_t bytes = ((size_t)count * es + OX_ALIGN - 1) & ~(size_t)(OX_ALIGN - 1);
+		v->data = aligned_alloc(OX_ALIGN, bytes);
+		if (!v->data) {
+			free(v);
+			*why = "out of memory";
+			return NULL;
+		}
+		if (type == OX_STRING)
+			memset(v->data, 0, bytes);
+	}
+	return v;
+}
+
+ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims)
+{
+	if (rank > OX_MAX_RANK || ox_shape_count(rank, dims) != base->count)
+		return NULL;
+	ox_val *v = value_new(OX_TENSOR);
+	if (!v)
+		return NULL;
+	v->type = base->type;
+	v->rank = rank;
+	if (rank)
+		memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
+	v->count = base->count;
+	v->data = base->data;
+	v->owner = ox_val_ref(base->owner ? base->owner : base);
+	return v;
+}
+
+ox_val *ox_tensor_scalar(int type, const void *elem)
+{
+	ox_val *v = ox_tensor_new(type, 0, NULL, NULL);
+	if (v && type != OX_STRING)
+		memcpy(v->data, elem, ox_elem_size(type));
+	else if (v && !ox_str_set(v->data, ((const ox_str *)elem)->p, ((const ox_str *)elem)->n)) {
+		ox_val_unref(v);
+		v = NULL;
+	}
+	return v;
+}
+
+ox_val *ox_sequence_new(int elem_type, size_t n)
+{
+	ox_val *v = value_new(OX_SEQUENCE);
+	if (!v)
+		return NULL;
+	v->type = elem_type;
+	v->elem_kind = OX_TENSOR;
+	if (n && !(v->items = calloc(n, sizeof *v->items))) {
+		free(v);
+		return NULL;
+	}
+	v->nitems = n;
+	return v;
+}
+
+ox_val *ox_optional_new(int elem_kind, int elem_type, ox_val *elem)
+{
+	ox_val *v = value_new(OX_OPTIONAL);
+	if (!v || (elem && !(v->items = malloc(sizeof *v->items)))) {
+		free(v);
+		ox_val_unref(elem);
+		return NULL;
+	}
+	v->elem_kind = elem_kind;
+	v->type = elem_type;
+	if (elem) {
+		v->items[0] = elem;
+		v->nitems = 1;
+	}
+	return v;
+}
+
+void ox_val_unref(ox_val *v)
+{
+	if (!v || --v->refs)
+		return;
+	if (v->owner) {
+		ox_val_unref(v->owner);
+	} else if (v->kind == OX_TENSOR) {
+		if (v->type == OX_STRING)
+			for (int64_t i = 0; i < v->count; i++)
+				free(((ox_str *)v->data)[i].p);
+		free(v->data);
+	}
+	for (size_t i = 0; i < v->nitems; i++)
+		ox_val_unref(v->items[i]);
+	free(v->items);
+	free(v);
+}
+
+bool ox_str_set(ox_str *s, const char *p, size_t n)
+{
+	char *c = malloc(n + 1);
+	if (!c)
+		return false;
+	if (n)
+		memcpy(c, p, n);
+	c[n] = '\0';
+	free(s->p);
+	s->p = c;
+	s->n = n;
+	return true;
+}
+
+bool ox_tensor_copy_data(ox_val *dst, const ox_val *src)
+{
+	if (src->type != OX_STRING) {
+		if (src->count)
+			memcpy(dst->data, src->data, (size_t)src->count * ox_elem_size(src->type));
+		return true;
+	}
+	const ox_str *s = src->data;
+	ox_str *d = dst->data;
+	for (int64_t i = 0; i < src->count; i++)
+		if (!ox_str_set(&d[i], s[i].p, s[i].n))
+			return false;
+	return true;
+}
+
+/* ---- narrow floats --------------------------------------------------------------- */
+
+static inline uint32_t f2u(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static inline float u2f(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+float ox_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0x1f)
+		return u2f(sign | 0x7f800000 | (m << 13));
+	if (e == 0) /* zero and subnormals: m * 2^-24 */
+		return u2f(sign) + (sign ? -1.0f : 1.0f) * (float)m * 0x1p-24f;
+	return u2f(sign | ((e + 112) << 23) | (m << 13));
+}
+
+uint16_t ox_f32_to_f16(float f)
+{
+	uint32_t u = f2u(f), sign = (u >> 16) & 0x8000, a = u & 0x7fffffff;
+	if (a >= 0x7f800000) /* inf or NaN (kept quiet) */
+		return (uint16_t)(sign | 0x7c00 | (a > 0x7f800000 ? 0x200 | ((a >> 13) & 0x3ff) : 0));
+	if (a >= 0x477ff000) /* rounds to beyond 65504 */
+		return (uint16_t)(sign | 0x7c00);
+	if (a < 0x38800000) { /* below the smallest normal: round in the subnormal grid */
+		float r = u2f(a) * 0x1p24f; /* exact scaling; nearbyint rounds to even */
+		return (uint16_t)(sign | (uint32_t)nearbyintf(r));
+	}
+	uint32_t m = a + 0xfff + ((a >> 13) & 1) - 0x38000000; /* rebias by 112 << 23 */
+	return (uint16_t)(sign | (m >> 13));
+}
+
+float ox_bf16_to_f32(uint16_t h)
+{
+	return u2f((uint32_t)h << 16);
+}
+
+uint16_t ox_f32_to_bf16(float f)
+{
+	uint32_t u = f2u(f);
+	if ((u & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)((u >> 16) | 0x40);
+	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+/* The float8 formats: exponent and mantissa bits, bias, and whether the format is "FNUZ"
+ * (one NaN at 0x80, no negative zero, no infinity) or "FN" (NaN at all ones, no
+ * infinity) or IEEE-like (E5M2: infinities and NaNs). */
+typedef struct f8fmt {
+	int mbits, bias;
+	bool fnuz, fn;
+	float max;
+} f8fmt;
+
+static f8fmt f8_format(int type)
+{
+	switch (type) {
+	case OX_FLOAT8E4M3FN: return (f8fmt){3, 7, false, true, 448.0f};
+	case OX_FLOAT8E4M3FNUZ: return (f8fmt){3, 8, true, false, 240.0f};
+	case OX_FLOAT8E5M2: return (f8fmt){2, 15, false, false, 57344.0f};
+	default: return (f8fmt){2, 16, true, false, 57344.0f}; /* E5M2FNUZ */
+	}
+}
+
+float ox_f8_to_f32(int type, uint8_t b)
+{
+	if (type == OX_FLOAT8E8M0)
+		return b == 0xff ? NAN : ldexpf(1.0f, (int)b - 127);
+	f8fmt F = f8_format(type);
+	int ebits = 7 - F.mbits, emax = (1 << ebits) - 1;
+	int e = (b >> F.mbits) & emax, m = b & ((1 << F.mbits) - 1);
+	bool neg = b & 0x80;
+	if (F.fnuz && b == 0x80)
+		return NAN;
+	if (F.fn && (b & 0x7f) == 0x7f)
+		return NAN;
+	if (!F.fnuz && !F.fn && e == emax)
+		return m ? NAN : (neg ? -INFINITY : INFINITY);
+	float v = e ? ldexpf(1.0f + (float)m / (float)(1 << F.mbits), e - F.bias)
+		    : ldexpf((float)m / (float)(1 << F.mbits), 1 - F.bias);
+	return neg ? -v : v;
+}
+
+/* Rounds |f| to nearest-even on the format's grid, giving a code without the sign, or
+ * -1 when the rounded value exceeds the largest finite one. */
+static int f8_round(const f8fmt *F, float a)
+{
+	int ebits = 7 - F->mbits;
+	int e;
+	frexpf(a, &e); /* a = x * 2^e, x in [0.5, 1) so the unit exponent is e - 1 */
+	int E = e - 1 + F->bias;
+	if (E < 1)
+		E = 1; /* subnormal range: fixed quantum */
+	float q = ldexpf(1.0f, E - F->bias - F->mbits);
+	float k = nearbyintf(a / q); /* exact division by a power of two */
+	float r = k * q;
+	if (r > F->max)
+		return -1;
+	/* re-encode r */
+	if (r == 0)
+		return 0;
+	frexpf(r, &e);
+	E = e - 1 + F->bias;
+	int code;
+	if (E < 1)
+		code = (int)(r / ldexpf(1.0f, 1 - F->bias - F->mbits));
+	else
+		code = (E << F->mbits) | (int)((ldexpf(r, -(e - 1)) - 1.0f) * (float)(1 << F->mbits));
+	(void)ebits;
+	return code;
+}
+
+uint8_t ox_f32_to_f8(int type, float f, bool saturate)
+{
+	if (type == OX_FLOAT8E8M0) {
+		if (isnan(f) || f <= 0 || isinf(f))
+			return f > 0 && saturate ? 0xfe : 0xff;
+		int e;
+		frexpf(f, &e);
+		float lo = ldexpf(1.0f, e - 1);
+		int E = (f >= 1.5f * lo ? e : e - 1) + 127;
+		return (uint8_t)(E < 0 ? 0 : E > 254 ? (saturate ? 254 : 255) : E);
+	}
+	f8fmt F = f8_format(type);
+	uint8_t sign = signbit(f) ? 0x80 : 0;
+	uint8_t nan = F.fnuz ? 0x80 : 0x7f;
+	if (isnan(f))
+		return F.fnuz ? 0x80 : (uint8_t)(sign | 0x7f);
+	float a = fabsf(f);
+	int code = isinf(a) ? -1 : f8_round(&F, a);
+	if (code < 0) {
+		if (saturate && !(isinf(a) && F.fnuz))
+			return (uint8_t)(sign | f8_round(&F, F.max));
+		if (!F.fn && !F.fnuz)
+			return (uint8_t)(sign | 0x7c); /* E5M2 infinity */
+		return F.fnuz ? nan : (uint8_t)(sign | nan);
+	}
+	if (code == 0 && F.fnuz)
+		return 0; /* no negative zero */
+	return (uint8_t)(sign | code);
+}
+
+float ox_f4_to_f32(uint8_t b)
+{
+	static const float v[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+	return (b & 8) ? -v[b & 7] : v[b & 7];
+}
+
+uint8_t ox_f32_to_f4(float f)
+{
+	static const float mid[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+	uint8_t sign = signbit(f) ? 8 : 0;
+	if (isnan(f))
+		return 0x7;
+	float a = fabsf(f);
+	uint8_t c = 0;
+	while (c < 7 && (a > mid[c] || (a == mid[c] && (c & 1)))) /* ties to the even code */
+		c++;
+	return (uint8_t)(sign | c);
+}
+
+/* ---- generic element access ------------------------------------------------------ */
+
+double ox_get_f64(const ox_val *t, int64_t i)
+{
+	const void *d = t->data;
+	switch (t->type) {
+	case OX_FLOAT: return ((const float *)d)[i];
+	case OX_DOUBLE: return ((const double *)d)[i];
+	case OX_UINT8: case OX_UINT4: case OX_UINT2: case OX_BOOL: return ((const uint8_t *)d)[i];
+	case OX_INT8: case OX_INT4: case OX_INT2: return ((const int8_t *)d)[i];
+	case OX_UINT16: return ((const uint16_t *)d)[i];
+	case OX_INT16: return ((const int16_t *)d)[i];
+	case OX_INT32: return ((const int32_t *)d)[i];
+	case OX_INT64: return (double)((const int64_t *)d)[i];
+	case OX_UINT32: return ((const uint32_t *)d)[i];
+	case OX_UINT64: return (double)((const uint64_t *)d)[i];
+	case OX_FLOAT16: return ox_f16_to_f32(((const uint16_t *)d)[i]);
+	case OX_BFLOAT16: return ox_bf16_to_f32(((const uint16_t *)d)[i]);
+	case OX_COMPLEX64: return ((const float *)d)[2 * i];
+	case OX_COMPLEX128: return ((const double *)d)[2 * i];
+	case OX_FLOAT4E2M1: return ox_f4_to_f32(((const uint8_t *)d)[i]);
+	case OX_FLOAT8E4M3FN: case OX_FLOAT8E4M3FNUZ: case OX_FLOAT8E5M2: case OX_FLOAT8E5M2FNUZ:
+	case OX_FLOAT8E8M0:
+		return ox_f8_to_f32(t->type, ((const uint8_t *)d)[i]);
+	default: return 0;
+	}
+}
+
+/* C conversion of an out-of-range double to an integer is undefined; wrap through
+ * int64/uint64 the way common hardware does for in-range values, and saturate the rest. */
+static int64_t to_i64(double x)
+{
+	if (isnan(x))
+		return 0;
+	if (x >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (x <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)x;
+}
+
+void ox_set_f64(ox_val *t, int64_t i, double x)
+{
+	void *d = t->data;
+	switch (t->type) {
+	case OX_FLOAT: ((float *)d)[i] = (float)x; break;
+	case OX_DOUBLE: ((double *)d)[i] = x; break;
+	case OX_BOOL: ((uint8_t *)d)[i] = x != 0; break;
+	case OX_FLOAT16: ((uint16_t *)d)[i] = ox_f32_to_f16((float)x); break;
+	case OX_BFLOAT16: ((uint16_t *)d)[i] = ox_f32_to_bf16((float)x); break;
+	case OX_COMPLEX64: ((float *)d)[2 * i] = (float)x; ((float *)d)[2 * i + 1] = 0; break;
+	case OX_COMPLEX128: ((double *)d)[2 * i] = x; ((double *)d)[2 * i + 1] = 0; break;
+	case OX_FLOAT4E2M1: ((uint8_t *)d)[i] = ox_f32_to_f4((float)x); break;
+	case OX_FLOAT8E4M3FN: case OX_FLOAT8E4M3FNUZ: case OX_FLOAT8E5M2: case OX_FLOAT8E5M2FNUZ:
+	case OX_FLOAT8E8M0:
+		((uint8_t *)d)[i] = ox_f32_to_f8(t->type, (float)x, true);
+		break;
+	case OX_UINT64:
+		((uint64_t *)d)[i] = x >= 18446744073709551615.0 ? UINT64_MAX
+				     : x >= 0 ? (uint64_t)x : (uint64_t)to_i64(x);
+		break;
+	default: ox_set_i64(t, i, to_i64(x)); break;
+	}
+}
+
+int64_t ox_get_i64(const ox_val *t, int64_t i)
+{
+	const void *d = t->data;
+	switch (t->type) {
+	case OX_INT64: return ((const int64_t *)d)[i];
+	case OX_UINT64: return (int64_t)((const uint64_t *)d)[i];
+	case OX_INT32: return ((const int32_t *)d)[i];
+	case OX_UINT32: return ((const uint32_t *)d)[i];
+	default: return to_i64(ox_get_f64(t, i));
+	}
+}
+
+/* Sub-byte integers keep their low bits, sign-extended for the signed ones. */
+static int8_t wrap_signed(int64_t x, int bits)
+{
+	int sh = 64 - bits;
+	return (int8_t)((int64_t)((uint64_t)x << sh) >> sh);
+}
+
+void ox_set_i64(ox_val *t, int64_t i, int64_t x)
+{
+	void *d = t->data;
+	switch (t->type) {
+	case OX_INT64: ((int64_t *)d)[i] = x; break;
+	case OX_UINT64: ((uint64_t *)d)[i] = (uint64_t)x; break;
+	case OX_INT32: ((int32_t *)d)[i] = (int32_t)(uint32_t)x; break;
+	case OX_UINT32: ((uint32_t *)d)[i] = (uint32_t)x; break;
+	case OX_INT16: ((int16_t *)d)[i] = (int16_t)(uint16_t)x; break;
+	case OX_UINT16: ((uint16_t *)d)[i] = (uint16_t)x; break;
+	case OX_INT8: ((int8_t *)d)[i] = (int8_t)(uint8_t)x; break;
+	case OX_UINT8: ((uint8_t *)d)[i] = (uint8_t)x; break;
+	case OX_BOOL: ((uint8_t *)d)[i] = x != 0; break;
+	case OX_UINT4: ((uint8_t *)d)[i] = (uint8_t)(x & 0xf); break;
+	case OX_INT4: ((int8_t *)d)[i] = wrap_signed(x, 4); break;
+	case OX_UINT2: ((uint8_t *)d)[i] = (uint8_t)(x & 0x3); break;
+	case OX_INT2: ((int8_t *)d)[i] = wrap_signed(x, 2); break;
+	default: ox_set_f64(t, i, (double)x); break;
+	}
+}

@@ -1,0 +1,107 @@
+/* Runtime values of the evaluator: tensors of every element type, sequences and optionals.
+ * Values are reference-counted and immutable once a kernel has produced them, so Identity,
+ * Reshape and friends share data instead of copying it. */
+#ifndef OX_EVAL_VALUE_H
+#define OX_EVAL_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define OX_MAX_RANK 16           /* dims of one tensor */
+#define OX_MAX_ELEMENTS (INT64_C(1) << 36) /* elements of one tensor */
+#define OX_MAX_BYTES ((size_t)1 << 36)     /* bytes of one tensor */
+#define OX_ALIGN 64
+
+enum ox_kind { OX_TENSOR = 1, OX_SEQUENCE, OX_OPTIONAL };
+
+/* Element types are TensorProto.DataType numbers. Storage: one element per slot, little
+ * endian; float16/bfloat16 as uint16_t bits; float8 and float4 as one uint8_t of bits;
+ * int4/uint4/int2/uint2 unpacked, one int8_t/uint8_t each; bool as one byte 0/1;
+ * complex as pairs of float/double; strings as ox_str. */
+enum {
+	OX_UNDEFINED = 0, OX_FLOAT = 1, OX_UINT8 = 2, OX_INT8 = 3, OX_UINT16 = 4, OX_INT16 = 5,
+	OX_INT32 = 6, OX_INT64 = 7, OX_STRING = 8, OX_BOOL = 9, OX_FLOAT16 = 10, OX_DOUBLE = 11,
+	OX_UINT32 = 12, OX_UINT64 = 13, OX_COMPLEX64 = 14, OX_COMPLEX128 = 15, OX_BFLOAT16 = 16,
+	OX_FLOAT8E4M3FN = 17, OX_FLOAT8E4M3FNUZ = 18, OX_FLOAT8E5M2 = 19, OX_FLOAT8E5M2FNUZ = 20,
+	OX_UINT4 = 21, OX_INT4 = 22, OX_FLOAT4E2M1 = 23, OX_FLOAT8E8M0 = 24, OX_UINT2 = 25,
+	OX_INT2 = 26, OX_NTYPES
+};
+
+/* A string element: n bytes at p (malloc'd, NUL-terminated for convenience; NULL when
+ * n is 0). Strings may hold NUL bytes. */
+typedef struct ox_str {
+	char *p;
+	size_t n;
+} ox_str;
+
+typedef struct ox_val {
+	int kind;
+	unsigned refs;
+	/* Tensor: the element type. Sequence and optional: the element type of the tensors
+	 * they hold (0 when unknown), with elem_kind saying what they hold. */
+	int type;
+	int elem_kind;
+	/* Tensor. */
+	int rank;
+	int64_t dims[OX_MAX_RANK];
+	int64_t count;
+	void *data;             /* count elements, OX_ALIGN-aligned; NULL when count is 0 */
+	struct ox_val *owner; /* the value whose data this one shares, or NULL */
+	/* Sequence: items[0..nitems). Optional: nitems is 0 (none) or 1. */
+	struct ox_val **items;
+	size_t nitems;
+} ox_val;
+
+/* Bytes per stored element (see above); 0 for OX_UNDEFINED and unknown types. */
+size_t ox_elem_size(int type);
+bool ox_type_is_float(int type); /* float, double, float16, bfloat16, float8, float4 */
+bool ox_type_is_int(int type);   /* signed and unsigned integers of every width */
+const char *ox_type_name(int type);
+
+/* Product of dims, or -1 when it overflows or exceeds OX_MAX_ELEMENTS, or a dim is
+ * negative. */
+int64_t ox_shape_count(int rank, const int64_t *dims);
+
+/* A new tensor with uninitialized data (strings are empty); NULL when out of memory or
+ * beyond the limits above (reason in *why when given). */
+ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why);
+/* A new tensor with the data of base and another shape of the same element count. */
+ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims);
+ox_val *ox_tensor_scalar(int type, const void *elem);
+ox_val *ox_sequence_new(int elem_type, size_t n); /* items NULL, to be filled */
+ox_val *ox_optional_new(int elem_kind, int elem_type, ox_val *elem); /* takes elem */
+
+static inline ox_val *ox_val_ref(ox_val *v)
+{
+	if (v)
+		v->refs++;
+	return v;
+}
+void ox_val_unref(ox_val *v);
+
+/* Deep copy of a tensor's elements from src to dst (same type and count). */
+bool ox_tensor_copy_data(ox_val *dst, const ox_val *src);
+bool ox_str_set(ox_str *s, const char *p, size_t n);
+
+/* Element conversions shared by Cast, the .pb reader and kernels that compute narrow
+ * float types in float32. Rounding is to nearest even; saturate follows Cast-19. */
+float ox_f16_to_f32(uint16_t h);
+uint16_t ox_f32_to_f16(float f);
+float ox_bf16_to_f32(uint16_t h);
+uint16_t ox_f32_to_bf16(float f);
+float ox_f8_to_f32(int type, uint8_t b);
+uint8_t ox_f32_to_f8(int type, float f, bool saturate);
+float ox_f4_to_f32(uint8_t b);
+uint8_t ox_f32_to_f4(float f);
+
+/* Element i of a numeric or bool tensor as a double (the real part for complex), and
+ * the reverse, rounding and wrapping as a C conversion would. Slow; for rare types and
+ * type-generic kernels, not hot loops. */
+double ox_get_f64(const ox_val *t, int64_t i);
+void ox_set_f64(ox_val *t, int64_t i, double x);
+/* The same through int64, exact for 64-bit integers. */
+int64_t ox_get_i64(const ox_val *t, int64_t i);
+void ox_set_i64(ox_val *t, int64_t i, int64_t x);
+
+#endif
