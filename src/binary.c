@@ -2,6 +2,7 @@
  * path of the first problem (protobuf-c's unpack recurses without a limit and only says
  * "failed"); then protobuf-c unpacks into an arena and packs back out. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,23 +170,44 @@ int ox_binary_check(const ProtobufCMessageDescriptor *d, const void *data, size_
 	return scan(d, data, len, 0, NULL, 0, err);
 }
 
+/* protobuf-c's allocator over an arena, remembering whether an allocation failed: unpack
+ * then returns NULL, as it does for bytes it cannot read. */
+typedef struct unpack_alloc {
+	ox_arena *arena;
+	bool failed;
+} unpack_alloc;
+
+static void *unpack_alloc_fn(void *data, size_t size)
+{
+	unpack_alloc *u = data;
+	void *p = ox_arena_alloc(u->arena, size);
+	u->failed |= !p;
+	return p;
+}
+
+static void unpack_free_fn(void *data, void *p)
+{
+	(void)data;
+	(void)p;
+}
+
 void *ox_binary_unpack(const ProtobufCMessageDescriptor *d, const void *data, size_t len, OnnxError *err)
 {
 	if (!ox_binary_check(d, data, len, err))
 		return NULL;
-	ox_arena *a = ox_arena_new();
-	if (!a) {
+	unpack_alloc u = {ox_arena_new(), false};
+	if (!u.arena) {
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	ProtobufCAllocator alloc = ox_arena_allocator(a);
+	ProtobufCAllocator alloc = {.alloc = unpack_alloc_fn, .free = unpack_free_fn, .allocator_data = &u};
 	ProtobufCMessage *m = protobuf_c_message_unpack(d, &alloc, len, data);
-	void *root = m ? ox_arena_root(a, d->sizeof_message) : NULL;
+	void *root = m ? ox_arena_root(u.arena, d->sizeof_message) : NULL;
 	if (!root) {
-		ox_arena_free(a);
-		/* the scan accepted the bytes, so protobuf-c can only have run out of memory */
-		ox_error_set(err, m ? ONNXTXT_ERR_NOMEM : ONNXTXT_ERR_BINARY,
-			     m ? "out of memory" : "protobuf-c could not unpack the data");
+		ox_arena_free(u.arena);
+		bool nomem = !m ? u.failed : true;
+		ox_error_set(err, nomem ? ONNXTXT_ERR_NOMEM : ONNXTXT_ERR_BINARY,
+			     nomem ? "out of memory" : "protobuf-c could not unpack the data");
 		return NULL;
 	}
 	memcpy(root, m, d->sizeof_message); /* nothing points at the top-level struct */

@@ -285,8 +285,10 @@ static void explain_syntax_error(ox_parser *P, int entry)
 	P->prev.p = NULL;
 	P->prev.n = 0;
 	void *lemon = ox_lemonAlloc(malloc, P);
-	if (!lemon)
+	if (!lemon) { /* a bare "syntax error" would hide the real cause */
+		ox_error_set(P->err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return;
+	}
 	const char *stop = major ? found.p : P->src + P->len;
 	if (guarded(P, lemon, entry, stop)) {
 		unsigned char ok[128] = {0};
