@@ -85,7 +85,7 @@ static bool set_typed(ox_val *v, const Onnx__TensorProto *t, char *msg)
 	default: break;
 	}
 	if (bits) {
-		uint8_t tmp[256], *bytes = have <= sizeof tmp ? tmp : malloc(have);
+		uint8_t tmp[256] = {0}, *bytes = have <= sizeof tmp ? tmp : malloc(have);
 		if (!bytes) {
 			snprintf(msg, OX_MSG, "out of memory");
 			return false;
