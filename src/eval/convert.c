@@ -73,6 +73,8 @@ static bool set_typed(ox_val *v, const Onnx__TensorProto *t, char *msg)
 			 have, (long long)need);
 		return false;
 	}
+	if (have == 0)
+		return true; /* empty: the typed field may be NULL, which memcpy may not be given */
 	switch (v->type) {
 	case OX_FLOAT: case OX_COMPLEX64: memcpy(v->data, t->float_data, have * 4); return true;
 	case OX_DOUBLE: case OX_COMPLEX128: memcpy(v->data, t->double_data, have * 8); return true;
