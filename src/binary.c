@@ -200,16 +200,24 @@ void *ox_binary_unpack(const ProtobufCMessageDescriptor *d, const void *data, si
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
+	ox_arena_set_limit(u.arena, ox_memory_limit(len));
 	ProtobufCAllocator alloc = {.alloc = unpack_alloc_fn, .free = unpack_free_fn, .allocator_data = &u};
 	ProtobufCMessage *m = protobuf_c_message_unpack(d, &alloc, len, data);
 	void *root = m ? ox_arena_root(u.arena, d->sizeof_message) : NULL;
 	if (!root) {
+		bool nomem = !m ? u.failed : true, over = ox_arena_over(u.arena);
 		ox_arena_free(u.arena);
-		bool nomem = !m ? u.failed : true;
-		ox_error_set(err, nomem ? ONNXTXT_ERR_NOMEM : ONNXTXT_ERR_BINARY,
-			     nomem ? "out of memory" : "protobuf-c could not unpack the data");
+		if (over)
+			ox_error_set(err, ONNXTXT_ERR_LIMIT,
+				     "the model would take more than %zu MiB of memory (%d bytes per byte of input, plus "
+				     "%u MiB)",
+				     ox_memory_limit(len) >> 20, ONNXTXT_MAX_EXPANSION, (unsigned)(ox_memory_base >> 20));
+		else
+			ox_error_set(err, nomem ? ONNXTXT_ERR_NOMEM : ONNXTXT_ERR_BINARY,
+				     nomem ? "out of memory" : "protobuf-c could not unpack the data");
 		return NULL;
 	}
+	ox_arena_set_limit(u.arena, 0); /* the limit was for unpacking */
 	memcpy(root, m, d->sizeof_message); /* nothing points at the top-level struct */
 	return root;
 }

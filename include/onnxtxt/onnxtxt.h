@@ -53,6 +53,12 @@ extern "C" {
 #define ONNXTXT_MAX_DEPTH 64           /* nested brackets in text */
 #define ONNXTXT_MAX_MESSAGE_DEPTH 192  /* nested messages in binary */
 #define ONNXTXT_MAX_TEXT 0xffffffffu   /* bytes of text in one call */
+/* The messages one call builds from its input (text or binary) may take at most
+ * ONNXTXT_MAX_EXPANSION bytes of memory per byte of input, plus ONNXTXT_MAX_MEMORY_BASE.
+ * Real models need a few (raw tensor data one, a typical node ten or so); input made of
+ * empty messages would need hundreds, and is refused with ONNXTXT_ERR_LIMIT instead. */
+#define ONNXTXT_MAX_EXPANSION 64
+#define ONNXTXT_MAX_MEMORY_BASE (64u << 20)
 #define ONNXTXT_STR(x) ONNXTXT_STR_(x)
 #define ONNXTXT_STR_(x) #x
 

@@ -1,0 +1,187 @@
+/* Limits against hostile input that check_hostile (text nesting, huge inputs) and
+ * check_binary (binary structure and nesting) do not reach: the memory one call may build
+ * from its input, in text and in binary. Each test meets a limit and checks its error. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "testutil.h"
+
+/* A growable byte string. */
+typedef struct buf {
+	unsigned char *p;
+	size_t n, cap;
+} buf;
+
+static void put(buf *b, const void *data, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		ck_assert(b->p);
+	}
+	memcpy(b->p + b->n, data, n);
+	b->n += n;
+}
+
+static void put_str(buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+static void put_varint(buf *b, uint64_t v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+	for (; v >= 0x80; v >>= 7)
+		tmp[n++] = (unsigned char)(v | 0x80);
+	tmp[n++] = (unsigned char)v;
+	put(b, tmp, n);
+}
+
+/* A model whose graph holds n empty initializers: two bytes each on the wire ("2a 00"),
+ * a TensorProto of over two hundred bytes each in memory. */
+static buf empty_initializers(size_t n)
+{
+	buf graph = {0}, model = {0};
+	for (size_t i = 0; i < n; i++)
+		put(&graph, "\x2a\x00", 2);
+	put(&model, "\x3a", 1); /* ModelProto.graph */
+	put_varint(&model, graph.n);
+	put(&model, graph.p, graph.n);
+	free(graph.p);
+	return model;
+}
+
+static void expect_memory_limit(OnnxStatus st, const OnnxError *e, size_t input, const char *per)
+{
+	ck_assert_msg(st == ONNXTXT_ERR_LIMIT, "status %d: %s", st, e->message);
+	char want[200];
+	snprintf(want, sizeof want, "the model would take more than %zu MiB of memory (%d bytes per byte of %s, plus %u MiB)",
+		 ox_memory_limit(input) >> 20, ONNXTXT_MAX_EXPANSION, per, (unsigned)(ox_memory_base >> 20));
+	ck_assert_str_eq(e->message, want);
+}
+
+/* ---- binary ----------------------------------------------------------------------------------- */
+
+/* With the base lowered to 1 MiB, 64 Ki empty tensors (128 KiB of input, 9 MiB allowed)
+ * would need about 16 MiB: refused. A thousand read. */
+START_TEST(binary_empty_messages_beyond_the_memory_limit)
+{
+	ox_memory_base = 1u << 20;
+	buf ok = empty_initializers(1000), bad = empty_initializers(64 * 1024);
+	Onnx__ModelProto *m;
+	OnnxError e;
+	ck_assert_int_eq(OnnxBinary_Read(ok.p, ok.n, &m, &e), ONNXTXT_OK);
+	ck_assert_uint_eq(m->graph->n_initializer, 1000);
+	OnnxProto_Free(m);
+	expect_memory_limit(OnnxBinary_Read(bad.p, bad.n, &m, &e), &e, bad.n, "input");
+	ck_assert_ptr_null(m);
+	free(ok.p);
+	free(bad.p);
+}
+END_TEST
+
+/* The limit applies to one call's unpacking only: a model that was read may then grow
+ * without it (external data embedded, say). */
+START_TEST(binary_limit_ends_with_the_call)
+{
+	ox_memory_base = 1u << 20;
+	buf ok = empty_initializers(10);
+	Onnx__ModelProto *m;
+	OnnxError e;
+	ck_assert_int_eq(OnnxBinary_Read(ok.p, ok.n, &m, &e), ONNXTXT_OK);
+	ck_assert_ptr_nonnull(ox_arena_alloc(ox_root_arena(m), 8u << 20));
+	OnnxProto_Free(m);
+	free(ok.p);
+}
+END_TEST
+
+/* At the real limits: 2 MiB of empty tensors (192 MiB allowed) would need 240 MiB. Too
+ * slow under valgrind (ONNXTXT_SLOW), where the lowered limits above suffice. */
+START_TEST(binary_empty_messages_at_the_real_limit)
+{
+	if (getenv("ONNXTXT_SLOW"))
+		return;
+	size_t n = 1024 * 1024;
+	buf bad = empty_initializers(n);
+	Onnx__ModelProto *m;
+	OnnxError e;
+	expect_memory_limit(OnnxBinary_Read(bad.p, bad.n, &m, &e), &e, bad.n, "input");
+	free(bad.p);
+}
+END_TEST
+
+/* ---- text ------------------------------------------------------------------------------------- */
+
+/* "a=1," is four bytes of text and an AttributeProto of about 260 bytes in memory, the
+ * densest text there is; with no base allowance, a quarter million of them are refused,
+ * at the position where the parse stopped. Inputs read well within the limit. */
+START_TEST(text_attributes_beyond_the_memory_limit)
+{
+	ox_memory_base = 0;
+	buf t = {0};
+	put_str(&t, "y = Foo <a=1");
+	for (int i = 0; i < 250000; i++)
+		put_str(&t, ",a=1");
+	put_str(&t, "> (x)");
+	Onnx__NodeProto *n;
+	OnnxError e;
+	OnnxStatus st = OnnxParser_ParseNode((const char *)t.p, t.n, &n, &e);
+	expect_memory_limit(st, &e, t.n, "text");
+	ck_assert_msg(e.offset > 0 && e.offset <= t.n && e.line == 1 && e.column == e.offset + 1, "at %zu: %u:%u",
+		      e.offset, e.line, e.column);
+	free(t.p);
+
+	ox_memory_base = 1u << 20;
+	t = (buf){0};
+	put_str(&t, "y = Concat(x");
+	for (int i = 0; i < 250000; i++)
+		put_str(&t, ", x");
+	put_str(&t, ")");
+	ck_assert_int_eq(OnnxParser_ParseNode((const char *)t.p, t.n, &n, &e), ONNXTXT_OK);
+	ck_assert_uint_eq(n->n_input, 250001);
+	OnnxProto_Free(n);
+	free(t.p);
+}
+END_TEST
+
+/* Text converted straight to binary: the node being streamed has the same limit. */
+START_TEST(text_to_binary_beyond_the_memory_limit)
+{
+	ox_memory_base = 0;
+	buf t = {0};
+	put_str(&t, "<ir_version: 8>\ng (x) => (y) {\n  y = Foo <a=1");
+	for (int i = 0; i < 250000; i++)
+		put_str(&t, ",a=1");
+	put_str(&t, "> (x)\n}\n");
+	FILE *f = fopen("/dev/null", "wb");
+	OnnxError e;
+	expect_memory_limit(OnnxParser_ParseToBinary((const char *)t.p, t.n, f, &e), &e, t.n, "text");
+	fclose(f);
+	free(t.p);
+}
+END_TEST
+
+static void reset_limits(void)
+{
+	ox_memory_base = ONNXTXT_MAX_MEMORY_BASE;
+}
+
+int main(void)
+{
+	Suite *s = suite_create("limits");
+	TCase *tc = tcase_create("memory");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, reset_limits, reset_limits);
+	tcase_add_test(tc, binary_empty_messages_beyond_the_memory_limit);
+	tcase_add_test(tc, binary_limit_ends_with_the_call);
+	tcase_add_test(tc, binary_empty_messages_at_the_real_limit);
+	tcase_add_test(tc, text_attributes_beyond_the_memory_limit);
+	tcase_add_test(tc, text_to_binary_beyond_the_memory_limit);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
