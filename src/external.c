@@ -116,6 +116,22 @@ static int stays_inside(const char *real_dir, const char *path)
 	return ok;
 }
 
+/* The file a location names, relative to dir unless absolute, with no check of where it
+ * leads: for ONNXTXT_EXTERNAL_ANY_PATH. */
+static char *resolve_anywhere(const char *dir, const char *loc, OnnxError *err)
+{
+	char *path = NULL;
+	if (!loc || !*loc) {
+		ox_error_set(err, ONNXTXT_ERR_VALUE, "external data location is empty");
+		return NULL;
+	}
+	if (loc[0] == '/' ? !(path = strdup(loc)) : asprintf(&path, "%s/%s", dir, loc) < 0) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	return path;
+}
+
 /* The file a location names, after checking that, symbolic links resolved, it does not
  * leave dir. */
 static char *resolve(const char *dir, const char *loc, OnnxError *err)
@@ -373,6 +389,7 @@ OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *m, const char *model_path
 typedef struct embed_job {
 	ox_arena *arena;
 	const char *dir;
+	unsigned flags;
 	OnnxError *err;
 } embed_job;
 
@@ -468,7 +485,8 @@ static int embed_one(Onnx__TensorProto *t, void *ctx)
 			     name);
 		return 0;
 	}
-	char *path = resolve(job->dir, loc, job->err);
+	char *path = job->flags & ONNXTXT_EXTERNAL_ANY_PATH ? resolve_anywhere(job->dir, loc, job->err)
+							     : resolve(job->dir, loc, job->err);
 	void *data;
 	int ok = path && read_range(path, offset, &length, !len, &data, job->arena, job->err, name);
 	free(path);
@@ -489,23 +507,29 @@ static int embed_one(Onnx__TensorProto *t, void *ctx)
 	return 1;
 }
 
-OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *m, const char *model_path, OnnxError *err)
+OnnxStatus OnnxModel_EmbedExternalDataWith(Onnx__ModelProto *m, const char *model_path, unsigned flags,
+					   OnnxError *err)
 {
 	OnnxError local;
 	if (!err)
 		err = &local;
 	memset(err, 0, sizeof *err);
 	ox_arena *a = m ? ox_root_arena(m) : NULL;
-	if (!a) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: a model from onnxtxt is needed");
+	if (!a || (flags & ~ONNXTXT_EXTERNAL_ANY_PATH)) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s", a ? "unknown flags" : "a model from onnxtxt is needed");
 		return err->code;
 	}
 	char *dir = dir_of(model_path);
-	embed_job job = {a, dir, err};
+	embed_job job = {a, dir, flags, err};
 	if (!dir)
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 	else
 		each_tensor(m, embed_one, &job);
 	free(dir);
 	return err->code;
+}
+
+OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *m, const char *model_path, OnnxError *err)
+{
+	return OnnxModel_EmbedExternalDataWith(m, model_path, 0, err);
 }

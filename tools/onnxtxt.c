@@ -13,7 +13,10 @@
 #include "cli.h"
 
 /* Long options without a short form. */
-enum { OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED, OPT_DROP_COMMENTS };
+enum {
+	OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED,
+	OPT_DROP_COMMENTS, OPT_ANY_PATH
+};
 
 const char *prog = "onnxtxt";
 
@@ -167,7 +170,7 @@ int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
 }
 
 static const char to_binary_help[] =
-	"Usage: onnxtxt to-binary [-o OUT] IN\n"
+	"Usage: onnxtxt to-binary [-o OUT] [--embed-external-data [--allow-external-outside]] IN\n"
 	"Convert a model in the ONNX textual syntax to a binary .onnx file (a binary input,\n"
 	"detected from the content, is rewritten as protobuf-c packs it).\n"
 	"\n"
@@ -176,22 +179,29 @@ static const char to_binary_help[] =
 	"                written atomically, so it is never left truncated\n"
 	"  --embed-external-data\n"
 	"                read tensors kept in external data files (relative to IN) into the\n"
-	"                model itself\n"
+	"                model itself; their locations must stay inside IN's directory\n"
+	"  --allow-external-outside\n"
+	"                also follow absolute locations, '..' and links leading out of IN's\n"
+	"                directory (only for models you trust)\n"
 	"  -h, --help    show this help\n";
 
 static int cmd_to_binary(int argc, char **argv)
 {
 	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
 					     {"embed-external-data", no_argument, NULL, OPT_EMBED},
+					     {"allow-external-outside", no_argument, NULL, OPT_ANY_PATH},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *out = NULL;
 	int c, embed = 0;
+	unsigned embed_flags = 0;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		if (c == 'o')
 			out = optarg;
 		else if (c == OPT_EMBED)
 			embed = 1;
+		else if (c == OPT_ANY_PATH)
+			embed_flags |= ONNXTXT_EXTERNAL_ANY_PATH;
 		else if (c == 'h')
 			return fputs(to_binary_help, stdout), EXIT_OK;
 		else
@@ -199,6 +209,8 @@ static int cmd_to_binary(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_error("to-binary: expected exactly one input file%s", "");
+	if (embed_flags && !embed)
+		return usage_error("to-binary: --allow-external-outside needs --embed-external-data%s", "");
 	const char *in = argv[optind];
 	int to_stdout = !out || strcmp(out, "-") == 0;
 	if (to_stdout && isatty(STDOUT_FILENO)) {
@@ -228,7 +240,7 @@ static int cmd_to_binary(int argc, char **argv)
 	Onnx__ModelProto *m;
 	rc = decode_model(in, text, len, &m);
 	if (rc == EXIT_OK && embed &&
-	    OnnxModel_EmbedExternalData(m, strcmp(in, "-") ? in : NULL, &err) != ONNXTXT_OK) {
+	    OnnxModel_EmbedExternalDataWith(m, strcmp(in, "-") ? in : NULL, embed_flags, &err) != ONNXTXT_OK) {
 		fprintf(stderr, "%s: %s\n", prog, err.message);
 		rc = exit_for(err.code);
 	}

@@ -142,6 +142,13 @@ ONNXTXT_API OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *model, const 
  * the file's real size. */
 ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *model, const char *model_path,
 						   OnnxError *err);
+/* The same, with flags. ONNXTXT_EXTERNAL_ANY_PATH lifts the restriction on locations:
+ * absolute paths, ".." and links leading out of the model's directory are then followed
+ * (relative locations still start from that directory). Only for models you trust: a
+ * hostile model could otherwise read any file the process can. */
+#define ONNXTXT_EXTERNAL_ANY_PATH 0x1u
+ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalDataWith(Onnx__ModelProto *model, const char *model_path,
+						       unsigned flags, OnnxError *err);
 
 /* ---- messages -> text ----------------------------------------------------------------------
  * Prints a model, graph, function, node, type, tensor, attribute or value info in the
