@@ -1,6 +1,6 @@
 /* Allocation failure: this executable is linked with -Wl,--wrap for every allocating call the
  * library makes, so the N-th one can fail. Each test sweeps N over all allocations of one
- * operation (parse, stream, print, read, write, write a file, external data) on a few
+ * operation (parse, stream, print, read, write, write a file, external data, evaluation) on a few
  * representative inputs, in two modes (only the N-th fails; the N-th and all later ones fail),
  * and checks a clean outcome: success with the right result, or ONNXTXT_ERR_NOMEM; nothing
  * leaked (every block the library allocated is freed); no output file damaged. */
@@ -394,6 +394,55 @@ static OnnxStatus run_embed(op *o, OnnxError *err)
 	return OnnxModel_EmbedExternalData(o->out, model_path(o), err);
 }
 
+/* ---- evaluation -------------------------------------------------------------------------------- */
+
+/* A session over the model with the case's inputs, run: the result is the outputs printed
+ * one a line (malloc'd text). */
+static OnnxStatus run_eval(op *o, OnnxError *err)
+{
+	OnnxCaseItem *items = NULL;
+	size_t n = 0;
+	OnnxSession *s = NULL;
+	OnnxStatus st = OnnxCase_Parse(o->text, o->len, &items, &n, err);
+	if (st == ONNXTXT_OK)
+		st = OnnxSession_New(o->model, &s, err);
+	for (size_t i = 0; st == ONNXTXT_OK && i < n; i++)
+		if (!items[i].expect)
+			st = OnnxSession_SetInput(s, items[i].name, items[i].value, err);
+	if (st == ONNXTXT_OK)
+		st = OnnxSession_Run(s, err);
+	char *all = NULL;
+	size_t len = 0;
+	for (size_t i = 0; st == ONNXTXT_OK && i < OnnxSession_OutputCount(s); i++) {
+		char *text = NULL;
+		size_t k = 0;
+		st = OnnxValue_Print(OnnxSession_Output(s, i), &text, &k, err);
+		char *more = st == ONNXTXT_OK ? realloc(all, len + k + 2) : NULL;
+		if (st == ONNXTXT_OK && !more) {
+			/* the test's own allocation, refused like the library's: as the library would */
+			memset(err, 0, sizeof *err);
+			err->code = st = ONNXTXT_ERR_NOMEM;
+			snprintf(err->message, sizeof err->message, "out of memory");
+		} else if (more) {
+			all = more;
+			memcpy(all + len, text, k);
+			len += k;
+			all[len++] = '\n';
+			all[len] = '\0';
+		}
+		free(text);
+	}
+	OnnxSession_Free(s);
+	OnnxCase_Free(items, n);
+	if (st != ONNXTXT_OK) {
+		free(all);
+		return st;
+	}
+	o->out = all;
+	o->nout = len;
+	return st;
+}
+
 /* ---- the sweep ------------------------------------------------------------------------------ */
 
 static long total_failed;
@@ -535,6 +584,39 @@ START_TEST(t_parse_errors)
 }
 END_TEST
 
+/* The evaluation cases of corpus/eval: parsed, inputs bound, run. */
+#define MAX_EVAL_CASES 24
+START_TEST(t_eval)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", tu_path(tu_source_root(), "corpus/eval"));
+	char **names = tu_list(dir, ".onnxtxt");
+	int total = 0, count = 0;
+	while (names[total])
+		total++;
+	/* at most MAX_EVAL_CASES of them, spread over the list */
+	int step = total > MAX_EVAL_CASES ? (total + MAX_EVAL_CASES - 1) / MAX_EVAL_CASES : 1;
+	for (int i = 0; i < total; i += step, count++) {
+		op o;
+		memset(&o, 0, sizeof o);
+		char path[4400], label[300];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		o.text = tu_read(path, &o.len);
+		ck_assert(o.text);
+		OnnxError err;
+		ck_assert_int_eq(OnnxParser_Parse(o.text, o.len, (Onnx__ModelProto **)&o.model, &err), ONNXTXT_OK);
+		snprintf(label, sizeof label, "evaluation of corpus/eval/%s", names[i]);
+		o.name = label;
+		o.run = run_eval, o.check = check_bytes, o.clean = free_out;
+		sweep(&o, save_bytes, false);
+		OnnxProto_Free(o.model);
+		free((char *)o.text);
+	}
+	tu_free_list(names);
+	ck_assert_msg(count > 0, "no evaluation cases in %s", dir);
+}
+END_TEST
+
 START_TEST(t_stream)
 {
 	op o;
@@ -637,5 +719,9 @@ int main(void)
 	add(s, "print", t_print);
 	add(s, "files", t_files);
 	add(s, "external data", t_external);
+	TCase *tc = tcase_create("evaluation");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, t_eval);
+	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -233,7 +233,7 @@ START_TEST(double_random_vs_strtod)
 {
 	char buf[128];
 	rng = 0x1234567887654321ull;
-	for (int i = 0; i < 150000; i++) {
+	for (int i = 0; i < tu_rounds(150000); i++) {
 		random_decimal(buf, i % 2 ? -345 : -30, i % 2 ? 330 : 30);
 		check_double_vs_glibc(buf);
 	}
@@ -244,7 +244,7 @@ START_TEST(float_random_vs_strtof)
 {
 	char buf[128];
 	rng = 0x0fedcba987654321ull;
-	for (int i = 0; i < 150000; i++) {
+	for (int i = 0; i < tu_rounds(150000); i++) {
 		random_decimal(buf, i % 2 ? -70 : -12, i % 2 ? 50 : 12);
 		check_float_vs_glibc(buf);
 	}
@@ -257,7 +257,7 @@ START_TEST(printed_values_vs_glibc)
 {
 	char buf[64];
 	rng = 0xa5a5a5a55a5a5a5aull;
-	for (int i = 0; i < 100000; i++) {
+	for (int i = 0; i < tu_rounds(100000); i++) {
 		uint64_t b = rnd();
 		double d;
 		memcpy(&d, &b, sizeof d);
@@ -331,7 +331,7 @@ START_TEST(float_midpoints)
 {
 	static char s[1400];
 	rng = 0x77777777deadbeefull;
-	for (int i = 0; i < 4000; i++) {
+	for (int i = 0; i < tu_rounds(4000); i++) {
 		uint32_t lo_bits = (uint32_t)below(0x7f7fffff); /* up to the float below FLT_MAX */
 		if (i < 40)
 			lo_bits = (uint32_t)i; /* zero and the smallest subnormals */
@@ -369,7 +369,7 @@ START_TEST(float_near_midpoints_short)
 	static char digits[1300], s[64];
 	rng = 0x3141592653589793ull;
 	int tested = 0;
-	for (int i = 0; i < 20000; i++) {
+	for (int i = 0; i < tu_rounds(20000); i++) {
 		/* normal floats; half of them between 2^-20 and 2^60, where the fast path applies */
 		uint32_t lo_bits = i % 2 ? 0x00800000u + (uint32_t)below(0x7f000000u - 0x00800000u)
 					 : ((127u - 20) << 23) + (uint32_t)below(80u << 23);
@@ -1079,7 +1079,7 @@ START_TEST(narrow_random_vs_reference)
 		lo_mag = val[0];
 	rng = 0xfeedface00000000ull + (uint64_t)f->dtype;
 	char s[64];
-	for (int i = 0; i < 30000; i++) {
+	for (int i = 0; i < tu_rounds(30000); i++) {
 		double u = (double)below(1u << 30) / (1u << 30);
 		double a = exp(log(lo_mag) + u * (log(hi_mag) - log(lo_mag)));
 		bool neg = f->has_sign && below(2);

@@ -129,6 +129,13 @@ static bool set_raw(ox_val *v, const Onnx__TensorProto *t, char *msg)
 	return true;
 }
 
+OnnxStatus ox_convert_status(const char *msg, OnnxStatus bad_input)
+{
+	static const char nomem[] = "out of memory";
+	size_t n = strlen(msg), k = sizeof nomem - 1;
+	return n >= k && strcmp(msg + n - k, nomem) == 0 ? ONNXTXT_ERR_NOMEM : bad_input;
+}
+
 ox_val *ox_val_from_tensor_proto(const Onnx__TensorProto *t, char *msg)
 {
 	const char *name = t->name ? t->name : "";

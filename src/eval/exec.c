@@ -461,7 +461,7 @@ static int plan_initializers(planner *P, ox_plan *p, const body *b)
 		if (s < 0)
 			return -1;
 		if (!(p->init[s] = ox_val_from_tensor_proto(b->init[i], P->st->msg)))
-			return P->st->code = ONNXTXT_ERR_EVAL, -1;
+			return P->st->code = ox_convert_status(P->st->msg, ONNXTXT_ERR_EVAL), -1;
 	}
 	return 0;
 }
