@@ -127,7 +127,8 @@ static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n,
 	while (at < n) {
 		size_t start = at;
 		uint64_t tag, len;
-		if (!varint(p, n, &at, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
+		/* protobuf-c reads tags and lengths of at most five bytes */
+		if (!varint(p, n, &at, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff || at - start > 5)
 			return fail(err, f, base + start, "malformed field tag");
 		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3));
 		int wt = (int)(tag & 7);
@@ -148,13 +149,17 @@ static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n,
 				return fail(err, fd ? &here : f, base + start, "truncated fixed-width value");
 			at += wt == 1 ? 8 : 4;
 			break;
-		case 2:
+		case 2: {
+			size_t len_at = at;
 			if (!varint(p, n, &at, &len) || len > n - at)
 				return fail(err, fd ? &here : f, base + start, "length runs past the end of the data");
+			if (at - len_at > 5)
+				return fail(err, fd ? &here : f, base + start, "malformed length (more than five bytes)");
 			if (fd && !scan_field(fd, p + at, (size_t)len, base + at, &here, depth, err))
 				return 0;
 			at += (size_t)len;
 			break;
+		}
 		default:
 			return fail(err, fd ? &here : f, base + start, "unsupported wire type (groups are not used by ONNX)");
 		}
