@@ -5,7 +5,8 @@
 # executions, new corpus size) and exits 1 if any harness found a crash, a leak, a hang or a
 # broken property; the input is kept as build-fuzz/artifacts/HARNESS-*. Inputs found along
 # the way stay in build-fuzz/corpus/HARNESS/, so later runs continue from them. Exits 0
-# with a "skipped" line when clang's libFuzzer runtime is missing.
+# with a "skipped" line when clang's libFuzzer runtime is missing. Results also go to
+# build-fuzz/testlog.json, one line per harness in meson's format, for tools/testsummary.py.
 set -u
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
@@ -17,8 +18,14 @@ probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; return (int)(n & 0); }\n' \
 	>"$probe/probe.c"
+# log NAME RESULT: a line of build-fuzz/testlog.json
+log_result() {
+	printf '{"name": "fuzz %s", "result": "%s", "stdout": ""}\n' "$1" "$2" >>$out/testlog.json
+}
+
 if ! clang -fsanitize=fuzzer,address,undefined "$probe/probe.c" -o "$probe/probe" >/dev/null 2>&1; then
 	echo "fuzz: skipped: clang with libFuzzer (Debian: clang, libclang-rt-14-dev) is not available"
+	mkdir -p $out && : >$out/testlog.json && log_result all SKIP
 	exit 0
 fi
 
@@ -31,7 +38,12 @@ targets="tools/onnxtxt"
 for h in $harnesses; do
 	[ -f tools/fuzz/fuzz_$h.c ] && targets="$targets tools/fuzz/fuzz_$h"
 done
-ninja -C $out $targets >$out/fuzz-build.log 2>&1 || { cat $out/fuzz-build.log; exit 1; }
+: >$out/testlog.json
+if ! ninja -C $out $targets >$out/fuzz-build.log 2>&1; then
+	cat $out/fuzz-build.log
+	log_result build FAIL
+	exit 1
+fi
 
 # Binary seeds: every valid corpus model, as the CLI writes it.
 mkdir -p $out/seeds/binary $out/artifacts
@@ -47,6 +59,7 @@ for h in $harnesses; do
 	exe=$out/tools/fuzz/fuzz_$h
 	if [ ! -x "$exe" ]; then
 		echo "fuzz $h: no such harness"
+		log_result "$h" FAIL
 		status=1
 		continue
 	fi
@@ -69,7 +82,9 @@ for h in $harnesses; do
 	size=$(find $out/corpus/$h -type f | wc -l)
 	if [ $rc -eq 0 ]; then
 		echo "fuzz $h: ${seconds} s, ${runs:-?} executions (${rate:-?}/s), corpus $size inputs, nothing found"
+		log_result "$h" OK
 	else
+		log_result "$h" FAIL
 		echo "fuzz $h: FAILED (exit $rc) after ${runs:-?} executions; log $log:"
 		grep -E "ERROR|SUMMARY|check failed|runtime error|Test unit written" "$log" | head -n 12
 		status=1
