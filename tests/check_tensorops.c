@@ -354,7 +354,9 @@ static const struct rcase {
 	{"caf[eé]", "café", 1},    {"\\n", "\n", 1},        {"", "", 1},              {"", "a", 0},
 	{"a|", "", 1},             {"(a)(b)?", "a", 1},     {"^abc$", "abc", 1},
 	/* what POSIX cannot express, or glibc would take differently */
-	{"\\bword\\b", "word", -1}, {"\\pL", "a", -1},       {"\\p{Greek}", "a", -1},  {"(a)\\1", "aa", -1},
+	{"[[:alpha:]]+", "é", 0},  {"[[:^alpha:]]", "1", -1}, {"[[:foo:]]", "a", -1}, {"[[:punct:][:space:]]+", "!/ ~", 1},
+	{"\\bword\\b", "word", 1}, {"a\\b", "ab", 0},       {"www\\.[\\w.-]+\\.\\bcom\\b", "www.bbc.co.uk", 0},
+	{"www\\.[\\w.-]+\\.\\bcom\\b", "www.google.com", 1},    {"\\pL", "a", -1}, {".\\b", "é", -1},       {"\\p{Greek}", "a", -1},  {"(a)\\1", "aa", -1},
 	{"a**", "aa", -1},          {"(?m)a", "a", -1},      {"a(?i)b", "ab", -1},     {"a{1001}", "a", -1},
 	{"[\\D]", "a", -1},         {"[a", "a", -1},         {"\\C", "a", -1},         {"\\x00", "a", -1},
 };

@@ -315,17 +315,17 @@ static int c2i_plan(ox_k *k, const ox_val *x, c2i *c)
 /* The image offset block position l at kernel position kp lands on, or -1 outside. */
 static int64_t c2i_target(const c2i *c, int64_t kp, int64_t l)
 {
-	int64_t off = 0;
-	for (int i = c->n - 1; i >= 0; i--) {
-		int64_t kk = kp % c->blk[i], ll = l % c->nb[i];
+	int64_t p[OX_MAX_RANK], off = 0;
+	for (int i = c->n - 1; i >= 0; i--) { /* the last spatial dim varies fastest */
+		p[i] = l % c->nb[i] * c->str[i] - c->pad[i] + kp % c->blk[i] * c->dil[i];
 		kp /= c->blk[i];
 		l /= c->nb[i];
-		int64_t p = ll * c->str[i] - c->pad[i] + kk * c->dil[i];
-		if (p < 0 || p >= c->img[i])
+		if (p[i] < 0 || p[i] >= c->img[i])
 			return -1;
-		off = off * c->img[i] + p;
 	}
-	return off < 0 ? -1 : off;
+	for (int i = 0; i < c->n; i++)
+		off = off * c->img[i] + p[i];
+	return off;
 }
 
 int ox_op_Col2Im(ox_k *k)

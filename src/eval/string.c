@@ -219,21 +219,26 @@ int ox_op_StringSplit(ox_k *k)
 /* ---- RegexFullMatch -------------------------------------------------------------- */
 
 /* The pattern is RE2 syntax; it runs on glibc's POSIX extended regexes in the C.UTF-8
- * locale (so '.' and classes see code points, as RE2's UTF-8 mode does), anchored as
+ * locale (so '.' and brackets see code points, as RE2's UTF-8 mode does), anchored as
  * ^(...)$. The translation keeps what both express alike and rejects the rest rather
  * than match differently:
  *  - POSIX is leftmost-longest, RE2 leftmost-first; for a full match only the set of
  *    matching strings counts, so greedy and non-greedy (*? +? ?? {n,m}?) agree and the
  *    '?' is dropped.
  *  - RE2's '.' excludes \n unless (?s); it becomes [^\n]. (?:...) and named groups
- *    become plain groups; leading (?i) becomes REG_ICASE, (?s) a plain '.'.
- *  - \d \w \s (and \D \W \S outside brackets) become bracket expressions; \n \t \r \f
- *    \v \a \xHH \x{...} become the characters; \A and \z become ^ and $; \Q...\E quotes.
+ *    become plain groups; a leading (?i) becomes REG_ICASE, (?s) a plain '.'.
+ *  - \d \w \s (and \D \W \S outside brackets) and [[:alpha:]]-style classes are ASCII
+ *    in RE2, so they become explicit ASCII sets (glibc's classes would take in non-ASCII
+ *    letters in a UTF-8 locale); \n \t \r \f \v \a \xHH \x{...} become the characters;
+ *    \A and \z become ^ and $; \Q...\E quotes.
  *  - Inside brackets POSIX has no escapes, so the set is rebuilt with ']' first and '-'
  *    last.
- *  - Rejected: \b \B (word boundaries), \pN \p{..} \PN (Unicode classes), \C, back-
- *    references, flags other than a leading (?i)/(?s), repeated quantifiers (a** is an
- *    error in RE2 but not in glibc), counts above 1000, NUL in the pattern. */
+ *  - \b and \B have no POSIX form; glibc's GNU operator of the same name agrees with
+ *    RE2 on ASCII text only (it counts non-ASCII letters as word characters), so they
+ *    are used and a subject with a non-ASCII byte is refused.
+ *  - Rejected: \pN \p{..} \PN (Unicode classes), \C, backreferences, [[:^class:]],
+ *    flags other than a leading (?i)/(?s), repeated quantifiers (a** is an error in RE2
+ *    but not in glibc), counts above 1000, NUL in the pattern. */
 
 typedef struct rx {
 	char *p;
@@ -242,6 +247,7 @@ typedef struct rx {
 	const char *err;
 	int flags;       /* REG_ICASE */
 	bool dotall;
+	bool boundary;   /* \b or \B: subjects must be ASCII */
 } rx;
 
 static void rx_put(rx *b, const char *s, size_t n)
@@ -359,7 +365,7 @@ static int rx_escape_char(const char *p, size_t n, size_t *i, char *s)
 
 typedef struct rx_set {
 	uint8_t ascii[16]; /* bit per ASCII character */
-	rx raw;            /* non-ASCII characters, ranges and [:class:] items, as written */
+	rx raw;            /* non-ASCII characters and ranges, as written */
 } rx_set;
 
 static void set_range(rx_set *s, unsigned lo, unsigned hi)
@@ -398,6 +404,26 @@ static bool rx_class_escape(rx_set *s, char c)
 	case 's': set_range(s, '\t', '\n'); set_range(s, '\f', '\r'); set_range(s, ' ', ' '); return true;
 	default: return false;
 	}
+}
+
+/* [:name:] as RE2 defines it (ASCII): up to four ranges each. */
+static bool rx_posix_class(rx_set *s, const char *name, size_t n)
+{
+	static const struct {
+		const char *name, ranges[9];
+	} classes[] = {
+		{"alnum", "09AZaz"}, {"alpha", "AZaz"}, {"ascii", "\x01\x7f"}, {"blank", "\t\t  "},
+		{"cntrl", "\x01\x1f\x7f\x7f"}, {"digit", "09"}, {"graph", "!~"}, {"lower", "az"}, {"print", " ~"},
+		{"punct", "!/:@[`{~"}, {"space", "\t\r  "}, {"upper", "AZ"}, {"word", "09AZaz__"}, {"xdigit", "09AFaf"},
+	};
+	for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
+		if (strlen(classes[c].name) != n || memcmp(classes[c].name, name, n))
+			continue;
+		for (const char *r = classes[c].ranges; *r; r += 2)
+			set_range(s, (unsigned char)r[0], (unsigned char)r[1]);
+		return true;
+	}
+	return false;
 }
 
 /* Writes the set as a POSIX bracket expression: ']' first, '[' after the plain
@@ -447,12 +473,12 @@ static void rx_class(rx *b, const char *p, size_t n, size_t *i)
 	*i += neg;
 	for (bool first = true; *i < n && (p[*i] != ']' || first); first = false) {
 		if (p[*i] == '[' && *i + 1 < n && p[*i + 1] == ':') {
-			const char *e = strstr(p + *i, ":]");
-			if (!e || p[*i + 2] == '^') {
-				b->err = "a negated or unterminated [:class:] in brackets";
+			const char *e = memmem(p + *i, n - *i, ":]", 2);
+			size_t at = *i + 2;
+			if (!e || !rx_posix_class(&s, p + at, (size_t)(e - (p + at)))) {
+				b->err = "an unknown, negated or unterminated [:class:]";
 				break;
 			}
-			rx_put(&s.raw, p + *i, (size_t)(e + 2 - (p + *i)));
 			*i = (size_t)(e + 2 - p);
 			continue;
 		}
@@ -587,6 +613,13 @@ static void rx_escape(rx *b, const char *p, size_t n, size_t *i)
 		(*i)++;
 		return;
 	}
+	if (c == 'b' || c == 'B') {
+		rx_putc(b, '\\');
+		rx_putc(b, c);
+		b->boundary = true;
+		(*i)++;
+		return;
+	}
 	if (c == 'Q') {
 		const char *e = n - *i > 1 ? memmem(p + *i + 1, n - *i - 1, "\\E", 2) : NULL;
 		size_t end = e ? (size_t)(e - p) : n;
@@ -600,7 +633,7 @@ static void rx_escape(rx *b, const char *p, size_t n, size_t *i)
 	}
 	int len = *i < n ? rx_escape_char(p, n, i, s) : 0;
 	if (!len) {
-		b->err = "an escape POSIX cannot express (\\b \\B \\p \\C, a backreference) or an invalid one";
+		b->err = "an escape POSIX cannot express (\\p \\P \\C, a backreference) or an invalid one";
 		return;
 	}
 	if (len == 1)
@@ -645,7 +678,7 @@ static void rx_step(rx *b, const char *p, size_t n, size_t *i)
 }
 
 /* The ERE for an RE2 pattern, anchored; NULL with the reason in *err. */
-static char *rx_translate(const char *p, size_t n, int *flags, const char **err)
+static char *rx_translate(const char *p, size_t n, int *flags, bool *boundary, const char **err)
 {
 	rx b = {0};
 	rx_put(&b, "^(", 2);
@@ -653,6 +686,7 @@ static char *rx_translate(const char *p, size_t n, int *flags, const char **err)
 		rx_step(&b, p, n, &i);
 	rx_put(&b, ")$", 2);
 	*flags = b.flags;
+	*boundary = b.boundary;
 	*err = b.oom ? "out of memory" : b.err;
 	if (*err) {
 		free(b.p);
@@ -671,11 +705,23 @@ static void utf8_init(void)
 		utf8_locale = newlocale(LC_ALL_MASK, "en_US.UTF-8", (locale_t)0);
 }
 
+static bool is_ascii(const ox_str *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if ((unsigned char)s->p[i] >= 0x80)
+			return false;
+	return true;
+}
+
 /* Matches every element (REG_STARTEND: strings may hold NUL bytes). */
-static int rx_match_all(ox_k *k, regex_t *re, const ox_val *x, ox_val *y)
+static int rx_match_all(ox_k *k, regex_t *re, bool boundary, const ox_val *x, ox_val *y)
 {
 	const ox_str *xs = x->data;
 	for (int64_t i = 0; i < x->count; i++) {
+		if (boundary && !is_ascii(&xs[i]))
+			return ox_kfail(k, "element %lld is not ASCII, and the pattern uses \\b or \\B, whose word "
+					   "characters differ between RE2 (ASCII) and glibc (Unicode)",
+					(long long)i);
 		regmatch_t m[1] = {{0, (regoff_t)xs[i].n}};
 		int rc = regexec(re, str_bytes(&xs[i]), 1, m, REG_STARTEND);
 		if (rc != 0 && rc != REG_NOMATCH)
@@ -697,7 +743,8 @@ int ox_op_RegexFullMatch(ox_k *k)
 	size_t n;
 	const char *pat = ox_attr_str(k, "pattern", "", &n), *err;
 	int flags;
-	char *ere = rx_translate(pat, n, &flags, &err);
+	bool boundary;
+	char *ere = rx_translate(pat, n, &flags, &boundary, &err);
 	if (!ere)
 		return ox_kfail(k, "pattern /%.*s/: %s", (int)(n > 80 ? 80 : n), pat, err);
 	ox_val *y = ox_out_tensor(k, 0, OX_BOOL, x->rank, x->dims);
@@ -710,7 +757,7 @@ int ox_op_RegexFullMatch(ox_k *k)
 		regerror(rc, &re, msg, sizeof msg);
 		ox_kfail(k, "pattern /%.*s/ is not valid: %s", (int)(n > 80 ? 80 : n), pat, msg);
 	}
-	int ret = rc == 0 ? rx_match_all(k, &re, x, y) : -1;
+	int ret = rc == 0 ? rx_match_all(k, &re, boundary, x, y) : -1;
 	if (rc == 0)
 		regfree(&re);
 	if (old)
