@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/cpu.h"
 #include "eval/move.h"
 #include "testutil.h"
 
@@ -58,18 +59,22 @@ START_TEST(transpose_matches_naive)
 		unsigned char *src = malloc(bytes), *a = malloc(bytes), *b = malloc(bytes);
 		for (size_t i = 0; i < bytes; i++)
 			src[i] = (unsigned char)rng(&s), a[i] = b[i] = 0xa5;
-		ox_transpose(a, src, es, rank, dims, perm);
 		ox_transpose_naive(b, src, es, rank, dims, perm);
-		char sh[128];
-		REQUIRE(memcmp(a, b, bytes) == 0, "transpose of %s (element size %zu) differs from the naive one",
-			ox_fmt_dims(sh, sizeof sh, rank, dims), es);
+		for (int level = OX_CPU_SCALAR; level <= ox_cpu_level(); level++) {
+			memset(a, 0xa5, bytes);
+			ox_transpose_at(a, src, es, rank, dims, perm, level);
+			char sh[128];
+			REQUIRE(memcmp(a, b, bytes) == 0, "transpose of %s (element size %zu, %s) differs from the naive one",
+				ox_fmt_dims(sh, sizeof sh, rank, dims), es, ox_cpu_level_name(level));
+		}
 		free(src), free(a), free(b);
 	}
 }
 END_TEST
 
-/* The fast paths by name: a plain 2-D transpose across several tiles, a permutation that
- * keeps the innermost axis, and a batched 2-D transpose. */
+/* The fast paths by name, at every SIMD level this CPU has: plain 2-D transposes with
+ * full 8x8 blocks and ragged edges, permutations that keep the innermost axis, and
+ * batched 2-D transposes. */
 START_TEST(transpose_fast_paths)
 {
 	static const struct {
@@ -79,7 +84,8 @@ START_TEST(transpose_fast_paths)
 	} cases[] = {
 		{2, {67, 131}, {1, 0}},      {2, {1, 300}, {1, 0}},        {3, {5, 7, 9}, {1, 0, 2}},
 		{4, {2, 3, 4, 5}, {2, 0, 1, 3}}, {3, {4, 33, 65}, {0, 2, 1}}, {4, {3, 1, 40, 2}, {3, 1, 2, 0}},
-		{3, {0, 5, 6}, {2, 1, 0}},   {2, {1000, 3}, {1, 0}},
+		{3, {0, 5, 6}, {2, 1, 0}},   {2, {1000, 3}, {1, 0}},         {2, {64, 128}, {1, 0}},
+		{2, {17, 9}, {1, 0}},        {3, {3, 24, 40}, {2, 1, 0}},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
 		for (size_t e = 0; e < sizeof esizes / sizeof esizes[0]; e++) {
@@ -88,9 +94,13 @@ START_TEST(transpose_fast_paths)
 			unsigned char *src = malloc(bytes), *a = calloc(1, bytes), *b = calloc(1, bytes);
 			for (size_t i = 0; i < bytes; i++)
 				src[i] = (unsigned char)(i * 131 + 7);
-			ox_transpose(a, src, es, cases[c].rank, cases[c].dims, cases[c].perm);
 			ox_transpose_naive(b, src, es, cases[c].rank, cases[c].dims, cases[c].perm);
-			REQUIRE(memcmp(a, b, bytes) == 0, "case %zu, element size %zu", c, es);
+			for (int level = OX_CPU_SCALAR; level <= ox_cpu_level(); level++) {
+				memset(a, 0, bytes);
+				ox_transpose_at(a, src, es, cases[c].rank, cases[c].dims, cases[c].perm, level);
+				REQUIRE(memcmp(a, b, bytes) == 0, "case %zu, element size %zu, %s", c, es,
+					ox_cpu_level_name(level));
+			}
 			free(src), free(a), free(b);
 		}
 }

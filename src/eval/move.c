@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "move.h"
+
+#if OX_X86
+#include <immintrin.h>
+#endif
 
 /* Elements are moved as unsigned integers of their size; 16 bytes covers complex128 and
  * ox_str. */
@@ -135,40 +140,33 @@ void ox_copy_strided(void *dst, const void *src, size_t esize, int rank, const i
 
 /* ---- transpose ------------------------------------------------------------------- */
 
-/* Tiles keep both the rows read and the rows written of one block in L1. */
-#define TILE_BYTES 128
-
-/* dst[x*ldd + y] = src[x*sx + y*sy] for x < nx, y < ny, in square tiles. */
-#define TILE2D(T)                                                                                    \
-	static void tile2d_##T(char *dst, const char *src, int64_t nx, int64_t ny, int64_t ldd, int64_t sx, \
-			       int64_t sy)                                                           \
+/* dst[x*ldd + y] = src[x*sx + y*sy] for x < nx, y < ny: the reference loops, used for
+ * the edges of the blocked version below and for unusual strides. */
+#define PLAIN2D(T)                                                                                   \
+	static void plain2d_##T(char *dst, const char *src, int64_t nx, int64_t ny, int64_t ldd, int64_t sx, \
+				int64_t sy)                                                          \
 	{                                                                                            \
 		T *o = (T *)(void *)dst;                                                             \
 		const T *x = (const T *)(const void *)src;                                           \
-		const int64_t B = TILE_BYTES / sizeof(T) < 8 ? 8 : TILE_BYTES / sizeof(T);           \
-		for (int64_t x0 = 0; x0 < nx; x0 += B)                                               \
-			for (int64_t y0 = 0; y0 < ny; y0 += B) {                                     \
-				int64_t x1 = x0 + B < nx ? x0 + B : nx, y1 = y0 + B < ny ? y0 + B : ny; \
-				for (int64_t i = x0; i < x1; i++)                                    \
-					for (int64_t j = y0; j < y1; j++)                            \
-						memcpy(&o[i * ldd + j], &x[i * sx + j * sy], sizeof(T)); \
-			}                                                                            \
+		for (int64_t i = 0; i < nx; i++)                                                     \
+			for (int64_t j = 0; j < ny; j++)                                             \
+				memcpy(&o[i * ldd + j], &x[i * sx + j * sy], sizeof(T));             \
 	}
-TILE2D(uint8_t)
-TILE2D(uint16_t)
-TILE2D(uint32_t)
-TILE2D(uint64_t)
-TILE2D(e16)
-#undef TILE2D
+PLAIN2D(uint8_t)
+PLAIN2D(uint16_t)
+PLAIN2D(uint32_t)
+PLAIN2D(uint64_t)
+PLAIN2D(e16)
+#undef PLAIN2D
 
-static void tile2d(char *dst, const char *src, size_t es, int64_t nx, int64_t ny, int64_t ldd, int64_t sx, int64_t sy)
+static void plain2d(char *dst, const char *src, size_t es, int64_t nx, int64_t ny, int64_t ldd, int64_t sx, int64_t sy)
 {
 	switch (es) {
-	case 1: tile2d_uint8_t(dst, src, nx, ny, ldd, sx, sy); break;
-	case 2: tile2d_uint16_t(dst, src, nx, ny, ldd, sx, sy); break;
-	case 4: tile2d_uint32_t(dst, src, nx, ny, ldd, sx, sy); break;
-	case 8: tile2d_uint64_t(dst, src, nx, ny, ldd, sx, sy); break;
-	case 16: tile2d_e16(dst, src, nx, ny, ldd, sx, sy); break;
+	case 1: plain2d_uint8_t(dst, src, nx, ny, ldd, sx, sy); break;
+	case 2: plain2d_uint16_t(dst, src, nx, ny, ldd, sx, sy); break;
+	case 4: plain2d_uint32_t(dst, src, nx, ny, ldd, sx, sy); break;
+	case 8: plain2d_uint64_t(dst, src, nx, ny, ldd, sx, sy); break;
+	case 16: plain2d_e16(dst, src, nx, ny, ldd, sx, sy); break;
 	default:
 		for (int64_t i = 0; i < nx; i++)
 			for (int64_t j = 0; j < ny; j++)
@@ -176,10 +174,114 @@ static void tile2d(char *dst, const char *src, size_t es, int64_t nx, int64_t ny
 	}
 }
 
+/* An 8x8 block with contiguous source rows: dst[x*ldd + y] = src[y*sy + x]. Fixed trip
+ * counts let the compiler keep the block in registers. */
+typedef void (*block8_fn)(char *dst, int64_t ldd, const char *src, int64_t sy);
+
+#define BLOCK8(T)                                                                           \
+	static void block8_##T(char *dst, int64_t ldd, const char *src, int64_t sy)         \
+	{                                                                                   \
+		T b[8][8];                                                                  \
+		for (int y = 0; y < 8; y++)                                                 \
+			memcpy(b[y], src + y * sy * (int64_t)sizeof(T), sizeof b[y]);      \
+		for (int x = 0; x < 8; x++)                                                 \
+			for (int y = 0; y < 8; y++)                                         \
+				memcpy(dst + (x * ldd + y) * (int64_t)sizeof(T), &b[y][x], sizeof(T)); \
+	}
+BLOCK8(uint8_t)
+BLOCK8(uint16_t)
+BLOCK8(uint32_t)
+BLOCK8(uint64_t)
+#undef BLOCK8
+
+#if OX_X86
+/* 8x8 32-bit elements in registers: unpack pairs, shuffle quads, swap 128-bit halves. */
+OX_TARGET_AVX2 static void block8_32_avx2(char *dst, int64_t ldd, const char *src, int64_t sy)
+{
+	__m256 r[8], t[8], u[8];
+	for (int y = 0; y < 8; y++)
+		r[y] = _mm256_loadu_ps((const float *)(const void *)(src + y * sy * 4));
+	for (int y = 0; y < 8; y += 2) {
+		t[y] = _mm256_unpacklo_ps(r[y], r[y + 1]);
+		t[y + 1] = _mm256_unpackhi_ps(r[y], r[y + 1]);
+	}
+	for (int y = 0; y < 8; y += 4) {
+		u[y] = _mm256_shuffle_ps(t[y], t[y + 2], _MM_SHUFFLE(1, 0, 1, 0));
+		u[y + 1] = _mm256_shuffle_ps(t[y], t[y + 2], _MM_SHUFFLE(3, 2, 3, 2));
+		u[y + 2] = _mm256_shuffle_ps(t[y + 1], t[y + 3], _MM_SHUFFLE(1, 0, 1, 0));
+		u[y + 3] = _mm256_shuffle_ps(t[y + 1], t[y + 3], _MM_SHUFFLE(3, 2, 3, 2));
+	}
+	for (int x = 0; x < 4; x++) {
+		_mm256_storeu_ps((float *)(void *)(dst + x * ldd * 4), _mm256_permute2f128_ps(u[x], u[x + 4], 0x20));
+		_mm256_storeu_ps((float *)(void *)(dst + (x + 4) * ldd * 4), _mm256_permute2f128_ps(u[x], u[x + 4], 0x31));
+	}
+}
+
+/* 8x8 64-bit elements as four 4x4 transposes. */
+OX_TARGET_AVX2 static void block8_64_avx2(char *dst, int64_t ldd, const char *src, int64_t sy)
+{
+	for (int by = 0; by < 8; by += 4)
+		for (int bx = 0; bx < 8; bx += 4) {
+			__m256d r[4], t[4];
+			for (int y = 0; y < 4; y++)
+				r[y] = _mm256_loadu_pd((const double *)(const void *)(src + ((by + y) * sy + bx) * 8));
+			t[0] = _mm256_unpacklo_pd(r[0], r[1]);
+			t[1] = _mm256_unpackhi_pd(r[0], r[1]);
+			t[2] = _mm256_unpacklo_pd(r[2], r[3]);
+			t[3] = _mm256_unpackhi_pd(r[2], r[3]);
+			for (int x = 0; x < 2; x++) {
+				double *o = (double *)(void *)(dst + ((bx + x) * ldd + by) * 8);
+				_mm256_storeu_pd(o, _mm256_permute2f128_pd(t[x], t[x + 2], 0x20));
+				_mm256_storeu_pd(o + 2 * ldd, _mm256_permute2f128_pd(t[x], t[x + 2], 0x31));
+			}
+		}
+}
+#endif
+
+static block8_fn block8_for(size_t es, int level)
+{
+#if OX_X86
+	if (level >= OX_CPU_AVX2 && (es == 4 || es == 8))
+		return es == 4 ? block8_32_avx2 : block8_64_avx2;
+#endif
+	switch (es) {
+	case 1: return block8_uint8_t;
+	case 2: return block8_uint16_t;
+	case 4: return block8_uint32_t;
+	case 8: return block8_uint64_t;
+	default: return NULL;
+	}
+}
+
+/* dst[x*ldd + y] = src[x*sx + y*sy] for x < nx, y < ny: 8x8 register blocks when the
+ * source is contiguous along x, grouped into squares one cache line wide so that every
+ * line read or written is used whole before the next square (with power-of-two strides
+ * all the rows of a square share a cache set). The plain loops take the edges. */
+static void tile2d(char *dst, const char *src, size_t es, int64_t nx, int64_t ny, int64_t ldd, int64_t sx, int64_t sy,
+		   int level)
+{
+	block8_fn f = sx == 1 ? block8_for(es, level) : NULL;
+	if (!f || nx < 8 || ny < 8) {
+		plain2d(dst, src, es, nx, ny, ldd, sx, sy);
+		return;
+	}
+	int64_t e = (int64_t)es, fx = nx & ~(int64_t)7, fy = ny & ~(int64_t)7, L = 64 / e < 8 ? 8 : 64 / e;
+	for (int64_t x0 = 0; x0 < fx; x0 += L)
+		for (int64_t y0 = 0; y0 < fy; y0 += L)
+			for (int64_t x = x0; x < x0 + L && x < fx; x += 8)
+				for (int64_t y = y0; y < y0 + L && y < fy; y += 8)
+					f(dst + (x * ldd + y) * e, ldd, src + (x + y * sy) * e, sy);
+	if (fy < ny)
+		plain2d(dst + fy * e, src + fy * sy * e, es, fx, ny - fy, ldd, sx, sy);
+	if (fx < nx)
+		plain2d(dst + fx * ldd * e, src + fx * e, es, nx - fx, ny, ldd, sx, sy);
+}
+
 /* The collapsed transpose whose innermost output axis is not the input's innermost one:
  * a batch of 2-D transposes between that axis and the output axis q the input walks
  * most contiguously, over every other axis. */
-static void transpose_tiled(char *dst, const char *src, size_t es, int r, const int64_t *d, const int64_t *s)
+static void transpose_tiled(char *dst, const char *src, size_t es, int r, const int64_t *d, const int64_t *s,
+			    int level)
 {
 	int64_t ostr[OX_MAX_RANK], bd[OX_MAX_RANK], bs[OX_MAX_RANK], bo[OX_MAX_RANK], idx[OX_MAX_RANK] = {0};
 	ox_strides(r, d, ostr);
@@ -196,11 +298,17 @@ static void transpose_tiled(char *dst, const char *src, size_t es, int r, const 
 		}
 	int64_t so = 0, o = 0;
 	do
-		tile2d(dst + o * (int64_t)es, src + so * (int64_t)es, es, d[q], d[r - 1], ostr[q], s[q], s[r - 1]);
+		tile2d(dst + o * (int64_t)es, src + so * (int64_t)es, es, d[q], d[r - 1], ostr[q], s[q], s[r - 1], level);
 	while (advance(nb, bd, idx, bs, &so, bo, &o));
 }
 
 void ox_transpose(void *dst, const void *src, size_t esize, int rank, const int64_t *dims, const int *perm)
+{
+	ox_transpose_at(dst, src, esize, rank, dims, perm, ox_cpu_level());
+}
+
+void ox_transpose_at(void *dst, const void *src, size_t esize, int rank, const int64_t *dims, const int *perm,
+		     int level)
 {
 	int64_t istr[OX_MAX_RANK], d[OX_MAX_RANK], s[OX_MAX_RANK];
 	ox_strides(rank, dims, istr);
@@ -215,7 +323,7 @@ void ox_transpose(void *dst, const void *src, size_t esize, int rank, const int6
 	if (r <= 1 || s[r - 1] == 1)
 		ox_copy_strided(dst, src, esize, r, d, s);
 	else
-		transpose_tiled(dst, src, esize, r, d, s);
+		transpose_tiled(dst, src, esize, r, d, s, level);
 }
 
 void ox_transpose_naive(void *dst, const void *src, size_t esize, int rank, const int64_t *dims, const int *perm)

@@ -23,6 +23,9 @@ void ox_copy_strided(void *dst, const void *src, size_t esize, int rank, const i
  * ox_transpose collapses the problem and takes the fast paths; the naive version walks
  * every element and is the reference for tests. */
 void ox_transpose(void *dst, const void *src, size_t esize, int rank, const int64_t *dims, const int *perm);
+/* The same with the SIMD level given (OX_CPU_*, at most ox_cpu_level()), for tests. */
+void ox_transpose_at(void *dst, const void *src, size_t esize, int rank, const int64_t *dims, const int *perm,
+		     int level);
 void ox_transpose_naive(void *dst, const void *src, size_t esize, int rank, const int64_t *dims,
 			const int *perm);
 
