@@ -465,56 +465,56 @@ static void rx_set_emit(rx *b, rx_set *s, bool neg)
 	rx_putc(b, ']');
 }
 
-/* A bracket expression at p[*i] (after '['). */
+/* One item of a bracket expression at p[*i]: a [:class:], an escape class, a character
+ * or a range. Returns NULL, or what is wrong. */
+static const char *rx_class_item(rx_set *s, const char *p, size_t n, size_t *i)
+{
+	if (p[*i] == '[' && *i + 1 < n && p[*i + 1] == ':') {
+		const char *e = memmem(p + *i, n - *i, ":]", 2);
+		size_t at = *i + 2;
+		if (!e || !rx_posix_class(s, p + at, (size_t)(e - (p + at))))
+			return "an unknown, negated or unterminated [:class:]";
+		*i = (size_t)(e + 2 - p);
+		return NULL;
+	}
+	if (p[*i] == '\\' && *i + 1 < n && rx_class_escape(s, p[*i + 1])) {
+		*i += 2;
+		return NULL;
+	}
+	char lo[4], hi[4];
+	int ln = rx_class_char(p, n, i, lo), hn = 0;
+	if (ln && *i + 1 < n && p[*i] == '-' && p[*i + 1] != ']') {
+		(*i)++;
+		if (!(hn = rx_class_char(p, n, i, hi)))
+			ln = 0;
+	}
+	if (!ln)
+		return "an escape in brackets that POSIX cannot express (\\D \\W \\S \\p ... or an invalid one)";
+	if (ln == 1 && hn <= 1) {
+		if (hn && (unsigned char)hi[0] < (unsigned char)lo[0])
+			return "a bracket range out of order";
+		set_range(s, (unsigned char)lo[0], (unsigned char)(hn ? hi[0] : lo[0]));
+		return NULL;
+	}
+	if (ln == 1 || hn == 1)
+		return "a bracket range between an ASCII and a non-ASCII character";
+	rx_put(&s->raw, lo, (size_t)ln);
+	if (hn) {
+		rx_putc(&s->raw, '-');
+		rx_put(&s->raw, hi, (size_t)hn);
+	}
+	return NULL;
+}
+
+/* A bracket expression at p[*i] (after '['). A lone '^' cannot be written as a POSIX
+ * bracket ("[^]" negates), so it becomes an escaped character. */
 static void rx_class(rx *b, const char *p, size_t n, size_t *i)
 {
 	rx_set s = {{0}, {0}};
 	bool neg = *i < n && p[*i] == '^';
 	*i += neg;
-	for (bool first = true; *i < n && (p[*i] != ']' || first); first = false) {
-		if (p[*i] == '[' && *i + 1 < n && p[*i + 1] == ':') {
-			const char *e = memmem(p + *i, n - *i, ":]", 2);
-			size_t at = *i + 2;
-			if (!e || !rx_posix_class(&s, p + at, (size_t)(e - (p + at)))) {
-				b->err = "an unknown, negated or unterminated [:class:]";
-				break;
-			}
-			*i = (size_t)(e + 2 - p);
-			continue;
-		}
-		if (p[*i] == '\\' && *i + 1 < n && rx_class_escape(&s, p[*i + 1])) {
-			*i += 2;
-			continue;
-		}
-		char lo[4], hi[4];
-		int ln = rx_class_char(p, n, i, lo), hn = 0;
-		if (ln && *i + 1 < n && p[*i] == '-' && p[*i + 1] != ']') {
-			(*i)++;
-			hn = rx_class_char(p, n, i, hi);
-			if (!hn)
-				ln = 0;
-		}
-		if (!ln) {
-			b->err = "an escape in brackets that POSIX cannot express (\\D \\W \\S \\p ... or an invalid one)";
-			break;
-		}
-		if (ln == 1 && (!hn || hn == 1)) {
-			if (hn && (unsigned char)hi[0] < (unsigned char)lo[0]) {
-				b->err = "a bracket range out of order";
-				break;
-			}
-			set_range(&s, (unsigned char)lo[0], hn ? (unsigned char)hi[0] : (unsigned char)lo[0]);
-		} else if (ln > 1 && (!hn || hn > 1)) {
-			rx_put(&s.raw, lo, (size_t)ln);
-			if (hn) {
-				rx_putc(&s.raw, '-');
-				rx_put(&s.raw, hi, (size_t)hn);
-			}
-		} else {
-			b->err = "a bracket range between an ASCII and a non-ASCII character";
-			break;
-		}
-	}
+	for (bool first = true; !b->err && *i < n && (p[*i] != ']' || first); first = false)
+		b->err = rx_class_item(&s, p, n, i);
 	if (!b->err && *i >= n)
 		b->err = "an unterminated bracket expression";
 	(*i)++;
@@ -596,47 +596,40 @@ static void rx_group(rx *b, const char *p, size_t n, size_t *i, size_t open)
 	*i = j + 1;
 }
 
+/* \Q...\E at p[*i] (at the Q): the text up to \E (or the end) as literals. */
+static void rx_quote(rx *b, const char *p, size_t n, size_t *i)
+{
+	const char *e = n - *i > 1 ? memmem(p + *i + 1, n - *i - 1, "\\E", 2) : NULL;
+	size_t end = e ? (size_t)(e - p) : n;
+	for (size_t k = *i + 1; k < end; k++)
+		if (p[k])
+			rx_lit(b, (unsigned char)p[k]);
+		else
+			b->err = "a NUL byte in the pattern";
+	*i = e ? end + 2 : n;
+}
+
 /* An escape outside brackets at p[*i] (after the backslash). */
 static void rx_escape(rx *b, const char *p, size_t n, size_t *i)
 {
-	static const char *const cls[] = {"d[0-9]", "D[^0-9]", "w[0-9A-Za-z_]", "W[^0-9A-Za-z_]",
-					  "s[\t\n\f\r ]", "S[^\t\n\f\r ]"};
+	static const char *const subst[] = {"d[0-9]", "D[^0-9]", "w[0-9A-Za-z_]", "W[^0-9A-Za-z_]", "s[\t\n\f\r ]",
+					    "S[^\t\n\f\r ]", "A^", "z$", "b\\b", "B\\B"};
 	char c = *i < n ? p[*i] : '\0', s[4];
-	for (size_t k = 0; k < 6; k++)
-		if (c == cls[k][0]) {
-			rx_put(b, cls[k] + 1, strlen(cls[k] + 1));
+	for (size_t k = 0; c && k < sizeof subst / sizeof subst[0]; k++)
+		if (c == subst[k][0]) {
+			rx_put(b, subst[k] + 1, strlen(subst[k] + 1));
+			b->boundary |= c == 'b' || c == 'B';
 			(*i)++;
 			return;
 		}
-	if (c == 'A' || c == 'z') {
-		rx_putc(b, c == 'A' ? '^' : '$');
-		(*i)++;
-		return;
-	}
-	if (c == 'b' || c == 'B') {
-		rx_putc(b, '\\');
-		rx_putc(b, c);
-		b->boundary = true;
-		(*i)++;
-		return;
-	}
 	if (c == 'Q') {
-		const char *e = n - *i > 1 ? memmem(p + *i + 1, n - *i - 1, "\\E", 2) : NULL;
-		size_t end = e ? (size_t)(e - p) : n;
-		for (size_t k = *i + 1; k < end; k++)
-			if (p[k])
-				rx_lit(b, (unsigned char)p[k]);
-			else
-				b->err = "a NUL byte in the pattern";
-		*i = e ? end + 2 : n;
+		rx_quote(b, p, n, i);
 		return;
 	}
 	int len = *i < n ? rx_escape_char(p, n, i, s) : 0;
-	if (!len) {
+	if (!len)
 		b->err = "an escape POSIX cannot express (\\p \\P \\C, a backreference) or an invalid one";
-		return;
-	}
-	if (len == 1)
+	else if (len == 1)
 		rx_lit(b, (unsigned char)s[0]);
 	else
 		rx_put(b, s, (size_t)len);
