@@ -317,6 +317,32 @@ static const struct kcase {
 	{"#@ input X = string[1] {\"a\"}\n" OPSET(17)
 	 "g (string[1] X) => (string Y) { Y = StringNormalizer <locale = \"fr_FR\"> (X) }",
 	 "locale 'fr_FR' is not supported"},
+	/* older opsets */
+	{"#@ input X = float[2] {1, 2}\n#@ input T = int64 {3}\n#@ input A = int64 {0}\n"
+	 "#@ expect Y = float[6] {1, 2, 1, 2, 1, 2}\n" OPSET(1)
+	 "g (float[2] X, int64 T, int64 A) => (float[6] Y) { Y = Tile (X, T, A) }",
+	 NULL},
+	{"#@ input X = float[2] {1, 2}\n#@ expect Y = float[4] {0, 1, 2, 0}\n" OPSET(1)
+	 "g (float[2] X) => (float[4] Y) { Y = Pad <paddings = [1, 1]> (X) }",
+	 NULL},
+	{"#@ input X = float[3] {1, 2, 3}\n#@ input S = int64[2] {1, 2}\n"
+	 "#@ expect A = float[1] {1}\n#@ expect B = float[2] {2, 3}\n" OPSET(1)
+	 "g (float[3] X, int64[2] S) => (float[1] A, float[2] B) { A, B = Split (X, S) }",
+	 NULL},
+	{"#@ input X = float[2, 2] {1, 2, 3, 4}\n" OPSET(9)
+	 "g (float[2, 2] X) => (float Y) { Y = Flatten <axis = -1> (X) }",
+	 "axis -1 is out of range for rank 2 (0..2)"},
+	{"#@ input I = int64[2] {-1, 1}\n#@ input D = int64 {3}\n#@ input V = int32[2] {0, 5}\n"
+	 "#@ expect Y = int32[2, 3] {0, 0, 0, 0, 5, 0}\n" OPSET(9)
+	 "g (int64[2] I, int64 D, int32[2] V) => (int32[2, 3] Y) { Y = OneHot (I, D, V) }",
+	 NULL},
+	{"#@ input X = float[1, 4, 1, 1] {1, 2, 3, 4}\n#@ expect Y = float[1, 1, 2, 2] {1, 2, 3, 4}\n" OPSET(1)
+	 "g (float[1, 4, 1, 1] X) => (float[1, 1, 2, 2] Y) { Y = DepthToSpace <blocksize = 2, mode = \"CRD\"> (X) }",
+	 NULL},
+	{"#@ input X = float[3] {1, 2, 3}\n#@ input I = int64[1] {1}\n#@ input U = float[1] {5}\n"
+	 "#@ expect Y = float[3] {1, 5, 3}\n" OPSET(11)
+	 "g (float[3] X, int64[1] I, float[1] U) => (float[3] Y) { Y = ScatterElements <reduction = \"add\"> (X, I, U) }",
+	 NULL},
 	/* others */
 	{"#@ input X = float[2, 3] {1, 2, 3, 4, 5, 6}\n" OPSET(13)
 	 "g (float[2, 3] X) => (float Y) { Y = Det (X) }",
@@ -336,6 +362,32 @@ static const struct kcase {
 	{"#@ input X = float[2, 2] {1, 2, 3, 4}\n#@ input L = int64[2] {3, 1}\n" OPSET(13)
 	 "g (float[2, 2] X, int64[2] L) => (float Y) { Y = ReverseSequence (X, L) }",
 	 "sequence_lens[0] is 3, outside 0..2"},
+	{"#@ input X = float[2, 2] {1, 2, 3, 4}\n" OPSET(13)
+	 "g (float[2, 2] X) => (string Y) { Y = EyeLike <dtype = 8> (X) }",
+	 "EyeLike cannot make string"},
+	{"#@ expect Y = none\n#@ expect Z = bool {0}\n" OPSET(18)
+	 "g () => (optional(seq(int64[N])) Y, bool Z) { Y = Optional <type = seq(int64[N])> ()\n Z = OptionalHasElement(Y) }",
+	 NULL},
+	{"#@ input X = float[2] {1, 2}\n" OPSET(15)
+	 "g (float[2] X) => (float Y) { Y = Optional () }",
+	 "attribute 'type' is required when the input is omitted"},
+	{"#@ input X = float[2, 3] {1, 2, 1, 3, 4, 3}\n#@ expect Y = float[2, 2] {1, 2, 3, 4}\n"
+	 "#@ expect I = int64[2] {0, 1}\n" OPSET(11)
+	 "g (float[2, 3] X) => (float[2, 2] Y, int64[2] I) { Y, I = Unique <axis = -1> (X) }",
+	 NULL},
+	{"#@ input X = float[4] {1, 2, 3, 4}\n#@ input P = int64 {0}\n" OPSET(11)
+	 "g (float[4] X, int64 P) => (seq(float[N]) Y) { Y = SplitToSequence (X, P) }",
+	 "split must be positive, not 0"},
+	{"#@ input X = float[1, 4, 3] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}\n#@ input I = int64[2] {3, 3}\n"
+	 "#@ input B = int64[2] {2, 2}\n" OPSET(18)
+	 "g (float[1, 4, 3] X, int64[2] I, int64[2] B) => (float Y) { Y = Col2Im (X, I, B) }",
+	 "input dim 2 is 3, but the blocks number 4"},
+	{"#@ input S = float {0}\n#@ input L = float {nan}\n#@ input D = float {1}\n" OPSET(11)
+	 "g (float S, float L, float D) => (float Y) { Y = Range (S, L, D) }",
+	 "start, limit and delta give no count (NaN)"},
+	{"#@ input X = string[1] {\"a\"}\n" OPSET(20)
+	 "g (string[1] X) => (bool Y) { Y = RegexFullMatch <pattern = \"\\\\pL\"> (X) }",
+	 "an escape POSIX cannot express"},
 };
 
 START_TEST(kernel_cases)
