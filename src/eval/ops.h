@@ -26,7 +26,16 @@
 #define OX_OPS_LINALG(X)
 
 /* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
-#define OX_OPS_NN(X)
+#define OX_OPS_NN(X) \
+	X(AveragePool) \
+	X(GlobalAveragePool) \
+	X(GlobalLpPool) \
+	X(GlobalMaxPool) \
+	X(LpPool) \
+	X(MaxPool) \
+	X(MaxRoiPool) \
+	X(MaxUnpool) \
+	X(RoiAlign)
 
 /* tensor.c: shape and index manipulation */
 #define OX_OPS_TENSOR(X)
