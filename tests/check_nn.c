@@ -333,8 +333,11 @@ static void random_pool2d(ox_pool2d *p)
 	p->pl = irand(0, p->kw - 1), p->pr = irand(0, p->kw - 1);
 	p->ih = irand((p->kh - 1) * p->dh + 1, 12);
 	p->iw = irand((p->kw - 1) * p->dw + 1, 70);
-	p->oh = (p->ih + p->pt + p->pb - (p->kh - 1) * p->dh - 1) / p->sh + 1;
-	p->ow = (p->iw + p->pl + p->pr - (p->kw - 1) * p->dw - 1) / p->sw + 1;
+	bool up = irand(0, 1); /* ceil_mode: the last windows may hang past the end pads */
+	p->oh = (p->ih + p->pt + p->pb - (p->kh - 1) * p->dh - 1 + (up ? p->sh - 1 : 0)) / p->sh + 1;
+	p->ow = (p->iw + p->pl + p->pr - (p->kw - 1) * p->dw - 1 + (up ? p->sw - 1 : 0)) / p->sw + 1;
+	p->oh -= p->oh > 1 && (p->oh - 1) * p->sh >= p->ih + p->pt;
+	p->ow -= p->ow > 1 && (p->ow - 1) * p->sw >= p->iw + p->pl;
 	p->mode = (int)irand(0, 2);
 }
 
@@ -552,6 +555,209 @@ START_TEST(global_lp_float_p)
 }
 END_TEST
 
+/* ---- whole kernels: float32 at every level against the double path --------------------- */
+
+/* One node: op at an opset version with int attributes; input 0 is set per run. */
+typedef struct opcase {
+	int (*op)(ox_k *);
+	int64_t version;
+	int nin, nattr;
+	ox_val *in[6];
+	const char *an[4];
+	int64_t av[4];
+} opcase;
+
+/* Output 0 of c run on x (a new reference), failing the test when the kernel fails. */
+static ox_val *run_case(const opcase *c, ox_val *x)
+{
+	tnode t;
+	tn_init(&t, c->version, 1);
+	tn_in(&t, 0, ox_val_ref(x));
+	for (int i = 1; i < c->nin; i++)
+		tn_in(&t, i, ox_val_ref(c->in[i]));
+	for (int i = 0; i < c->nattr; i++)
+		tn_int(&t, c->an[i], c->av[i]);
+	REQUIRE(c->op(&t.k) == 0, "kernel failed: %s", t.msg);
+	ox_val *y = ox_val_ref(t.out[0]);
+	tn_free(&t);
+	return y;
+}
+
+static ox_val *as_double(const ox_val *x)
+{
+	ox_val *d = tensor(OX_DOUBLE, x->rank, x->dims);
+	for (int64_t i = 0; i < x->count; i++)
+		ox_set_f64(d, i, ox_get_f64(x, i));
+	return d;
+}
+
+/* c on x (float) at each level, against c on x as double; tolerances relative to the
+ * result and absolute. */
+static void check_levels(const opcase *c, ox_val *x, double rtol, double atol, const char *what)
+{
+	ox_val *xd = as_double(x), *want = run_case(c, xd);
+	for (int lv = OX_CPU_SCALAR; lv <= OX_CPU_AVX512; lv++) {
+		if (!ox_nn_vec_level(lv))
+			continue;
+		ox_nn_vec_force(lv);
+		ox_val *got = run_case(c, x);
+		REQUIRE(got->type == OX_FLOAT && got->count == want->count && got->rank == want->rank, "%s: shape", what);
+		for (int64_t i = 0; i < got->count; i++)
+			REQUIRE(close_to(ox_get_f64(got, i), ox_get_f64(want, i), rtol, atol), "%s level %d at %lld: %.9g vs %.9g",
+				what, lv, (long long)i, ox_get_f64(got, i), ox_get_f64(want, i));
+		ox_val_unref(got);
+	}
+	ox_nn_vec_force(-1);
+	ox_val_unref(want);
+	ox_val_unref(xd);
+}
+
+/* A random shape of rank 1..4, sizes mostly small, sometimes 0 or past a vector width. */
+static int random_shape(int64_t *dims)
+{
+	int rank = (int)irand(1, 4);
+	for (int i = 0; i < rank; i++) {
+		int64_t r = irand(0, 19);
+		dims[i] = r == 0 ? 0 : r < 15 ? irand(1, 5) : r < 18 ? irand(6, 40) : irand(100, 300);
+	}
+	while (ox_shape_count(rank, dims) > 40000)
+		dims[irand(0, rank - 1)] /= 4;
+	return rank;
+}
+
+START_TEST(softmax_levels)
+{
+	for (int trial = 0; trial < 600; trial++) {
+		int64_t dims[4];
+		int rank = random_shape(dims);
+		ox_val *x = random_tensor(OX_FLOAT, rank, dims);
+		for (int64_t i = 0; i < x->count; i++)
+			((float *)x->data)[i] *= 5; /* [-20, 20): exp over a wide range */
+		opcase c = {trial % 2 ? ox_op_Softmax : ox_op_LogSoftmax, trial % 3 ? 13 : 11, 1, 1, {0}, {"axis"},
+			    {irand(-rank, rank - 1)}};
+		char what[64];
+		snprintf(what, sizeof what, "trial %d %s", trial, trial % 2 ? "Softmax" : "LogSoftmax");
+		check_levels(&c, x, 2e-5, trial % 2 ? 1e-7 : 2e-5, what);
+		ox_val_unref(x);
+	}
+}
+END_TEST
+
+START_TEST(batchnorm_levels)
+{
+	for (int trial = 0; trial < 300; trial++) {
+		int64_t dims[4] = {irand(1, 3), irand(1, 20), irand(0, 9), irand(1, 37)};
+		int rank = (int)irand(2, 4);
+		ox_val *x = random_tensor(OX_FLOAT, rank, dims);
+		opcase c = {.op = ox_op_BatchNormalization, .version = 15, .nin = 5};
+		for (int i = 1; i < 5; i++) {
+			c.in[i] = random_tensor(i == 1 || i == 4 ? OX_DOUBLE : OX_FLOAT, 1, &dims[1]);
+			for (int64_t j = 0; i == 4 && j < dims[1]; j++) /* a variance */
+				((double *)c.in[i]->data)[j] = fabs(((double *)c.in[i]->data)[j]) + 0.1;
+		}
+		char what[64];
+		snprintf(what, sizeof what, "BatchNormalization trial %d", trial);
+		check_levels(&c, x, 1e-5, 1e-5, what);
+		ox_val_unref(x);
+		for (int i = 1; i < 5; i++)
+			ox_val_unref(c.in[i]);
+	}
+}
+END_TEST
+
+START_TEST(global_pool_levels)
+{
+	for (int trial = 0; trial < 300; trial++) {
+		int64_t dims[4] = {irand(1, 2), irand(1, 4), irand(0, 40), irand(1, 41)};
+		ox_val *x = random_tensor(OX_FLOAT, 4, dims);
+		opcase c = {.op = trial % 2 ? ox_op_GlobalAveragePool : ox_op_GlobalMaxPool, .version = 1, .nin = 1};
+		check_levels(&c, x, 1e-5, 1e-6, trial % 2 ? "GlobalAveragePool" : "GlobalMaxPool");
+		ox_val_unref(x);
+	}
+}
+END_TEST
+
+/* ReduceSum, Mean, Max and Min over random axis sets, adjacent (the vector path) or not. */
+START_TEST(reduce_levels)
+{
+	int (*ops[4])(ox_k *) = {ox_op_ReduceSum, ox_op_ReduceMean, ox_op_ReduceMax, ox_op_ReduceMin};
+	for (int trial = 0; trial < 800; trial++) {
+		int64_t dims[4], axes[4], na = 0;
+		int rank = random_shape(dims);
+		for (int i = 0; i < rank; i++)
+			if (next() % 2)
+				axes[na++] = next() % 2 ? i : i - rank;
+		ox_val *x = random_tensor(OX_FLOAT, rank, dims), *a = tensor(OX_INT64, 1, &na);
+		if (trial % 13 == 0 && x->count)
+			((float *)x->data)[irand(0, x->count - 1)] = NAN;
+		memcpy(a->data, axes, (size_t)na * sizeof *axes);
+		opcase c = {ops[trial % 4], 18, 2, 1, {NULL, a}, {"keepdims"}, {irand(0, 1)}};
+		char what[64];
+		snprintf(what, sizeof what, "Reduce op %d trial %d", trial % 4, trial);
+		check_levels(&c, x, 1e-5, 1e-4, what);
+		ox_val_unref(x);
+		ox_val_unref(a);
+	}
+}
+END_TEST
+
+/* ---- failures ------------------------------------------------------------------------------ */
+
+/* The message of running op on x with one int attribute (or none when name is NULL). */
+static const char *failure(int (*op)(ox_k *), int64_t version, ox_val *x, ox_val *in1, const char *name, int64_t v)
+{
+	static char msg[OX_MSG];
+	tnode t;
+	tn_init(&t, version, 1);
+	tn_in(&t, 0, x);
+	if (in1)
+		tn_in(&t, 1, in1);
+	if (name)
+		tn_int(&t, name, v);
+	ck_assert_int_eq(op(&t.k), -1);
+	snprintf(msg, sizeof msg, "%s", t.msg);
+	tn_free(&t);
+	return msg;
+}
+
+START_TEST(error_messages)
+{
+	int64_t d2[2] = {2, 3}, d1[1] = {2};
+	ck_assert_str_eq(failure(ox_op_Softmax, 13, tensor(OX_FLOAT, 2, d2), NULL, "axis", 2),
+			 "axis 2 is out of range for rank 2");
+	ck_assert_str_eq(failure(ox_op_Softmax, 13, tensor(OX_INT32, 2, d2), NULL, NULL, 0),
+			 "input must be float, double, float16 or bfloat16, not int32");
+	ox_val *dup = tensor(OX_INT64, 1, d1);
+	((int64_t *)dup->data)[0] = 1, ((int64_t *)dup->data)[1] = -1;
+	ck_assert_str_eq(failure(ox_op_ReduceSum, 13, tensor(OX_FLOAT, 2, d2), dup, NULL, 0), "axis -1 is given twice");
+	ox_val *k5 = tensor(OX_INT64, 1, (int64_t[]){1});
+	((int64_t *)k5->data)[0] = 5;
+	ck_assert_str_eq(failure(ox_op_TopK, 11, tensor(OX_FLOAT, 2, d2), k5, NULL, 0),
+			 "K is 5, more than the 3 elements along axis 1");
+	ck_assert_str_eq(failure(ox_op_MaxPool, 12, tensor(OX_FLOAT, 2, d2), NULL, NULL, 0),
+			 "input X must have rank 3 or more (N x C x D1 ...), not 2");
+	ck_assert_str_eq(failure(ox_op_MaxPool, 12, tensor(OX_FLOAT, 3, (int64_t[]){1, 1, 4}), NULL, NULL, 0),
+			 "attribute 'kernel_shape' is required");
+	ck_assert_str_eq(failure(ox_op_ArgMax, 13, tensor(OX_FLOAT, 2, (int64_t[]){2, 0}), NULL, "axis", 1),
+			 "axis 1 is empty: no index to choose");
+	ck_assert_str_eq(failure(ox_op_LpNormalization, 1, tensor(OX_FLOAT, 2, d2), NULL, "p", 3), "p must be 1 or 2, not 3");
+}
+END_TEST
+
+/* The kernel spans more than the padded input: the spec's output size would be 0 or less. */
+START_TEST(pool_kernel_too_big)
+{
+	tnode t;
+	tn_init(&t, 12, 1);
+	tn_in(&t, 0, tensor(OX_FLOAT, 3, (int64_t[]){1, 1, 3}));
+	tn_ints(&t, "kernel_shape", 1, (int64_t[]){3});
+	tn_ints(&t, "dilations", 1, (int64_t[]){2});
+	ck_assert_int_eq(ox_op_MaxPool(&t.k), -1);
+	ck_assert_str_eq(t.msg, "the kernel spans 5 elements along spatial axis 0, more than the 3 of the padded input");
+	tn_free(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("nn");
@@ -569,6 +775,15 @@ int main(void)
 	tcase_add_test(tc, pool_levels);
 	tcase_add_test(tc, pool_auto_pad);
 	tcase_add_test(tc, global_lp_float_p);
+	tcase_add_test(tc, pool_kernel_too_big);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("kernels");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, softmax_levels);
+	tcase_add_test(tc, batchnorm_levels);
+	tcase_add_test(tc, global_pool_levels);
+	tcase_add_test(tc, reduce_levels);
+	tcase_add_test(tc, error_messages);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
