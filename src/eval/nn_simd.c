@@ -331,6 +331,7 @@ static const ox_nn_vec scalar_table = {
 			   _mm512_set1_epi32((int)(s)))
 #define FN(name) name##_avx512
 #define TARGET OX_TARGET_AVX512
+#define VHALF pool_block_avx2
 #include "nn_simd_impl.h"
 
 #endif

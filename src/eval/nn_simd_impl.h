@@ -228,11 +228,18 @@ static inline TARGET VF FN(pool_lanes)(const ox_pool2d *p, const float *row0, in
 	return acc;
 }
 
+/* Outputs ox .. ox + VW - 1 of a row (see pool_lanes). */
+static inline TARGET void FN(pool_block)(const ox_pool2d *p, const float *row0, int64_t nrows, float div, float *yr,
+					 int64_t ox)
+{
+	VF acc = FN(pool_lanes)(p, row0 + ox * p->sw, nrows, VIOTA(p->sw));
+	VSTORE(yr + ox, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VSET1(div)));
+}
+
 static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 {
 	int64_t lo, hi;
 	pool_interior(p, &lo, &hi);
-	VI idx = VIOTA(p->sw);
 	for (int64_t oy = 0; oy < p->oh; oy++) {
 		float *yr = y + oy * p->ow;
 		int64_t y0 = oy * p->sh - p->pt, ky0, ky1;
@@ -242,10 +249,12 @@ static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 			for (; ox < lo; ox++)
 				yr[ox] = pool_one(p, x, oy, ox);
 			const float *row0 = x + (y0 + ky0 * p->dh) * p->iw - p->pl;
-			for (; ox + VW <= hi; ox += VW) {
-				VF acc = FN(pool_lanes)(p, row0 + ox * p->sw, ky1 - ky0, idx);
-				VSTORE(yr + ox, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VSET1(div)));
-			}
+			for (; ox + VW <= hi; ox += VW)
+				FN(pool_block)(p, row0, ky1 - ky0, div, yr, ox);
+#ifdef VHALF /* a narrower block before the scalar tail */
+			for (; ox + VW / 2 <= hi; ox += VW / 2)
+				VHALF(p, row0, ky1 - ky0, div, yr, ox);
+#endif
 		}
 		for (; ox < p->ow; ox++)
 			yr[ox] = pool_one(p, x, oy, ox);
