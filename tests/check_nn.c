@@ -737,10 +737,45 @@ START_TEST(error_messages)
 	ck_assert_str_eq(failure(ox_op_MaxPool, 12, tensor(OX_FLOAT, 2, d2), NULL, NULL, 0),
 			 "input X must have rank 3 or more (N x C x D1 ...), not 2");
 	ck_assert_str_eq(failure(ox_op_MaxPool, 12, tensor(OX_FLOAT, 3, (int64_t[]){1, 1, 4}), NULL, NULL, 0),
-			 "attribute 'kernel_shape' is required");
+			 "attribute 'kernel_shape' is required, with one value per spatial axis (1)");
 	ck_assert_str_eq(failure(ox_op_ArgMax, 13, tensor(OX_FLOAT, 2, (int64_t[]){2, 0}), NULL, "axis", 1),
 			 "axis 1 is empty: no index to choose");
 	ck_assert_str_eq(failure(ox_op_LpNormalization, 1, tensor(OX_FLOAT, 2, d2), NULL, "p", 3), "p must be 1 or 2, not 3");
+}
+END_TEST
+
+/* An empty X whose other dims multiply past int64: kernels finish at once, without looping
+ * over those dims. */
+START_TEST(empty_with_huge_dims)
+{
+	int64_t dims[4] = {INT64_C(1) << 35, 0, INT64_C(1) << 40, INT64_C(1) << 40};
+	struct {
+		int (*op)(ox_k *);
+		int64_t version;
+	} ops[] = {{ox_op_Softmax, 13}, {ox_op_LogSoftmax, 11}, {ox_op_Hardmax, 13}, {ox_op_LpNormalization, 1},
+		   {ox_op_MeanVarianceNormalization, 13}, {ox_op_ReduceSum, 13}, {ox_op_ReduceMax, 18},
+		   {ox_op_ReduceL2, 18}, {ox_op_ArgMax, 13}, {ox_op_LRN, 13}, {ox_op_Dropout, 12},
+		   {ox_op_GlobalAveragePool, 1}, {ox_op_GlobalMaxPool, 1}};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		tnode t;
+		tn_init(&t, ops[i].version, 1);
+		tn_in(&t, 0, tensor(OX_FLOAT, 4, dims));
+		if (ops[i].op == ox_op_LRN)
+			tn_int(&t, "size", 3);
+		if (ops[i].op == ox_op_ArgMax)
+			tn_int(&t, "axis", 1);
+		int rc = ops[i].op(&t.k);
+		REQUIRE(rc == 0 || t.msg[0], "op %zu failed without a message", i);
+		tn_free(&t);
+	}
+	tnode t;
+	tn_init(&t, 11, 1);
+	tn_in(&t, 0, tensor(OX_FLOAT, 4, dims));
+	tn_ints(&t, "kernel_shape", 2, (int64_t[]){1, 1});
+	tn_str(&t, "auto_pad", "SAME_UPPER");
+	ck_assert_int_eq(ox_op_MaxPool(&t.k), 0);
+	ck_assert_int_eq(t.out[0]->count, 0);
+	tn_free(&t);
 }
 END_TEST
 
@@ -784,6 +819,7 @@ int main(void)
 	tcase_add_test(tc, global_pool_levels);
 	tcase_add_test(tc, reduce_levels);
 	tcase_add_test(tc, error_messages);
+	tcase_add_test(tc, empty_with_huge_dims);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

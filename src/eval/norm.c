@@ -8,11 +8,12 @@
 
 #include "nn.h"
 
+/* The product of d[from..to), saturated: an empty tensor may have huge other dims. */
 static int64_t prod(const int64_t *d, int from, int to)
 {
 	int64_t p = 1;
 	for (int i = from; i < to; i++)
-		p *= d[i]; /* a factor of a tensor's count, so no overflow */
+		p = d[i] && p > INT64_MAX / d[i] ? INT64_MAX : p * d[i];
 	return p;
 }
 
@@ -205,7 +206,7 @@ static int bn_setup(ox_k *k, const ox_val *x, bn *b)
 	if (x->rank < 2)
 		return ox_kfail(k, "input X must have rank 2 or more (N x C x D1 ...), not %d", x->rank);
 	bool spatial = k->version >= 9 || ox_attr_int(k, "spatial", 1) != 0;
-	b->n = x->dims[0];
+	b->n = x->count ? x->dims[0] : 0; /* so that no loop runs over the dims of an empty X */
 	b->inner = spatial ? prod(x->dims, 2, x->rank) : 1;
 	b->f = spatial ? x->dims[1] : prod(x->dims, 1, x->rank);
 	b->eps = ox_attr_float(k, "epsilon", 1e-5f);
@@ -254,14 +255,20 @@ typedef struct rows {
 
 static void normalize_rows(const rows *r, const double *x, double *y)
 {
+	if (!r->n && !r->mean && !r->inv)
+		return; /* nothing to write, however many rows */
 	for (int64_t i = 0; i < r->nrows; i++) {
 		const double *xr = x + i * r->n;
 		double m, v;
 		moments(xr, r->n, &m, &v);
 		double inv = 1 / sqrt(v + r->eps);
+		int64_t rem = i * r->n % r->cdiv, c = i * r->n / r->cdiv % r->cmod; /* followed along the row */
 		for (int64_t j = 0; j < r->n; j++) {
-			int64_t c = (i * r->n + j) / r->cdiv % r->cmod;
 			y[i * r->n + j] = (xr[j] - m) * inv * r->scale[c] + (r->bias ? r->bias[c] : 0);
+			if (++rem == r->cdiv) {
+				rem = 0;
+				c = c + 1 == r->cmod ? 0 : c + 1;
+			}
 		}
 		if (r->mean)
 			r->mean[i] = m;
@@ -282,7 +289,8 @@ int ox_op_InstanceNormalization(ox_k *k)
 	double *xd = NULL, *yd = NULL;
 	int rc = bias ? begin(k, x, &y, &xd, &yd) : -1;
 	if (rc == 0) {
-		rows r = {x->dims[0] * C, S, S ? S : 1, C ? C : 1, ox_attr_float(k, "epsilon", 1e-5f), scale, bias, NULL, NULL};
+		rows r = {x->count ? x->dims[0] * C : 0, S, S ? S : 1, C ? C : 1, ox_attr_float(k, "epsilon", 1e-5f),
+			  scale, bias, NULL, NULL};
 		normalize_rows(&r, xd, yd);
 	}
 	free(scale);
@@ -308,7 +316,7 @@ int ox_op_GroupNormalization(ox_k *k)
 	int rc = bias ? begin(k, x, &y, &xd, &yd) : -1;
 	if (rc == 0) {
 		int64_t per = C / G * S; /* values of one group */
-		rows r = {x->dims[0] * G, per, np == C ? (S ? S : 1) : (per ? per : 1), np ? np : 1,
+		rows r = {x->count ? x->dims[0] * G : 0, per, np == C ? (S ? S : 1) : (per ? per : 1), np ? np : 1,
 			  ox_attr_float(k, "epsilon", 1e-5f), scale, bias, NULL, NULL};
 		normalize_rows(&r, xd, yd);
 	}
@@ -348,8 +356,8 @@ int ox_op_LayerNormalization(ox_k *k)
 	int rc = !scale || (ox_in(k, 2) && !bias) || (mo && !mean) || (io && !inv) ? -1 : begin(k, x, &y, &xd, &yd);
 	if (rc == 0) {
 		int64_t inner = prod(x->dims, axis, x->rank);
-		rows r = {prod(x->dims, 0, axis), inner, 1, inner ? inner : 1, ox_attr_float(k, "epsilon", 1e-5f),
-			  scale, bias, mean, inv};
+		int64_t outer = mo ? mo->count : io ? io->count : x->count ? prod(x->dims, 0, axis) : 0;
+		rows r = {outer, inner, 1, inner ? inner : 1, ox_attr_float(k, "epsilon", 1e-5f), scale, bias, mean, inv};
 		normalize_rows(&r, xd, yd);
 		if (mo)
 			ox_nn_store(mo, mean);
@@ -369,7 +377,7 @@ int ox_op_RMSNormalization(ox_k *k)
 		return -1;
 	double *scale = expand_param(k, 1, x->rank - axis, x->dims + axis, "input scale"), *xd = NULL, *yd = NULL;
 	int rc = scale ? begin(k, x, &y, &xd, &yd) : -1;
-	int64_t inner = prod(x->dims, axis, x->rank), outer = prod(x->dims, 0, axis);
+	int64_t inner = prod(x->dims, axis, x->rank), outer = x->count ? prod(x->dims, 0, axis) : 0;
 	double eps = ox_attr_float(k, "epsilon", 1e-5f);
 	for (int64_t i = 0; rc == 0 && i < outer; i++) {
 		const double *xr = xd + i * inner;
@@ -426,6 +434,8 @@ int ox_op_MeanVarianceNormalization(ox_k *k)
 			return -1;
 		red[a] = true;
 	}
+	if (!x->count)
+		return ox_out_tensor(k, 0, x->type, x->rank, x->dims) ? 0 : -1;
 	int64_t groups = 1;
 	for (int i = 0; i < x->rank; i++)
 		groups *= red[i] ? 1 : x->dims[i];
@@ -453,7 +463,7 @@ int ox_op_MeanVarianceNormalization(ox_k *k)
 /* x viewed as outer x n x inner around axis a. */
 static void around(const ox_val *x, int a, int64_t *outer, int64_t *n, int64_t *inner)
 {
-	*outer = prod(x->dims, 0, a);
+	*outer = x->count ? prod(x->dims, 0, a) : 0; /* no loop over the dims of an empty X */
 	*n = x->rank ? x->dims[a] : 1;
 	*inner = prod(x->dims, a + 1, x->rank);
 }

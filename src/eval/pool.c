@@ -104,8 +104,8 @@ static int pool_geometry(ox_k *k, const ox_val *x, pool *g)
 		return ox_kfail(k, "input X must have rank 3 or more (N x C x D1 ...), not %d", x->rank);
 	int n = g->nsp = x->rank - 2;
 	const int64_t *ks;
-	if (ox_attr_ints(k, "kernel_shape", &ks) < 0)
-		return ox_kfail(k, "attribute 'kernel_shape' is required");
+	if (ox_attr_ints(k, "kernel_shape", &ks) != n)
+		return ox_kfail(k, "attribute 'kernel_shape' is required, with one value per spatial axis (%d)", n);
 	int64_t pads[2 * OX_MAX_RANK];
 	int ap = auto_pad(k);
 	if (ap < 0 || attr_dims(k, "kernel_shape", n, 1, 1, g->k) || attr_dims(k, "strides", n, 1, 1, g->s) ||
@@ -122,7 +122,7 @@ static int pool_geometry(ox_k *k, const ox_val *x, pool *g)
 		if (axis_geometry(k, g, i, ap, ceil_mode))
 			return -1;
 	}
-	g->planes = x->dims[0] * x->dims[1];
+	g->planes = product(x->dims, 2); /* saturates: an empty X may have huge N and C */
 	g->isz = product(g->in, n);
 	g->osz = product(g->out, n);
 	return 0;
@@ -189,6 +189,8 @@ static int64_t col_major(const pool *g, int64_t off)
 static int pool_generic(ox_k *k, const ox_val *x, const pool *g, ox_val *y, ox_val *ind, int mode, double p,
 			bool colmajor)
 {
+	if (!y->count)
+		return 0;
 	double *xd = ox_nn_load(k, x), *yd = xd ? ox_nn_alloc(k, y->count) : NULL;
 	if (!yd) {
 		free(xd);
@@ -215,6 +217,8 @@ static bool pool_fast(const pool *g, const ox_val *x, ox_val *y, int mode)
 {
 	if (x->type != OX_FLOAT || g->nsp > 2)
 		return false;
+	if (!y->count)
+		return true;
 	int a = g->nsp - 1; /* the row axis when 2-D */
 	ox_pool2d p = {
 		g->nsp == 2 ? g->in[0] : 1, g->in[a], g->nsp == 2 ? g->out[0] : 1, g->out[a],

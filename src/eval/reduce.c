@@ -19,11 +19,12 @@ typedef struct red {
 	int64_t odims[OX_MAX_RANK]; /* output shape (with keepdims) */
 } red;
 
+/* The product of d[from..to), saturated: an empty tensor may have huge other dims. */
 static int64_t prod(const int64_t *d, int from, int to)
 {
 	int64_t p = 1;
 	for (int i = from; i < to; i++)
-		p *= d[i];
+		p = d[i] && p > INT64_MAX / d[i] ? INT64_MAX : p * d[i];
 	return p;
 }
 
@@ -57,7 +58,8 @@ static int reduce_axes(ox_k *k, const ox_val *x, int op, red *r)
 	r->orank = 0;
 	r->n = 1;
 	for (int i = 0; i < x->rank; i++) {
-		r->n *= r->axis[i] ? x->dims[i] : 1;
+		int64_t d = r->axis[i] ? x->dims[i] : 1;
+		r->n = d && r->n > INT64_MAX / d ? INT64_MAX : r->n * d;
 		if (!r->axis[i] || keep)
 			r->odims[r->orank++] = r->axis[i] ? 1 : x->dims[i];
 	}
@@ -253,6 +255,8 @@ static bool reduce_fast(const ox_val *x, const red *r, int op, ox_val *y)
 	int64_t outer, inner, n = r->n;
 	if (x->type != OX_FLOAT || op > R_MIN || !adjacent(x, r, &outer, &inner))
 		return false;
+	if (!y->count)
+		return true;
 	const ox_nn_vec *v = ox_nn_vec_get();
 	const float *xf = x->data;
 	float *yf = y->data;
@@ -351,7 +355,7 @@ int ox_op_ReduceSumSquare(ox_k *k)
 /* x viewed as outer x n x inner around axis a. */
 static void around(const ox_val *x, int a, int64_t *outer, int64_t *n, int64_t *inner)
 {
-	*outer = prod(x->dims, 0, a);
+	*outer = x->count ? prod(x->dims, 0, a) : 0; /* no loop over the dims of an empty X */
 	*n = x->rank ? x->dims[a] : 1;
 	*inner = prod(x->dims, a + 1, x->rank);
 }
@@ -391,13 +395,13 @@ static int arg_extreme(ox_k *k, bool max)
 		return -1;
 	int64_t outer, n, inner, dims[OX_MAX_RANK];
 	around(x, a, &outer, &n, &inner);
-	if (n == 0 && outer * inner > 0)
-		return ox_kfail(k, "axis %d is empty: no index to choose", a);
 	bool keep = ox_attr_int(k, "keepdims", 1) != 0, last = ox_attr_int(k, "select_last_index", 0) != 0;
 	int orank = 0;
 	for (int i = 0; i < x->rank; i++)
 		if (i != a || keep)
 			dims[orank++] = i == a ? 1 : x->dims[i];
+	if (n == 0 && ox_shape_count(orank, dims) != 0)
+		return ox_kfail(k, "axis %d is empty: no index to choose", a);
 	if (!(y = ox_out_tensor(k, 0, OX_INT64, orank, dims)))
 		return -1;
 	double *xd = NULL;
@@ -423,8 +427,27 @@ int ox_op_ArgMin(ox_k *k)
 
 /* ---- CumSum -------------------------------------------------------------------------------- */
 
-/* Running sums along axis (input 1), in the given direction, each including its own
- * element or (exclusive) not. */
+/* One column of n values at stride inner from at: running sums in the given direction, each
+ * including its own element or (exclusive) not; integers wrap (xd NULL), floats in double. */
+static void cumsum_column(const ox_val *x, const double *xd, ox_val *y, double *yd, int64_t at, int64_t n,
+			  int64_t inner, bool excl, bool rev)
+{
+	double fs = 0;
+	uint64_t is = 0;
+	for (int64_t j = 0; j < n; j++) {
+		int64_t i = at + (rev ? n - 1 - j : j) * inner;
+		if (!xd) {
+			uint64_t v = (uint64_t)ox_get_i64(x, i);
+			ox_set_i64(y, i, (int64_t)(excl ? is : is + v));
+			is += v;
+		} else {
+			yd[i] = excl ? fs : fs + xd[i];
+			fs += xd[i];
+		}
+	}
+}
+
+/* Running sums along axis (input 1, a scalar or one-element tensor). */
 int ox_op_CumSum(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y;
@@ -447,21 +470,8 @@ int ox_op_CumSum(ox_k *k)
 		return -1;
 	}
 	for (int64_t o = 0; o < outer; o++)
-		for (int64_t i = 0; i < inner; i++) {
-			double fs = 0;
-			uint64_t is = 0;
-			for (int64_t jj = 0; jj < n; jj++) {
-				int64_t at = (o * n + (rev ? n - 1 - jj : jj)) * inner + i;
-				if (isint) {
-					uint64_t v = (uint64_t)ox_get_i64(x, at);
-					ox_set_i64(y, at, (int64_t)(excl ? is : is + v));
-					is += v;
-				} else {
-					yd[at] = excl ? fs : fs + xd[at];
-					fs += xd[at];
-				}
-			}
-		}
+		for (int64_t i = 0; i < inner; i++)
+			cumsum_column(x, xd, y, yd, o * n * inner + i, n, inner, excl, rev);
 	if (!isint)
 		ox_nn_store(y, yd);
 	free(xd);
