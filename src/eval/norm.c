@@ -31,8 +31,8 @@ static double *load_param(ox_k *k, int i, int64_t count, const char *what)
 	return ox_nn_load(k, p);
 }
 
-/* Input i broadcast (numpy rules, towards the front) to the trailing shape dims[0..n) as a
- * full array of doubles; NULL after failing. */
+/* Input i broadcast (numpy rules, towards the front) to the shape dims[0..n) as a full
+ * array of doubles; NULL after failing. */
 static double *expand_param(ox_k *k, int i, int n, const int64_t *dims, const char *what)
 {
 	ox_val *p = ox_in_tensor(k, i, true);
@@ -44,7 +44,7 @@ static double *expand_param(ox_k *k, int i, int n, const int64_t *dims, const ch
 		ok = d == 1 || d == dims[n - 1 - j];
 	}
 	if (!ok) {
-		ox_kfail(k, "%s cannot be broadcast to the normalized shape", what);
+		ox_kfail(k, "%s cannot be broadcast to the shape of X", what);
 		return NULL;
 	}
 	int64_t st[OX_MAX_RANK], pos[OX_MAX_RANK] = {0}, total = prod(dims, 0, n), off = 0;
@@ -325,6 +325,28 @@ int ox_op_GroupNormalization(ox_k *k)
 	return bias ? finish(rc, y, xd, yd) : -1;
 }
 
+/* The first normalized axis of LayerNormalization and RMSNormalization, which may be the
+ * rank itself (nothing normalized): [-r, r] by the spec. */
+static int first_axis(ox_k *k, int rank)
+{
+	int64_t axis = ox_attr_int(k, "axis", -1), a = axis < 0 ? axis + rank : axis;
+	if (a < 0 || a > rank)
+		return ox_kfail(k, "axis %lld is out of range [%d, %d]", (long long)axis, -rank, rank);
+	return (int)a;
+}
+
+/* Where Scale and B (inputs 1 and 2) are broadcast from: axis when they fit the normalized
+ * shape X.shape[axis:], else 0, since the spec's function body applies them with Mul and
+ * Add, whose broadcasting also allows leading axes. */
+static int param_from(ox_k *k, const ox_val *x, int axis)
+{
+	int r = 0;
+	for (int i = 1; i <= 2; i++)
+		if (ox_in(k, i) && ox_in(k, i)->rank > r)
+			r = ox_in(k, i)->rank;
+	return r > x->rank - axis ? 0 : axis;
+}
+
 /* Output i of LayerNormalization: shape dims[:axis] + ones, type from stash_type. */
 static double *stat_output(ox_k *k, int i, const ox_val *x, int axis, ox_val **o)
 {
@@ -346,18 +368,18 @@ int ox_op_LayerNormalization(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL, *mo, *io;
 	int axis;
-	if (!x || ox_nn_need_float(k, x, "input X") || (axis = ox_axis(k, ox_attr_int(k, "axis", -1), x->rank)) < 0)
+	if (!x || ox_nn_need_float(k, x, "input X") || (axis = first_axis(k, x->rank)) < 0)
 		return -1;
-	int n = x->rank - axis;
-	double *scale = expand_param(k, 1, n, x->dims + axis, "input Scale"), *bias = NULL;
+	int from = param_from(k, x, axis), n = x->rank - from;
+	double *scale = expand_param(k, 1, n, x->dims + from, "input Scale"), *bias = NULL;
 	if (scale && ox_in(k, 2))
-		bias = expand_param(k, 2, n, x->dims + axis, "input B");
+		bias = expand_param(k, 2, n, x->dims + from, "input B");
 	double *mean = stat_output(k, 1, x, axis, &mo), *inv = stat_output(k, 2, x, axis, &io), *xd = NULL, *yd = NULL;
 	int rc = !scale || (ox_in(k, 2) && !bias) || (mo && !mean) || (io && !inv) ? -1 : begin(k, x, &y, &xd, &yd);
 	if (rc == 0) {
-		int64_t inner = prod(x->dims, axis, x->rank);
+		int64_t inner = prod(x->dims, axis, x->rank), np = prod(x->dims, from, x->rank);
 		int64_t outer = mo ? mo->count : io ? io->count : x->count ? prod(x->dims, 0, axis) : 0;
-		rows r = {outer, inner, 1, inner ? inner : 1, ox_attr_float(k, "epsilon", 1e-5f), scale, bias, mean, inv};
+		rows r = {outer, inner, 1, np ? np : 1, ox_attr_float(k, "epsilon", 1e-5f), scale, bias, mean, inv};
 		normalize_rows(&r, xd, yd);
 		if (mo)
 			ox_nn_store(mo, mean);
@@ -373,9 +395,10 @@ int ox_op_RMSNormalization(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL;
 	int axis;
-	if (!x || ox_nn_need_float(k, x, "input X") || (axis = ox_axis(k, ox_attr_int(k, "axis", -1), x->rank)) < 0)
+	if (!x || ox_nn_need_float(k, x, "input X") || (axis = first_axis(k, x->rank)) < 0)
 		return -1;
-	double *scale = expand_param(k, 1, x->rank - axis, x->dims + axis, "input scale"), *xd = NULL, *yd = NULL;
+	int from = param_from(k, x, axis);
+	double *scale = expand_param(k, 1, x->rank - from, x->dims + from, "input scale"), *xd = NULL, *yd = NULL;
 	int rc = scale ? begin(k, x, &y, &xd, &yd) : -1;
 	int64_t inner = prod(x->dims, axis, x->rank), outer = x->count ? prod(x->dims, 0, axis) : 0;
 	double eps = ox_attr_float(k, "epsilon", 1e-5f);
@@ -386,7 +409,7 @@ int ox_op_RMSNormalization(ox_k *k)
 			q += xr[j] * xr[j];
 		double inv = 1 / sqrt(q / (double)inner + eps);
 		for (int64_t j = 0; j < inner; j++)
-			yd[i * inner + j] = xr[j] * inv * scale[j];
+			yd[i * inner + j] = xr[j] * inv * scale[from == axis ? j : i * inner + j];
 	}
 	free(scale);
 	return scale ? finish(rc, y, xd, yd) : -1;
