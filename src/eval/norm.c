@@ -17,14 +17,13 @@ static int64_t prod(const int64_t *d, int from, int to)
 	return p;
 }
 
-/* Input i, required, as doubles after checking it is a float tensor of count elements
- * (count < 0: any). */
+/* Input i, required, as doubles after checking it is a float tensor of count elements. */
 static double *load_param(ox_k *k, int i, int64_t count, const char *what)
 {
 	ox_val *p = ox_in_tensor(k, i, true);
 	if (!p || ox_nn_need_float(k, p, what))
 		return NULL;
-	if (count >= 0 && p->count != count) {
+	if (p->count != count) {
 		ox_kfail(k, "%s has %lld elements; %lld expected", what, (long long)p->count, (long long)count);
 		return NULL;
 	}
@@ -77,7 +76,7 @@ static void moments(const double *x, int64_t n, double *mean, double *var)
 	*var = v / (double)n;
 }
 
-/* The output tensor i like x, and x as doubles with a buffer for the result. */
+/* Output 0 shaped like x, and x as doubles with a buffer for the result. */
 static int begin(ox_k *k, const ox_val *x, ox_val **y, double **xd, double **yd)
 {
 	*xd = *yd = NULL;
@@ -108,9 +107,10 @@ typedef struct bn {
 /* Inference on float32 through the vector kernels: y = x * a + b per feature. */
 static int bn_fast(ox_k *k, const bn *b, const ox_val *x, ox_val *y)
 {
-	float *a = malloc((size_t)(2 * b->f + 1) * sizeof *a), *c = a + b->f;
+	float *a = malloc((size_t)(2 * b->f + 1) * sizeof *a);
 	if (!a)
 		return ox_kfail(k, "out of memory");
+	float *c = a + b->f;
 	for (int64_t f = 0; f < b->f; f++) {
 		double s = b->p[0][f] / sqrt(b->p[3][f] + b->eps);
 		a[f] = (float)s;
