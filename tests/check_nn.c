@@ -702,6 +702,54 @@ START_TEST(reduce_levels)
 }
 END_TEST
 
+/* Dropout in training mode: the same seed drops the same elements; the kept ones are scaled
+ * by 1 / (1 - ratio), the mask says which, and about ratio of them go. */
+static void dropout_train(int64_t seed, ox_val **y, ox_val **mask)
+{
+	tnode t;
+	tn_init(&t, 13, 2);
+	int64_t n = 10000;
+	ox_val *x = tensor(OX_FLOAT, 1, &n), *r = tensor(OX_FLOAT, 0, NULL), *on = tensor(OX_BOOL, 0, NULL);
+	for (int64_t i = 0; i < n; i++)
+		((float *)x->data)[i] = (float)(i % 7) + 1;
+	*(float *)r->data = 0.25f;
+	*(uint8_t *)on->data = 1;
+	tn_in(&t, 0, x);
+	tn_in(&t, 1, r);
+	tn_in(&t, 2, on);
+	tn_int(&t, "seed", seed);
+	ck_assert_msg(ox_op_Dropout(&t.k) == 0, "%s", t.msg);
+	*y = ox_val_ref(t.out[0]);
+	*mask = ox_val_ref(t.out[1]);
+	tn_free(&t);
+}
+
+START_TEST(dropout_training)
+{
+	ox_val *y1, *m1, *y2, *m2, *y3, *m3;
+	dropout_train(42, &y1, &m1);
+	dropout_train(42, &y2, &m2);
+	dropout_train(7, &y3, &m3);
+	ck_assert_int_eq(m1->type, OX_BOOL);
+	int64_t kept = 0, differ = 0;
+	for (int64_t i = 0; i < y1->count; i++) {
+		float x = (float)(i % 7) + 1, v = ((float *)y1->data)[i];
+		bool keep = ((uint8_t *)m1->data)[i];
+		REQUIRE(keep ? v == x / 0.75f : v == 0, "element %lld: %g with mask %d", (long long)i, v, keep);
+		REQUIRE(v == ((float *)y2->data)[i] && keep == ((uint8_t *)m2->data)[i], "seed 42 twice differs at %lld",
+			(long long)i);
+		kept += keep;
+		differ += keep != ((uint8_t *)m3->data)[i];
+	}
+	ck_assert_int_gt(kept, 7200); /* 7500 expected */
+	ck_assert_int_lt(kept, 7800);
+	ck_assert_int_gt(differ, 1000); /* another seed, another mask */
+	ox_val *v[] = {y1, m1, y2, m2, y3, m3};
+	for (int i = 0; i < 6; i++)
+		ox_val_unref(v[i]);
+}
+END_TEST
+
 /* ---- failures ------------------------------------------------------------------------------ */
 
 /* The message of running op on x with one int attribute (or none when name is NULL). */
@@ -819,6 +867,7 @@ int main(void)
 	tcase_add_test(tc, batchnorm_levels);
 	tcase_add_test(tc, global_pool_levels);
 	tcase_add_test(tc, reduce_levels);
+	tcase_add_test(tc, dropout_training);
 	tcase_add_test(tc, error_messages);
 	tcase_add_test(tc, empty_with_huge_dims);
 	suite_add_tcase(s, tc);
