@@ -215,10 +215,8 @@ static int pool_generic(ox_k *k, const ox_val *x, const pool *g, ox_val *y, ox_v
 /* float32 with one or two spatial axes: planes through the vector kernel (1-D as 1 x W). */
 static bool pool_fast(const pool *g, const ox_val *x, ox_val *y, int mode)
 {
-	if (x->type != OX_FLOAT || g->nsp > 2)
+	if (x->type != OX_FLOAT || g->nsp > 2 || !x->count) /* an empty X has no data to point into */
 		return false;
-	if (!y->count)
-		return true;
 	int a = g->nsp - 1; /* the row axis when 2-D */
 	ox_pool2d p = {
 		g->nsp == 2 ? g->in[0] : 1, g->in[a], g->nsp == 2 ? g->out[0] : 1, g->out[a],
@@ -318,7 +316,7 @@ static int global_pool(ox_k *k, int mode, double p)
 	if (!y)
 		return -1;
 	int64_t planes = y->count, n = planes ? x->count / planes : 0;
-	if (x->type == OX_FLOAT && mode != LP) {
+	if (x->type == OX_FLOAT && mode != LP && x->count) {
 		const ox_nn_vec *v = ox_nn_vec_get();
 		const float *xf = x->data;
 		float *yf = y->data;

@@ -253,10 +253,8 @@ static bool adjacent(const ox_val *x, const red *r, int64_t *outer, int64_t *inn
 static bool reduce_fast(const ox_val *x, const red *r, int op, ox_val *y)
 {
 	int64_t outer, inner, n = r->n;
-	if (x->type != OX_FLOAT || op > R_MIN || !adjacent(x, r, &outer, &inner))
-		return false;
-	if (!y->count)
-		return true;
+	if (x->type != OX_FLOAT || op > R_MIN || !x->count || !adjacent(x, r, &outer, &inner))
+		return false; /* an empty X has no data to point into */
 	const ox_nn_vec *v = ox_nn_vec_get();
 	const float *xf = x->data;
 	float *yf = y->data;
