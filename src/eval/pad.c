@@ -10,7 +10,9 @@ enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP };
 
 /* The position in [0, len) that output offset i (relative to the first kept input
  * element) reads in mode, or -1 for the fill value. Reflect and wrap repeat
- * periodically, as numpy.pad does when pads exceed the dim. */
+ * periodically when pads exceed the dim: reflect as numpy.pad does, wrap as the spec's
+ * torus (numpy.pad's wrap, padding in rounds, departs from it when both sides exceed
+ * the dim). */
 static int64_t pad_src(int mode, int64_t i, int64_t len)
 {
 	if (i >= 0 && i < len)
