@@ -660,8 +660,9 @@ static ox_val *view(ox_k *k, ox_val *t, int rank, const int64_t *dims)
 }
 
 /* Before opset 7, B broadcasts to A only with broadcast = 1: as a single element, or
- * with its shape equal to A's dims from axis on (by default, A's last dims). Returns B
- * as a view of A's rank, or NULL after failing. */
+ * with its shape equal to A's dims from axis on (by default, A's last dims), where B's
+ * dims of size 1 broadcast too (as the exporters of that time relied on). Returns B as a
+ * view of A's rank, or NULL after failing. */
 static ox_val *legacy_view(ox_k *k, const ox_val *a, ox_val *b)
 {
 	char sa[200], sb[200];
@@ -681,7 +682,7 @@ static ox_val *legacy_view(ox_k *k, const ox_val *a, ox_val *b)
 		dims[i] = 1;
 	bool ok = axis >= 0 && axis + b->rank <= a->rank;
 	for (int i = 0; ok && i < b->rank; i++)
-		ok = b->dims[i] == a->dims[axis + i];
+		ok = b->dims[i] == a->dims[axis + i] || b->dims[i] == 1;
 	if (!ok) {
 		ox_kfail(k, "shape %s does not match the dims of %s from axis %lld (legacy broadcasting)",
 			 shape_text(b, sb, sizeof sb), shape_text(a, sa, sizeof sa), (long long)axis);
@@ -755,7 +756,32 @@ BINARY_OP(Add, T_NUM, add, .f32 = ox_f32_loops_best()->add, .legacy = true)
 BINARY_OP(Sub, T_NUM, sub, .f32 = ox_f32_loops_best()->sub, .legacy = true)
 BINARY_OP(Mul, T_NUM, mul, .f32 = ox_f32_loops_best()->mul, .legacy = true)
 BINARY_OP(Div, T_NUM, div, .f32 = ox_f32_loops_best()->div, .legacy = true)
-BINARY_OP(PRelu, T_FLOATS | TB(OX_INT32) | TB(OX_INT64) | TB(OX_UINT32) | TB(OX_UINT64), prelu, .f32 = ox_f32_loops_best()->prelu, .unidirectional = true)
+
+/* PRelu: the slope broadcasts to X. Before opset 7, a slope of X's channel count (dim 1)
+ * applies per channel, as Caffe2's did. */
+int ox_op_PRelu(ox_k *k)
+{
+	binop op = {.types = T_FLOATS | TB(OX_INT32) | TB(OX_INT64) | TB(OX_UINT32) | TB(OX_UINT64),
+		    .loops = prelu_loops, .f32 = ox_f32_loops_best()->prelu, .unidirectional = true};
+	ox_val *x = ox_in_tensor(k, 0, true), *s = x ? ox_in_tensor(k, 1, true) : NULL;
+	if (!s)
+		return -1;
+	if (k->version >= 7 || s->rank != 1 || x->rank < 2 || s->dims[0] != x->dims[1] || s->count == 1)
+		return binary(k, &op);
+	int64_t dims[OX_MAX_RANK];
+	for (int i = 0; i < x->rank - 1; i++)
+		dims[i] = i ? 1 : s->dims[0];
+	ox_val *v = view(k, s, x->rank - 1, dims);
+	if (!v)
+		return -1;
+	ox_val *in[2] = {x, v};
+	ox_k channel = *k;
+	channel.in = in;
+	channel.nin = 2;
+	int rc = binary(&channel, &op);
+	ox_val_unref(v);
+	return rc;
+}
 BINARY_OP(BitwiseAnd, T_INTS, bitwise_and, .f32 = NULL)
 BINARY_OP(BitwiseOr, T_INTS, bitwise_or, .f32 = NULL)
 BINARY_OP(BitwiseXor, T_INTS, bitwise_xor, .f32 = NULL)
