@@ -112,7 +112,7 @@ static int check_type(ox_k *k, int i, const ox_val *x, uint32_t mask)
 	char list[400];
 	size_t len = 0;
 	list[0] = '\0';
-	for (int t = 1; t < OX_NTYPES; t++)
+	for (int t = 1; t < OX_NTYPES && len < sizeof list; t++)
 		if (mask & TB(t))
 			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", ox_type_name(t));
 	return ox_kfail(k, "input %d has element type %s; expected %s", i, ox_type_name(x->type), list);
