@@ -279,6 +279,44 @@ START_TEST(unary_exact_points)
 }
 END_TEST
 
+static bool f16_nan(uint16_t h)
+{
+	return (h & 0x7c00) == 0x7c00 && (h & 0x3ff);
+}
+
+/* F16C against the scalar conversions: every float16 to float32; to float16 every
+ * midpoint between neighbours (ties to even), its neighbours' floats, and random floats */
+START_TEST(f16_conversions)
+{
+	enum { H = 65536 };
+	static uint16_t h[H], hy[H], hz[H];
+	static float fy[H], fz[H], x[3 * H];
+	for (int i = 0; i < H; i++)
+		h[i] = (uint16_t)i;
+	for (int i = 0; i < H; i++) {
+		float a = ox_f16_to_f32((uint16_t)i), b = ox_f16_to_f32((uint16_t)(i + 1));
+		x[3 * i] = (a + b) / 2; /* exact: float has 13 more bits */
+		x[3 * i + 1] = nextafterf(x[3 * i], INFINITY);
+		x[3 * i + 2] = i % 2 ? bits_f((uint32_t)next()) : special(next());
+	}
+	const ox_f32_loops *sc = ox_f32_loops_at(OX_CPU_SCALAR);
+	for (int level = OX_CPU_AVX2; level <= max_level(); level++) {
+		const ox_f32_loops *l = ox_f32_loops_at(level);
+		l->f16_to_f32(fy, h, H);
+		sc->f16_to_f32(fz, h, H);
+		for (int i = 0; i < H; i++)
+			REQUIRE(same(fy[i], fz[i]), "%s f16 %04x -> %a, scalar %a", ox_cpu_level_name(level), i, fy[i], fz[i]);
+		for (int part = 0; part < 3; part++) {
+			l->f32_to_f16(hy, x + part * H, H - part); /* H - part: tails too */
+			sc->f32_to_f16(hz, x + part * H, H - part);
+			for (int i = 0; i < H - part; i++)
+				REQUIRE(hy[i] == hz[i] || (f16_nan(hy[i]) && f16_nan(hz[i])), "%s %a -> f16 %04x, scalar %04x",
+					ox_cpu_level_name(level), x[part * H + i], hy[i], hz[i]);
+		}
+	}
+}
+END_TEST
+
 /* ---- running operators ------------------------------------------------------------ */
 
 static ox_val *tensor(const char *text)
@@ -617,6 +655,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, unary_vs_scalar, 0, sizeof unaries / sizeof unaries[0]);
 	tcase_add_test(tc, unary_sweep_and_tails);
 	tcase_add_test(tc, unary_exact_points);
+	tcase_add_test(tc, f16_conversions);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("engine");
 	tcase_add_test(tc, engine_random_shapes);

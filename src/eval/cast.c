@@ -312,14 +312,12 @@ static bool direct(ox_val *dst, const ox_val *src)
 	uint16_t *oh = dst->data;
 	float *of = dst->data;
 	if (src->type == OX_FLOAT16 && dst->type == OX_FLOAT)
-		for (size_t i = 0; i < n; i++)
-			of[i] = ox_f16_to_f32(h[i]);
+		ox_f32_loops_best()->f16_to_f32(of, h, n);
 	else if (src->type == OX_BFLOAT16 && dst->type == OX_FLOAT)
 		for (size_t i = 0; i < n; i++)
 			of[i] = ox_bf16_to_f32(h[i]);
 	else if (src->type == OX_FLOAT && dst->type == OX_FLOAT16)
-		for (size_t i = 0; i < n; i++)
-			oh[i] = ox_f32_to_f16(f[i]);
+		ox_f32_loops_best()->f32_to_f16(oh, f, n);
 	else if (src->type == OX_FLOAT && dst->type == OX_BFLOAT16)
 		for (size_t i = 0; i < n; i++)
 			oh[i] = ox_f32_to_bf16(f[i]);

@@ -24,6 +24,10 @@ typedef struct ox_f32_loops {
 	 * with the slope as b. */
 	ox_f32_binary add, sub, mul, div, max, min, prelu;
 	ox_f32_unary relu, leaky_relu, sigmoid, tanh, exp, clip, abs, neg, sqrt;
+	/* float16 <-> float32 (float16 as its bits), rounding to nearest even; exact as
+	 * ox_f16_to_f32 and ox_f32_to_f16, but for the payload of signaling NaNs */
+	void (*f16_to_f32)(float *y, const uint16_t *x, size_t n);
+	void (*f32_to_f16)(uint16_t *y, const float *x, size_t n);
 } ox_f32_loops;
 
 /* The loops of one level, or NULL when that level is not compiled in (only x86-64 has

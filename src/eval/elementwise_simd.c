@@ -92,11 +92,23 @@ SCALAR_UNARY(abs, abs1)
 SCALAR_UNARY(neg, neg1)
 SCALAR_UNARY(sqrt, sqrt1)
 
+static void f16_to_f32_scalar(float *y, const uint16_t *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = ox_f16_to_f32(x[i]);
+}
+
+static void f32_to_f16_scalar(uint16_t *y, const float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = ox_f32_to_f16(x[i]);
+}
+
 #define LOOPS(level, S)                                                                   \
 	{                                                                                 \
 		level, add_##S, sub_##S, mul_##S, div_##S, max_##S, min_##S, prelu_##S,  \
 			relu_##S, leaky_relu_##S, sigmoid_##S, tanh_##S, exp_##S, clip_##S, \
-			abs_##S, neg_##S, sqrt_##S                                        \
+			abs_##S, neg_##S, sqrt_##S, f16_to_f32_##S, f32_to_f16_##S        \
 	}
 
 static const ox_f32_loops scalar_loops = LOOPS(OX_CPU_SCALAR, scalar);
@@ -141,6 +153,8 @@ static const ox_f32_loops scalar_loops = LOOPS(OX_CPU_SCALAR, scalar);
 #define VISET _mm256_set1_epi32
 #define VISLL _mm256_slli_epi32
 #define VIASF _mm256_castsi256_ps
+#define VLDH(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
+#define VSTH(p, v) _mm_storeu_si128((__m128i *)(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT))
 #include "elementwise_vec.inc"
 #undef TARGET
 #undef S
@@ -177,6 +191,8 @@ static const ox_f32_loops scalar_loops = LOOPS(OX_CPU_SCALAR, scalar);
 #undef VISET
 #undef VISLL
 #undef VIASF
+#undef VLDH
+#undef VSTH
 
 #define TARGET OX_TARGET_AVX512
 #define S(name) name##_avx512
@@ -213,6 +229,8 @@ static const ox_f32_loops scalar_loops = LOOPS(OX_CPU_SCALAR, scalar);
 #define VISET _mm512_set1_epi32
 #define VISLL _mm512_slli_epi32
 #define VIASF _mm512_castsi512_ps
+#define VLDH(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define VSTH(p, v) _mm256_storeu_si256((__m256i *)(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT))
 #include "elementwise_vec.inc"
 
 static const ox_f32_loops avx2_loops = LOOPS(OX_CPU_AVX2, avx2);
