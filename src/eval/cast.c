@@ -246,8 +246,9 @@ static bool word_is(const char *p, size_t n, const char *w)
 	return true;
 }
 
-/* Text of a number, without surrounding blanks or a leading '+', as a double (to_float:
- * rounded directly to float) or an integer (*is_int; uint64 bits when unsigned). */
+/* The number in s (blanks around it and a leading '+' allowed) for a target type: an
+ * integer in *v for integer targets when the text is one (*is_int; uint64 bits for
+ * uint64), else a double in *d, rounded directly to float for float targets. */
 static bool parse_number(const ox_str *s, int target, double *d, int64_t *v, bool *is_int)
 {
 	const char *p = s->p ? s->p : "";
@@ -263,12 +264,16 @@ static bool parse_number(const ox_str *s, int target, double *d, int64_t *v, boo
 		*d = (p[0] | 0x20) == 't';
 		return true;
 	}
-	if (ox_type_is_int(target) || target == OX_BOOL) {
+	if (ox_type_is_int(target) || target == OX_BOOL) { /* exact beyond 2^53 */
 		uint64_t u;
-		if (target == OX_UINT64 && ox_parse_u64(p, n, &u) == OX_NUM_OK)
-			return *v = (int64_t)u, *is_int = true;
-		if (target != OX_UINT64 && ox_parse_i64(p, n, v) == OX_NUM_OK)
-			return *is_int = true;
+		if (target == OX_UINT64)
+			*is_int = ox_parse_u64(p, n, &u) == OX_NUM_OK;
+		else
+			*is_int = ox_parse_i64(p, n, v) == OX_NUM_OK;
+		if (target == OX_UINT64 && *is_int)
+			*v = (int64_t)u;
+		if (*is_int)
+			return true;
 	}
 	float f;
 	ox_num_status st = target == OX_FLOAT ? ox_parse_float(p, n, &f) : ox_parse_double(p, n, d);
