@@ -256,6 +256,33 @@ START_TEST(unary_sweep_and_tails)
 }
 END_TEST
 
+/* Unary outputs large enough to be streamed, unaligned (a head before the aligned
+ * stores) and in place: exact loops give the scalar bits, approximations the same value
+ * wherever the element falls. */
+START_TEST(unary_stream)
+{
+	size_t n = OX_STREAM_BYTES / 4 + 21;
+	float *x = malloc((n + 16) * 4), *y = malloc((n + 16) * 4), *z = malloc((n + 16) * 4);
+	fill(x, n + 16, 1);
+	for (int level = OX_CPU_AVX2; level <= max_level(); level++) {
+		const ox_f32_loops *l = ox_f32_loops_at(level);
+		const float clip[2] = {-1, 1};
+		l->clip(y + 5, x + 5, n, clip); /* y + 5: not aligned */
+		ox_f32_loops_at(OX_CPU_SCALAR)->clip(z, x + 5, n, clip);
+		for (size_t i = 0; i < n; i++)
+			REQUIRE(same(y[i + 5], z[i]), "%s streamed clip [%zu]", ox_cpu_level_name(level), i);
+		l->tanh(z, x, n + 16, NULL); /* aligned, for reference */
+		memcpy(y, x, (n + 16) * 4);
+		l->tanh(y + 3, y + 3, n, NULL); /* in place, unaligned */
+		for (size_t i = 0; i < n; i++)
+			REQUIRE(same(y[i + 3], z[i + 3]), "%s streamed in-place tanh [%zu]", ox_cpu_level_name(level), i);
+	}
+	free(x);
+	free(y);
+	free(z);
+}
+END_TEST
+
 /* Exactly representable results and limits */
 START_TEST(unary_exact_points)
 {
@@ -654,6 +681,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, binary_in_place_and_stream);
 	tcase_add_loop_test(tc, unary_vs_scalar, 0, sizeof unaries / sizeof unaries[0]);
 	tcase_add_test(tc, unary_sweep_and_tails);
+	tcase_add_test(tc, unary_stream);
 	tcase_add_test(tc, unary_exact_points);
 	tcase_add_test(tc, f16_conversions);
 	suite_add_tcase(s, tc);
