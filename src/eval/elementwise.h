@@ -50,10 +50,13 @@ const ox_f32_loops *ox_f32_loops_best(void);
 #define OX_F32_ULP_TANH 3
 #define OX_F32_ULP_SIGMOID 3
 
-/* Outputs at least this many bytes are written with non-temporal stores by the same-shape
- * float32 binary loops: they would not stay in cache anyway, and streaming them saves the
- * read of every output line before its write. */
+/* Outputs of at least this many bytes are written with non-temporal stores by the
+ * same-shape float32 binary loops and the unary loops: they would not stay in cache
+ * anyway, and streaming them saves the read of every output line before its write.
+ * Defining it (-DOX_STREAM_BYTES=...) lets a benchmark compare without streaming. */
+#ifndef OX_STREAM_BYTES
 #define OX_STREAM_BYTES ((size_t)8 << 20)
+#endif
 
 /* ---- the broadcasting engine ------------------------------------------------------ */
 
