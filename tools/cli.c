@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *prog = "onnxtxt";
 int cli_quiet;
 
 enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
@@ -55,13 +56,13 @@ int cli_common_option(int c, const char *arg)
 	else if (!strcmp(arg, "auto"))
 		color_mode = COLOR_AUTO;
 	else
-		return cli_usage("--color takes auto, always or never, not '%s'", arg), -1;
+		return usage_error("--color takes auto, always or never, not '%s'", arg), -1;
 	return 1;
 }
 
-void cli_fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
-	fprintf(stderr, "%sonnxtxt:%s %serror:%s ", paint(BOLD), paint(RESET), paint(RED), paint(RESET));
+	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), prog, paint(RESET), paint(RED), paint(RESET));
 	va_list ap;
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -69,14 +70,24 @@ void cli_fail(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int cli_usage(const char *fmt, ...)
+void fail_at(const char *where, const char *fmt, ...)
 {
-	fprintf(stderr, "%sonnxtxt:%s %serror:%s ", paint(BOLD), paint(RESET), paint(RED), paint(RESET));
+	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), where, paint(RESET), paint(RED), paint(RESET));
 	va_list ap;
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("\nTry 'onnxtxt --help' for more information.\n", stderr);
+	fputc('\n', stderr);
+}
+
+int usage_error(const char *fmt, ...)
+{
+	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), prog, paint(RESET), paint(RED), paint(RESET));
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
 	return EXIT_USAGE;
 }
 
@@ -84,13 +95,13 @@ int cli_bad_option(const char *cmd, int c, char **argv)
 {
 	const char *opt = argv[optind - 1];
 	if (c == ':')
-		return cli_usage("%s: option '%s' needs an argument", cmd, opt);
+		return usage_error("%s: option '%s' needs an argument", cmd, opt);
 	if (optopt && strncmp(opt, "--", 2) != 0)
-		return cli_usage("%s: unknown option '-%c'", cmd, optopt);
-	return cli_usage("%s: unknown option '%s'", cmd, opt);
+		return usage_error("%s: unknown option '-%c'", cmd, optopt);
+	return usage_error("%s: unknown option '%s'", cmd, opt);
 }
 
-int cli_exit_for(OnnxStatus st)
+int exit_for(OnnxStatus st)
 {
 	switch (st) {
 	case ONNXTXT_OK: return EXIT_OK;
@@ -113,7 +124,7 @@ static void paint_head(const char *line, size_t n)
 		paint(RESET), paint(BOLD), (int)(n - rest), line + rest, paint(RESET));
 }
 
-void cli_report(const OnnxError *err, const char *file, const char *text, size_t len)
+void report(const OnnxError *err, const char *file, const char *text, size_t len)
 {
 	size_t n = OnnxError_Format(err, file, text, len, NULL, 0);
 	char *buf = malloc(n + 1);
@@ -142,11 +153,11 @@ void cli_report(const OnnxError *err, const char *file, const char *text, size_t
 	free(buf);
 }
 
-char *cli_slurp(const char *path, size_t *len)
+char *slurp(const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f) {
-		cli_fail("cannot open %s: %s", path, strerror(errno));
+		fail("cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	size_t cap = 1 << 16, n = 0;
@@ -163,7 +174,7 @@ char *cli_slurp(const char *path, size_t *len)
 	}
 	int failed = !buf || ferror(f);
 	if (failed)
-		cli_fail("cannot read %s: %s", path, buf ? strerror(errno) : "out of memory");
+		fail("cannot read %s: %s", path, buf ? strerror(errno) : "out of memory");
 	if (f != stdin)
 		fclose(f);
 	if (failed) {
@@ -175,7 +186,7 @@ char *cli_slurp(const char *path, size_t *len)
 	return buf;
 }
 
-const char *cli_display_name(const char *path)
+const char *display_name(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }

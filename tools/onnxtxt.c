@@ -21,25 +21,25 @@ static int write_binary(const Onnx__ModelProto *m, const char *out)
 	OnnxError err;
 	if (out && strcmp(out, "-") != 0) {
 		if (OnnxBinary_WriteFile(m, out, &err) != ONNXTXT_OK) {
-			cli_fail("%s", err.message);
-			return cli_exit_for(err.code);
+			fail("%s", err.message);
+			return exit_for(err.code);
 		}
 		return EXIT_OK;
 	}
 	if (isatty(STDOUT_FILENO)) {
-		cli_fail("refusing to write binary data to a terminal; use -o FILE or a redirection");
+		fail("refusing to write binary data to a terminal; use -o FILE or a redirection");
 		return EXIT_USAGE;
 	}
 	void *data;
 	size_t len;
 	if (OnnxBinary_Write(m, &data, &len, &err) != ONNXTXT_OK) {
-		cli_fail("%s", err.message);
-		return cli_exit_for(err.code);
+		fail("%s", err.message);
+		return exit_for(err.code);
 	}
 	int ok = fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0;
 	free(data);
 	if (!ok) {
-		cli_fail("cannot write to standard output: %s", strerror(errno));
+		fail("cannot write to standard output: %s", strerror(errno));
 		return EXIT_IO;
 	}
 	return EXIT_OK;
@@ -75,18 +75,18 @@ static int decode_model(const char *path, const char *text, size_t len, Onnx__Mo
 		*m = NULL;
 	}
 	if (st != ONNXTXT_OK) {
-		cli_report(&err, cli_display_name(path), binary ? NULL : text, len);
-		return cli_exit_for(st);
+		report(&err, display_name(path), binary ? NULL : text, len);
+		return exit_for(st);
 	}
 	return EXIT_OK;
 }
 
 /* Reads and decodes a model; *text holds the input either way (NULL when it could not
  * be read). */
-static int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
+int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
 {
 	*m = NULL;
-	*text = cli_slurp(path, len);
+	*text = slurp(path, len);
 	return *text ? decode_model(path, *text, *len, m) : EXIT_IO;
 }
 
@@ -129,15 +129,15 @@ static int cmd_to_binary(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage("to-binary: expected exactly one input file");
+		return usage_error("to-binary: expected exactly one input file");
 	const char *in = argv[optind];
 	int to_stdout = !out || strcmp(out, "-") == 0;
 	if (to_stdout && isatty(STDOUT_FILENO)) {
-		cli_fail("refusing to write binary data to a terminal; use -o FILE or a redirection");
+		fail("refusing to write binary data to a terminal; use -o FILE or a redirection");
 		return EXIT_USAGE;
 	}
 	size_t len;
-	char *text = cli_slurp(in, &len);
+	char *text = slurp(in, &len);
 	if (!text)
 		return EXIT_IO;
 	int rc;
@@ -150,17 +150,17 @@ static int cmd_to_binary(int argc, char **argv)
 		 * input as binary after all */
 		if (st == ONNXTXT_OK || err.line == 0) {
 			if (st != ONNXTXT_OK)
-				cli_fail("%s", err.message);
+				fail("%s", err.message);
 			free(text);
-			return cli_exit_for(st);
+			return exit_for(st);
 		}
 	}
 	Onnx__ModelProto *m;
 	rc = decode_model(in, text, len, &m);
 	if (rc == EXIT_OK && embed &&
 	    OnnxModel_EmbedExternalData(m, strcmp(in, "-") ? in : NULL, &err) != ONNXTXT_OK) {
-		cli_fail("%s", err.message);
-		rc = cli_exit_for(err.code);
+		fail("%s", err.message);
+		rc = exit_for(err.code);
 	}
 	if (rc == EXIT_OK)
 		rc = write_binary(m, out);
@@ -201,8 +201,8 @@ static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out
 		snprintf(err.message, sizeof err.message, "cannot write to standard output: %s", strerror(errno));
 	}
 	if (st != ONNXTXT_OK)
-		cli_fail("%s", err.message);
-	return cli_exit_for(st);
+		fail("%s", err.message);
+	return exit_for(st);
 }
 
 
@@ -218,7 +218,7 @@ static int check_output(const char *out)
 	free(dir);
 	if (!err)
 		return EXIT_OK;
-	cli_fail("cannot write %s: %s", out, strerror(err));
+	fail("cannot write %s: %s", out, strerror(err));
 	return EXIT_IO;
 }
 
@@ -228,8 +228,8 @@ static int externalize(Onnx__ModelProto *m, const char *out, const char *locatio
 	OnnxError err;
 	if (OnnxModel_ExternalizeData(m, out, location, threshold, &err) == ONNXTXT_OK)
 		return EXIT_OK;
-	cli_fail("%s", err.message);
-	return cli_exit_for(err.code);
+	fail("%s", err.message);
+	return exit_for(err.code);
 }
 
 /* A byte count: decimal digits only (strtoull alone would take " -1" and "+5"). */
@@ -267,7 +267,7 @@ static int cmd_to_text(int argc, char **argv)
 			external = optarg;
 		else if (c == OPT_THRESHOLD) {
 			if (!parse_size(optarg, &threshold))
-				return cli_usage("to-text: --size-threshold needs a number of bytes, not '%s'", optarg);
+				return usage_error("to-text: --size-threshold needs a number of bytes, not '%s'", optarg);
 		}
 		else if (c == OPT_NO_ANNOTATIONS)
 			flags |= ONNXTXT_PRINT_NO_ANNOTATIONS;
@@ -283,7 +283,7 @@ static int cmd_to_text(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage("to-text: expected exactly one input file");
+		return usage_error("to-text: expected exactly one input file");
 	size_t len;
 	char *text;
 	Onnx__ModelProto *m;
@@ -340,25 +340,25 @@ enum { FMT_PRINT, FMT_IN_PLACE, FMT_CHECK };
 static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
 {
 	size_t len, plen;
-	char *text = cli_slurp(path, &len), *pretty = NULL;
+	char *text = slurp(path, &len), *pretty = NULL;
 	if (!text)
 		return EXIT_IO;
 	int rc = EXIT_OK;
 	Onnx__ModelProto *m = NULL;
 	OnnxError err;
-	const char *name = cli_display_name(path);
+	const char *name = display_name(path);
 	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK) {
 		/* text may hold control bytes (in strings), so only a failed parse says binary */
 		Onnx__ModelProto *b = NULL;
 		if (looks_binary(text, len) && OnnxBinary_Read(text, len, &b, NULL) == ONNXTXT_OK)
-			cli_fail("%s is a binary model; fmt formats text (use to-text)", name);
+			fail("%s is a binary model; fmt formats text (use to-text)", name);
 		else
-			cli_report(&err, name, text, len);
+			report(&err, name, text, len);
 		OnnxProto_Free(b);
-		rc = cli_exit_for(err.code);
+		rc = exit_for(err.code);
 	} else if (OnnxPrinter_Print(m, 0, &pretty, &plen, &err) != ONNXTXT_OK) {
-		cli_fail("%s", err.message);
-		rc = cli_exit_for(err.code);
+		fail("%s", err.message);
+		rc = exit_for(err.code);
 	} else {
 		*changed = plen != len || memcmp(pretty, text, len) != 0;
 		if (mode == FMT_CHECK) {
@@ -366,14 +366,14 @@ static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
 				printf("%s\n", name);
 		} else if (mode == FMT_IN_PLACE) {
 			if (*changed && has_comments(text, len) && !drop_comments) {
-				cli_fail("%s: left as it is: formatting would drop its comments (--drop-comments allows it)",
+				fail("%s: left as it is: formatting would drop its comments (--drop-comments allows it)",
 				     name);
 				rc = EXIT_INPUT;
 			} else if (*changed) {
 				rc = write_text(m, 0, path);
 			}
 		} else if (fwrite(pretty, 1, plen, stdout) != plen) {
-			cli_fail("cannot write to standard output: %s", strerror(errno));
+			fail("cannot write to standard output: %s", strerror(errno));
 			rc = EXIT_IO;
 		}
 	}
@@ -408,12 +408,12 @@ static int cmd_fmt(int argc, char **argv)
 		}
 	}
 	if (optind == argc)
-		return cli_usage("fmt: expected at least one file");
+		return usage_error("fmt: expected at least one file");
 	if (in_place && check)
-		return cli_usage("fmt: -i and --check exclude each other");
+		return usage_error("fmt: -i and --check exclude each other");
 	for (int i = optind; in_place && i < argc; i++)
 		if (strcmp(argv[i], "-") == 0)
-			return cli_usage("fmt: -i cannot rewrite standard input");
+			return usage_error("fmt: -i cannot rewrite standard input");
 	int mode = in_place ? FMT_IN_PLACE : check ? FMT_CHECK : FMT_PRINT;
 	int rc = EXIT_OK, any_changed = 0;
 	for (int i = optind; i < argc; i++) {
@@ -444,10 +444,10 @@ static const char check_help[] =
 static int check_one(const char *path)
 {
 	size_t len;
-	char *text = cli_slurp(path, &len);
+	char *text = slurp(path, &len);
 	if (!text)
 		return EXIT_IO;
-	const char *name = cli_display_name(path);
+	const char *name = display_name(path);
 	OnnxError err, *problems = NULL;
 	size_t count = 0;
 	OnnxStatus st = ONNXTXT_ERR_SYNTAX;
@@ -466,14 +466,14 @@ static int check_one(const char *path)
 	}
 	if (rc == EXIT_OK && st == ONNXTXT_ERR_INVALID)
 		for (size_t i = 0; i < count; i++)
-			cli_report(&problems[i], name, shown, len);
+			report(&problems[i], name, shown, len);
 	else if (rc == EXIT_OK && st != ONNXTXT_OK)
-		cli_fail("%s: %s", name, err.message);
+		fail("%s: %s", name, err.message);
 	if (rc == EXIT_OK && st == ONNXTXT_OK && !cli_quiet)
 		printf("%s: ok\n", name);
 	free(problems);
 	free(text);
-	return rc != EXIT_OK ? rc : cli_exit_for(st);
+	return rc != EXIT_OK ? rc : exit_for(st);
 }
 
 static int cmd_check(int argc, char **argv)
@@ -489,7 +489,7 @@ static int cmd_check(int argc, char **argv)
 			return cli_bad_option("check", c, argv);
 	}
 	if (optind == argc)
-		return cli_usage("check: expected at least one model");
+		return usage_error("check: expected at least one model");
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc; i++) {
 		int one = check_one(argv[i]);
@@ -532,7 +532,7 @@ static int cmd_dot(int argc, char **argv)
 			return cli_bad_option("dot", c, argv);
 	}
 	if (optind != argc - 1)
-		return cli_usage("dot: expected exactly one model");
+		return usage_error("dot: expected exactly one model");
 	size_t len;
 	char *text;
 	Onnx__ModelProto *m;
@@ -542,8 +542,8 @@ static int cmd_dot(int argc, char **argv)
 	if (rc == EXIT_OK)
 		st = out && strcmp(out, "-") ? OnnxPrinter_DotFile(m, out, &err) : OnnxPrinter_Dot(m, stdout, &err);
 	if (st != ONNXTXT_OK) {
-		cli_fail("%s", err.message);
-		rc = cli_exit_for(st);
+		fail("%s", err.message);
+		rc = exit_for(st);
 	}
 	OnnxProto_Free(m);
 	free(text);
@@ -560,6 +560,8 @@ static const char main_help[] =
 	"  fmt [-i|--check] FILE   rewrite text models in the canonical layout\n"
 	"  check MODEL...          check models for structural errors\n"
 	"  dot MODEL [-o OUT]      draw a model's graph for Graphviz (| dot -Tsvg > m.svg)\n"
+	"  run MODEL [--input ...] evaluate a model and print its outputs\n"
+	"  test PATH...            run self-contained text cases and backend test folders\n"
 	"\n"
 	"Options (also accepted after COMMAND):\n"
 	"  -q, --quiet        print nothing but errors\n"
@@ -571,9 +573,11 @@ static const char main_help[] =
 	"Exit status:\n"
 	"  0  success\n"
 	"  1  an input model is invalid (syntax, values, malformed binary, a limit, a check\n"
-	"     problem), or fmt --check found a file that is not canonical\n"
+	"     problem), fmt --check found a file that is not canonical, run could not\n"
+	"     evaluate a model, or test had a failing case\n"
 	"  2  usage error\n"
 	"  3  a file could not be read or written\n"
+	"  77 test: every case was skipped (operators the evaluator does not support)\n"
 	"\n"
 	"Manual: man onnxtxt. Every command has --help.\n";
 
@@ -586,6 +590,8 @@ static const struct command {
 	{"fmt", cmd_fmt},
 	{"check", cmd_check},
 	{"dot", cmd_dot},
+	{"run", cmd_run},
+	{"test", cmd_test},
 };
 
 /* The options before the command; returns the index of the command, or -1 after
@@ -610,7 +616,7 @@ static int global_options(int argc, char **argv, int *rc)
 			return *rc = EXIT_USAGE, -1;
 	}
 	if (optind == argc)
-		return *rc = cli_usage("missing command"), -1;
+		return *rc = usage_error("missing command"), -1;
 	return optind;
 }
 
@@ -625,5 +631,5 @@ int main(int argc, char **argv)
 			optind = 0; /* glibc: start afresh, argument order rules included */
 			return commands[i].run(argc - at, argv + at);
 		}
-	return cli_usage("unknown command '%s'", cmd);
+	return usage_error("unknown command '%s'", cmd);
 }
