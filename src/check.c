@@ -402,9 +402,11 @@ static int attr_type(const Onnx__AttributeProto *a)
 
 static void check_attr_type(ctx *c, const Onnx__AttributeProto *a, const spec_attr *sa)
 {
-	int type = attr_type(a);
+	int type = attr_type(a), vtype = 0;
 	if (!type || (a->ref_attr_name && *a->ref_attr_name))
 		return;
+	if (value_fields(a, &vtype) == 1 && vtype != type)
+		return; /* declared one type, holds another: check_attribute says so */
 	char want[64] = "";
 	size_t used = 0;
 	for (size_t i = 0; i < sa->ntypes; i++) {
@@ -595,8 +597,7 @@ static void check_inputs(ctx *c, const Onnx__NodeProto *n, const scope *sc, cons
 				"input '%s' is used before node[%d] defines it: nodes must be in topological order", in,
 				(int)*def);
 		else
-			problem(c, n, P_INPUT, i, "input '%s' is not defined (no input, initializer or node output has this name)",
-				in);
+			problem(c, n, P_INPUT, i, "input '%s' is not defined anywhere", in);
 	}
 }
 
@@ -686,8 +687,8 @@ static void check_initializers(ctx *c, const Onnx__GraphProto *g, scope *sc)
 		check_tensor(c, t, t);
 		if (*name && c->ir_version <= 3 && !ox_names_get(&sc->defs, name))
 			problem(c, t, P_ALL, 0, "initializer '%s' is not a graph input, as IR version 3 and earlier require", name);
-		else if (*name && !ox_names_put(&sc->defs, name, DEF_INIT))
-			c->nomem = true;
+		if (*name && !ox_names_put(&sc->defs, name, DEF_INIT))
+			c->nomem = true; /* defined all the same: one problem is enough */
 		path_pop(c, old);
 	}
 	ox_names_free(&seen);
@@ -702,8 +703,7 @@ static void check_outputs(ctx *c, const Onnx__GraphProto *g, const scope *sc, bo
 		bool outer;
 		if (vi->name && *vi->name && !lookup(sc, vi->name, &outer)) {
 			size_t old = path_push(c, ".output[%zu]", i);
-			problem(c, vi, P_ALL, 0, "output '%s' is not defined (no node, input or initializer has this name)",
-				vi->name);
+			problem(c, vi, P_ALL, 0, "output '%s' is not defined anywhere", vi->name);
 			path_pop(c, old);
 		}
 	}
@@ -784,8 +784,10 @@ static void check_header(ctx *c, const Onnx__ModelProto *m, ox_names *opsets)
 	else if (c->ir_version > 0 && c->ir_version < 3 && m->n_opset_import)
 		problem(c, m->opset_import[0], P_ALL, 0, "opset_import needs IR version 3 or later, not %lld",
 			(long long)c->ir_version);
-	else if (!m->n_opset_import && !ox_names_put(opsets, "", 1))
-		c->nomem = true; /* before IR version 3: the first opset, implied */
+	/* Before IR version 3 the first opset is implied. Without an opset_import (reported
+	 * above) the version is unknown: nodes are checked as if it were a later one. */
+	if (!m->n_opset_import && !ox_names_put(opsets, "", c->ir_version >= 3 ? INTPTR_MAX : 1))
+		c->nomem = true;
 }
 
 static OnnxStatus check_model(ctx *c, const Onnx__ModelProto *m, OnnxError **problems, size_t *count, OnnxError *err)
