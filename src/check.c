@@ -479,9 +479,10 @@ static void check_arity(ctx *c, const Onnx__NodeProto *n, const char *what, size
 
 /* An operator of the default domain, against check_ops.h: it exists in the imported
  * opset, takes as many inputs and outputs as some version of it does, and has the
- * attributes it requires and no others, of the right types. The table
- * knows opsets up to OX_ATTRS_OPSET; newer ones may add operators and attributes, so
- * beyond it only the types of the attributes it knows are checked. */
+ * attributes it requires and no others, of the right types. The table knows opsets up to
+ * OX_ATTRS_OPSET; newer ones add operators, inputs and attributes (ReduceMean's axes
+ * became an input in opset 18), so beyond it only the types of the attributes it knows
+ * are checked. */
 static void check_op(ctx *c, const Onnx__NodeProto *n, int64_t version)
 {
 	const struct op_attrs *op = op_find(n->op_type);
@@ -498,8 +499,10 @@ static void check_op(ctx *c, const Onnx__NodeProto *n, int64_t version)
 			op->since, (long long)version);
 		return;
 	}
-	check_arity(c, n, "input", n->n_input, op->min_in, op->max_in);
-	check_arity(c, n, "output", n->n_output, op->min_out, op->max_out);
+	if (known_version) {
+		check_arity(c, n, "input", n->n_input, op->min_in, op->max_in);
+		check_arity(c, n, "output", n->n_output, op->min_out, op->max_out);
+	}
 	spec_attr sa;
 	for (const char *s = op->attrs; next_attr(&s, &sa);) {
 		const Onnx__AttributeProto *a = find_attr(n, sa.name, sa.len);

@@ -187,6 +187,9 @@ START_TEST(default_domain_and_versions)
 	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 21]>\n"
 				       "g (float[N] p) => (float[N] y) { y = Gelu <approximate = \"tanh\"> (p) }"),
 			 "ok");
+	ck_assert_str_eq(first_problem("<ir_version: 9, opset_import: [\"\" : 18]>\n"
+				       "g (float[N] p, int64[1] a) => (float[1] y) { y = ReduceMean (p, a) }"),
+			 "ok");
 	/* ... but the types of the attributes it knows are */
 	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 21]>\n"
 				       "g (float[N] p) => (float[N] y) { y = LeakyRelu <alpha = 1> (p) }"),

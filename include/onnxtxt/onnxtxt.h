@@ -147,13 +147,16 @@ ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *model, cons
  *     form (no name defined twice, none shadowing an enclosing graph's); every node input
  *     defined before the node (nodes in topological order, sub-graphs seeing the names of
  *     the graphs around them); every graph and function output defined;
- *   - required fields: names, op types, types with element type and shape for the main
- *     graph's inputs, outputs and value infos, tensor element types, one data field of the
- *     right kind per tensor;
+ *   - required fields: names (graphs and functions included), op types, nodes with an
+ *     input or an output, types with an element type and a shape for the main graph's
+ *     inputs and outputs, tensor element types, one data field of the right kind per
+ *     tensor;
  *   - attributes: a name, a type, one value of that type, no name twice in a node,
- *     references ("@name") only in functions; for operators of the default domain, that
- *     the operator exists in the imported opset and has the attributes it requires and no
- *     others, of the types the operator schemas of opsets 1 to 17 give them.
+ *     references ("@name") only in functions;
+ *   - operators of the default domain, as the operator schemas of opsets 1 to 17 describe
+ *     them: the operator exists in the imported opset, takes as many inputs and outputs
+ *     as some version of it does, and has the attributes it requires and no others, of
+ *     the right types. For a later opset only the types of known attributes are checked.
  * Returns ONNXTXT_OK, or ONNXTXT_ERR_INVALID with the first problem in *err. When problems
  * is not NULL, it receives a malloc'd array of every problem found (at most
  * ONNXTXT_MAX_PROBLEMS), in model order, for the caller to free; *count their number.
