@@ -183,9 +183,20 @@ START_TEST(default_domain_and_versions)
 	ck_assert_str_eq(first_problem("<ir_version: 8, opset_import: [\"ai.onnx\" : 17]>\n"
 				       "g (float[N] p) => (float[N] y) { y = ai.onnx.Relu (p) }"),
 			 "ok");
-	/* beyond the table's opsets, operators and attribute names are not judged ... */
+	/* operators of opsets 18 to 23 are known by name ... */
 	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 21]>\n"
 				       "g (float[N] p) => (float[N] y) { y = Gelu <approximate = \"tanh\"> (p) }"),
+			 "ok");
+	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 21]>\n"
+				       "g (float[N] p) => (float[N] y) { y = Gelx (p) }"),
+			 "2:38: graph.node[0] (Gelx): no operator 'Gelx' in the default domain (did you mean 'Gelu'?)");
+	ck_assert_str_eq(first_problem("<ir_version: 9, opset_import: [\"\" : 19]>\n"
+				       "g (float[N] p) => (float[N] y) { y = Gelu (p) }"),
+			 "2:38: graph.node[0] (Gelu): the operator first appears in opset 20, but the default domain "
+			 "is imported at opset 19");
+	/* ... beyond opset 23, not even that, and beyond 17 no inputs, outputs or attribute names */
+	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 99]>\n"
+				       "g (float[N] p) => (float[N] y) { y = Gelx (p) }"),
 			 "ok");
 	ck_assert_str_eq(first_problem("<ir_version: 9, opset_import: [\"\" : 18]>\n"
 				       "g (float[N] p, int64[1] a) => (float[1] y) { y = ReduceMean (p, a) }"),
