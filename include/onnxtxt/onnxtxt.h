@@ -153,10 +153,11 @@ ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *model, cons
  *     tensor;
  *   - attributes: a name, a type, one value of that type, no name twice in a node,
  *     references ("@name") only in functions;
- *   - operators of the default domain, as the operator schemas of opsets 1 to 17 describe
- *     them: the operator exists in the imported opset, takes as many inputs and outputs
- *     as some version of it does, and has the attributes it requires and no others, of
- *     the right types. For a later opset only the types of known attributes are checked.
+ *   - operators of the default domain: the operator exists in the imported opset (names
+ *     are known up to opset 23), takes as many inputs and outputs as some version of it
+ *     does, and has the attributes it requires and no others, of the right types, as the
+ *     operator schemas of opsets 1 to 17 describe them; for a later opset only the types
+ *     of known attributes are checked.
  * Returns ONNXTXT_OK, or ONNXTXT_ERR_INVALID with the first problem in *err. When problems
  * is not NULL, it receives a malloc'd array of every problem found (at most
  * ONNXTXT_MAX_PROBLEMS), in model order, for the caller to free; *count their number.
