@@ -409,7 +409,8 @@ OnnxStatus OnnxPrinter_Dot(const Onnx__ModelProto *model, FILE *f, OnnxError *er
 		    "fillcolor=\"#f3f4f6\"];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#555555\"];\n");
 	if (g)
 		render_graph(&d, 0, g, NULL, 0);
-	ox_put(&o, d.edges.buf, d.edges.len);
+	if (d.edges.len) /* no memcpy from the NULL buffer of a graph without edges */
+		ox_put(&o, d.edges.buf, d.edges.len);
 	ox_puts(&o, "}\n");
 	d.nomem |= d.edges.failed;
 	ox_out_free(&d.edges);

@@ -104,9 +104,16 @@ if command -v dot >/dev/null 2>&1; then
 		status=$?
 		check "dot: Graphviz renders $f without a message" '[ "$status" -eq 0 ] && empty err.txt && has picture.svg "<svg"'
 	done
-	for f in "$root"/corpus/golden/*.onnxtxt "$root"/corpus/valid/*.onnxtxt; do
-		"$cli" dot "$f" >any.dot 2>/dev/null || continue
-		dot -Tsvg any.dot >/dev/null 2>err.txt && empty err.txt || not_ok "dot: Graphviz renders $(basename "$f")"
+	for f in "$root"/corpus/*/*.onnxtxt; do
+		"$cli" dot "$f" >any.dot 2>err.txt
+		status=$?
+		# 1: not a model (an error case, an entry other than a model); sanitizers report
+		# on stderr whatever the status
+		if [ "$status" -gt 1 ] || grep -q 'runtime error\|Sanitizer' err.txt; then
+			not_ok "dot: $(basename "$f") exits $status" "$(head -c 400 err.txt)"
+		elif [ "$status" -eq 0 ]; then
+			dot -Tsvg any.dot >/dev/null 2>err.txt && empty err.txt || not_ok "dot: Graphviz renders $(basename "$f")"
+		fi
 	done
 	ok "dot: Graphviz renders every corpus model that reads"
 	"$cli" dot "$mlp" | dot -Tsvg >pipe.svg 2>err.txt
