@@ -71,6 +71,22 @@ for f in "$root"/corpus/check/*.onnxtxt; do
 done
 ok "check: every file of corpus/check exits 1"
 
+# ---- fmt keeps test cases -----------------------------------------------------------------------
+
+# A test case's "#@ input" and "#@ expect" lines are comments to the parser: fmt -i must
+# not drop them unless told to.
+printf '#@ input x = float[2] {1, -1}\n#@ expect y = float[2] {1, 0}\n<ir_version: 8, opset_import: ["" : 17]>\ng (float[2] x) => (float[2] y) { y = Relu(x) }\n' >case.onnxtxt
+cp case.onnxtxt case.copy
+if run 1 "fmt -i: a test case without other comments is left alone" fmt -i case.onnxtxt; then
+	check "fmt -i: the test case is untouched and the reason given" \
+		"same case.onnxtxt case.copy && has err.txt 'would drop its comments'"
+fi
+run 0 "fmt -i --drop-comments rewrites a test case" fmt -i --drop-comments case.onnxtxt &&
+	check "fmt -i --drop-comments: the case lines are gone, as asked" "! grep -q '^#@ input' case.onnxtxt"
+printf '<ir_version: 8, opset_import: ["" : 17]>\n#@ doc_string: "d"\ng (float[2] x) => (float[2] y) { y = Relu(x) }\n' >annotated.onnxtxt
+run 0 "fmt -i: annotations are not comments" fmt -i annotated.onnxtxt &&
+	check "fmt -i: the annotated file is rewritten with its annotation" "has annotated.onnxtxt '#@ doc_string: \"d\"'"
+
 # ---- dot --------------------------------------------------------------------------------------
 
 if run 0 "dot: exits 0" dot "$control"; then

@@ -302,12 +302,14 @@ static int cmd_to_text(int argc, char **argv)
 
 static const char fmt_help[] =
 	"Usage: onnxtxt fmt [-i | --check] [--drop-comments] FILE...\n"
-	"Rewrite models in the textual syntax in the canonical layout. Comments are not kept\n"
-	"(annotations, the '#@' lines, are).\n"
+	"Rewrite models in the textual syntax in the canonical layout. Comments, a test case's\n"
+	"'#@ input' and '#@ expect' lines among them, are not kept; annotations (the other '#@'\n"
+	"lines) are.\n"
 	"\n"
 	"  FILE             a text model, or - for standard input\n"
 	"  -i               rewrite each file in place (atomically) instead of printing it;\n"
-	"                   a file with comments is left alone unless --drop-comments\n"
+	"                   a file with comments (test case lines included) is left alone\n"
+	"                   unless --drop-comments\n"
 	"  --check          print nothing but the names of files that are not canonical;\n"
 	"                   exit 1 if there are any\n"
 	"  --drop-comments  let -i rewrite files that have comments\n"
@@ -316,8 +318,24 @@ static const char fmt_help[] =
 	"Exit status: 0 done (with --check: every file is canonical), 1 a model is invalid or,\n"
 	"with --check, a file is not canonical, 2 usage error, 3 file error.\n";
 
+/* Whether a "#@" line at t is a test case's "#@ input" or "#@ expect" line, which the
+ * lexer reads as a comment. */
+static int case_line(const char *t, size_t n)
+{
+	size_t i = 2;
+	while (i < n && (t[i] == ' ' || t[i] == '\t'))
+		i++;
+	for (int k = 0; k < 2; k++) {
+		const char *word = k ? "expect" : "input";
+		size_t w = strlen(word);
+		if (n - i > w && !memcmp(t + i, word, w) && (t[i + w] == ' ' || t[i + w] == '\t'))
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether text has comments ('#' outside strings, but for "#@" annotation lines), which
- * the canonical text cannot keep. */
+ * the canonical text cannot keep; a test case's lines are comments too. */
 static int has_comments(const char *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -325,7 +343,7 @@ static int has_comments(const char *t, size_t n)
 			for (i++; i < n && t[i] != '"'; i++)
 				i += t[i] == '\\';
 		} else if (t[i] == '#') {
-			if (i + 1 == n || t[i + 1] != '@')
+			if (i + 1 == n || t[i + 1] != '@' || case_line(t + i, n - i))
 				return 1;
 			while (i < n && t[i] != '\n')
 				i++;
