@@ -12,7 +12,8 @@
 	OX_OPS_NN(X) \
 	OX_OPS_TENSOR(X) \
 	OX_OPS_SEQUENCE(X) \
-	OX_OPS_CONTROL(X)
+	OX_OPS_CONTROL(X) \
+	OX_OPS_MORE(X)
 
 /* core.c */
 #define OX_OPS_CORE(X) \
@@ -36,5 +37,14 @@
 
 /* control.c: If, Loop, Scan */
 #define OX_OPS_CONTROL(X)
+
+/* quant.c, resize.c, einsum.c, signal.c, random.c, attention.c, misc.c: quantization,
+ * resampling, Einsum, signal processing, random generators and the remaining operators */
+#define OX_OPS_MORE(X) \
+	X(DequantizeLinear) \
+	X(DynamicQuantizeLinear) \
+	X(QLinearConv) \
+	X(QLinearMatMul) \
+	X(QuantizeLinear)
 
 #endif
