@@ -125,6 +125,14 @@ int64_t ox_more_scalar_i64(const ox_val *t)
 	return t->count ? ox_get_i64(t, 0) : 0;
 }
 
+int ox_more_in_int(ox_k *k, int i, int64_t *v, const char *what)
+{
+	int64_t n = ox_in_ints(k, i, v, 1, what);
+	if (n == 0)
+		return ox_kfail(k, "%s must hold one value, not none", what);
+	return n < 0 ? -1 : 0;
+}
+
 void ox_more_strides(int rank, const int64_t *dims, int64_t *strides)
 {
 	int64_t s = 1;

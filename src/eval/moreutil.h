@@ -26,6 +26,9 @@ int ox_more_check_type(ox_k *k, const ox_val *t, const char *what, const int *ty
 double ox_more_scalar_f64(const ox_val *t);
 int64_t ox_more_scalar_i64(const ox_val *t);
 
+/* Input i as one integer (a scalar or one-element int32/int64 tensor); -1 after failing. */
+int ox_more_in_int(ox_k *k, int i, int64_t *v, const char *what);
+
 /* Row-major strides of dims (in elements). */
 void ox_more_strides(int rank, const int64_t *dims, int64_t *strides);
 

@@ -41,10 +41,22 @@
 /* quant.c, resize.c, einsum.c, signal.c, random.c, attention.c, misc.c: quantization,
  * resampling, Einsum, signal processing, random generators and the remaining operators */
 #define OX_OPS_MORE(X) \
+	X(Bernoulli) \
+	X(BlackmanWindow) \
+	X(DFT) \
 	X(DequantizeLinear) \
 	X(DynamicQuantizeLinear) \
+	X(HammingWindow) \
+	X(HannWindow) \
+	X(MelWeightMatrix) \
+	X(Multinomial) \
 	X(QLinearConv) \
 	X(QLinearMatMul) \
-	X(QuantizeLinear)
+	X(QuantizeLinear) \
+	X(RandomNormal) \
+	X(RandomNormalLike) \
+	X(RandomUniform) \
+	X(RandomUniformLike) \
+	X(STFT)
 
 #endif
