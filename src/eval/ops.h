@@ -46,6 +46,7 @@
 	X(DFT) \
 	X(DequantizeLinear) \
 	X(DynamicQuantizeLinear) \
+	X(Einsum) \
 	X(HammingWindow) \
 	X(HannWindow) \
 	X(MelWeightMatrix) \
