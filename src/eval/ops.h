@@ -58,6 +58,8 @@
 	X(RandomNormalLike) \
 	X(RandomUniform) \
 	X(RandomUniformLike) \
-	X(STFT)
+	X(Resize) \
+	X(STFT) \
+	X(Upsample)
 
 #endif
