@@ -41,12 +41,14 @@
 /* quant.c, resize.c, einsum.c, signal.c, random.c, attention.c, misc.c: quantization,
  * resampling, Einsum, signal processing, random generators and the remaining operators */
 #define OX_OPS_MORE(X) \
+	X(AffineGrid) \
 	X(Bernoulli) \
 	X(BlackmanWindow) \
 	X(DFT) \
 	X(DequantizeLinear) \
 	X(DynamicQuantizeLinear) \
 	X(Einsum) \
+	X(GridSample) \
 	X(HammingWindow) \
 	X(HannWindow) \
 	X(MelWeightMatrix) \
