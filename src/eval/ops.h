@@ -45,6 +45,7 @@
 	X(Bernoulli) \
 	X(BlackmanWindow) \
 	X(DFT) \
+	X(DeformConv) \
 	X(DequantizeLinear) \
 	X(DynamicQuantizeLinear) \
 	X(Einsum) \
@@ -53,6 +54,7 @@
 	X(HannWindow) \
 	X(MelWeightMatrix) \
 	X(Multinomial) \
+	X(NonMaxSuppression) \
 	X(QLinearConv) \
 	X(QLinearMatMul) \
 	X(QuantizeLinear) \
@@ -62,6 +64,7 @@
 	X(RandomUniformLike) \
 	X(Resize) \
 	X(STFT) \
+	X(TfIdfVectorizer) \
 	X(Upsample)
 
 #endif
