@@ -42,6 +42,7 @@
  * resampling, Einsum, signal processing, random generators and the remaining operators */
 #define OX_OPS_MORE(X) \
 	X(AffineGrid) \
+	X(Attention) \
 	X(Bernoulli) \
 	X(BlackmanWindow) \
 	X(DFT) \
@@ -63,6 +64,7 @@
 	X(RandomUniform) \
 	X(RandomUniformLike) \
 	X(Resize) \
+	X(RotaryEmbedding) \
 	X(STFT) \
 	X(TfIdfVectorizer) \
 	X(Upsample)
