@@ -55,6 +55,7 @@
 	X(HannWindow) \
 	X(MelWeightMatrix) \
 	X(Multinomial) \
+	X(NegativeLogLikelihoodLoss) \
 	X(NonMaxSuppression) \
 	X(QLinearConv) \
 	X(QLinearMatMul) \
@@ -66,6 +67,7 @@
 	X(Resize) \
 	X(RotaryEmbedding) \
 	X(STFT) \
+	X(SoftmaxCrossEntropyLoss) \
 	X(TfIdfVectorizer) \
 	X(Upsample)
 
