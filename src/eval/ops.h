@@ -68,6 +68,7 @@
 	X(RotaryEmbedding) \
 	X(STFT) \
 	X(SoftmaxCrossEntropyLoss) \
+	X(TensorScatter) \
 	X(TfIdfVectorizer) \
 	X(Upsample)
 
