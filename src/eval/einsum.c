@@ -406,8 +406,10 @@ static void classify(const term *a, const term *b, const bool *keep, plan *p)
 static int64_t label_dim(const term *a, const term *b, int l)
 {
 	int i = find(a->lab, a->nl, l), j = find(b->lab, b->nl, l);
-	int64_t x = i >= 0 ? a->dims[i] : 1, y = j >= 0 ? b->dims[j] : 1;
-	return x > y ? x : y;
+	if (i < 0 || j < 0)
+		return i < 0 ? b->dims[j] : a->dims[i];
+	/* a shared label broadcasts from size 1 (to 0 as well) */
+	return a->dims[i] == 1 ? b->dims[j] : a->dims[i];
 }
 
 static void push(int *lab, int64_t *dims, int *n, int l, int64_t d)
