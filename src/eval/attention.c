@@ -165,7 +165,7 @@ static int attn_shapes(ox_k *k, attn *A, const ox_val *q, const ox_val *kk, cons
 		return ox_kfail(k, "Q, K and V must all be 3-D or all 4-D");
 	if (A->k_.b != A->q.b || A->v.b != A->q.b || A->k_.d != A->q.d || A->v.h != A->k_.h || A->v.s != A->k_.s)
 		return ox_kfail(k, "Q, K and V do not agree: batch, K's head size and K/V heads and lengths must match");
-	if (A->q.h % A->k_.h)
+	if (A->k_.h == 0 || A->q.h % A->k_.h)
 		return ox_kfail(k, "the %lld query heads cannot be grouped over %lld key/value heads", (long long)A->q.h,
 				(long long)A->k_.h);
 	A->group = A->q.h / A->k_.h;

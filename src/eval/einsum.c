@@ -63,6 +63,8 @@ static int parse_term(einsum *E, const char *s, size_t n, int rank, int *lab, in
 				rank);
 	if (ell < 0)
 		e = 0;
+	if (letters + e > MAXL)
+		return ox_kfail(E->k, "equation: term '%.*s' has too many labels", (int)n, s);
 	int j = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '.') {

@@ -154,6 +154,8 @@ static int gs_params(ox_k *k, const ox_val *x, const ox_val *grid, gs *G)
 	int64_t total = 1;
 	for (int d = 0; d < G->nsp; d++) {
 		G->in[d] = x->dims[2 + d];
+		if (G->in[d] == 0 && grid->count > 0 && x->dims[1] > 0)
+			return ox_kfail(k, "X's spatial dimension %d is empty: there is nothing to sample", d);
 		G->lo[d] = G->align ? 0 : -0.5;
 		G->hi[d] = G->align ? (double)G->in[d] - 1 : (double)G->in[d] - 0.5;
 		total *= G->ntap;
@@ -232,6 +234,24 @@ static double base_coord(int64_t i, int64_t n, bool align)
 	return -1 + (2.0 * (double)i + 1) / (double)n;
 }
 
+/* Grid point p of r spatial dims sp: theta (r x (r + 1)) times the homogeneous base point
+ * (x, y[, z], 1), x from the innermost dim. */
+static void affine_point(const double *theta, const int64_t *sp, int r, int64_t p, bool align, double *out)
+{
+	double h[4] = {0, 0, 0, 1};
+	for (int d = r - 1; d >= 0; d--) {
+		h[r - 1 - d] = base_coord(p % sp[d], sp[d], align);
+		p /= sp[d];
+	}
+	h[r] = 1;
+	for (int i = 0; i < r; i++) {
+		double s = 0;
+		for (int j = 0; j <= r; j++)
+			s += theta[i * (r + 1) + j] * h[j];
+		out[i] = s;
+	}
+}
+
 int ox_op_AffineGrid(ox_k *k)
 {
 	static const int tt[] = {OX_FLOAT, OX_FLOAT16, OX_DOUBLE, OX_BFLOAT16, 0};
@@ -245,14 +265,12 @@ int ox_op_AffineGrid(ox_k *k)
 	    theta->dims[2] != r + 1)
 		return ox_kfail(k, "size must be [N, C, H, W] or [N, C, D, H, W] and theta [N, 2, 3] or [N, 3, 4] to match");
 	bool align = ox_attr_int(k, "align_corners", 0) != 0;
-	int64_t dims[5] = {size[0]}, npts = 1;
-	for (int d = 0; d < r; d++) {
-		if (size[2 + d] < 0)
-			return ox_kfail(k, "size must not be negative");
-		dims[1 + d] = size[2 + d], npts *= size[2 + d];
-	}
+	int64_t dims[5] = {size[0]};
+	for (int d = 0; d < r; d++)
+		dims[1 + d] = size[2 + d];
 	dims[1 + r] = r;
 	ox_val *y = ox_out_tensor(k, 0, theta->type, r + 2, dims);
+	int64_t npts = y && y->count ? y->count / (size[0] * r) : 0;
 	double *th = y ? ox_more_load(k, theta, "theta") : NULL;
 	double *out = th ? ox_more_alloc(k, y->count, sizeof *out, "grid") : NULL;
 	if (!out) {
@@ -260,22 +278,8 @@ int ox_op_AffineGrid(ox_k *k)
 		return -1;
 	}
 	for (int64_t n = 0; n < size[0]; n++)
-		for (int64_t p = 0; p < npts; p++) {
-			/* the homogeneous point (x, y[, z], 1), x from the innermost dim */
-			double h[4] = {0, 0, 0, 1};
-			for (int64_t d = r - 1, q = p; d >= 0; d--) {
-				h[r - 1 - d] = base_coord(q % size[2 + d], size[2 + d], align);
-				q /= size[2 + d];
-			}
-			h[r] = 1;
-			for (int i = 0; i < r; i++) {
-				const double *row = th + (n * r + i) * (r + 1);
-				double s = 0;
-				for (int j = 0; j <= r; j++)
-					s += row[j] * h[j];
-				out[(n * npts + p) * r + i] = s;
-			}
-		}
+		for (int64_t p = 0; p < npts; p++)
+			affine_point(th + n * r * (r + 1), size + 2, r, p, align, out + (n * npts + p) * r);
 	ox_more_store(y, out);
 	free(th), free(out);
 	return 0;

@@ -111,11 +111,14 @@ int ox_op_NonMaxSuppression(ox_k *k)
 	if (nms_inputs(k, &S, &bx, &sc) < 0)
 		return -1;
 	int64_t most = S.max_out < S.boxes ? S.max_out : S.boxes, rc = -1;
+	int64_t nsel = ox_more_mul(ox_more_mul(S.batches, S.classes), most);
+	if (nsel < 0 || nsel > OX_MAX_ELEMENTS / 3)
+		return ox_kfail(k, "the selection could hold more than %lld boxes", (long long)(OX_MAX_ELEMENTS / 3));
 	double *b = ox_more_load(k, bx, "boxes"), *s = b ? ox_more_load(k, sc, "scores") : NULL;
 	S.bx = b, S.sc = s;
 	if (s && (S.c = ox_more_alloc(k, S.boxes, sizeof *S.c, "candidates")) &&
 	    (S.kept = ox_more_alloc(k, S.boxes, sizeof *S.kept, "candidates")) &&
-	    (S.sel = ox_more_alloc(k, S.batches * S.classes * most * 3, sizeof *S.sel, "selection"))) {
+	    (S.sel = ox_more_alloc(k, nsel * 3, sizeof *S.sel, "selection"))) {
 		for (int64_t i = 0; i < S.batches; i++)
 			for (int64_t j = 0; j < S.classes; j++)
 				nms_class(&S, i, j);
@@ -378,17 +381,16 @@ int ox_op_DeformConv(ox_k *k)
 	double *od = wd ? ox_more_load(k, off, "offset") : NULL;
 	double *md = od && mask ? ox_more_load(k, mask, "mask") : NULL, *bd = od && b ? ox_more_load(k, b, "B") : NULL;
 	bool ok = od && (!mask || md) && (!b || bd);
-	int64_t ncol = D.c * D.ksz;
-	double *col = ok && (D.outsz == 0 || ncol <= INT64_MAX / D.outsz) ? ox_more_alloc(k, ncol * D.outsz, 8, "columns")
-									  : NULL;
+	int64_t ncol = ox_more_mul(ox_more_mul(D.c, D.ksz), D.outsz);
+	double *col = ok && ncol >= 0 ? ox_more_alloc(k, ncol, 8, "columns") : NULL;
 	double *yd = col ? ox_more_alloc(k, y->count, sizeof *yd, "output") : NULL;
 	if (yd) {
 		D.x = xd, D.w = wd, D.off = od, D.mask = md, D.bias = bd;
 		for (int64_t n = 0; n < D.n; n++)
 			deform_image(&D, n, col, yd);
 		ox_more_store(y, yd);
-	} else if (ok && !col && !(D.outsz == 0 || ncol <= INT64_MAX / D.outsz)) {
-		ox_kfail(k, "the column buffer is too large");
+	} else if (ok && ncol < 0) {
+		ox_kfail(k, "the column buffer would have more than %lld elements", (long long)OX_MAX_ELEMENTS);
 	}
 	free(xd), free(wd), free(od), free(md), free(bd), free(col), free(yd);
 	return yd ? 0 : -1;

@@ -133,6 +133,13 @@ int ox_more_in_int(ox_k *k, int i, int64_t *v, const char *what)
 	return n < 0 ? -1 : 0;
 }
 
+int64_t ox_more_mul(int64_t a, int64_t b)
+{
+	if (a < 0 || b < 0 || (b && a > OX_MAX_ELEMENTS / b) || a * b > OX_MAX_ELEMENTS)
+		return -1;
+	return a * b;
+}
+
 void ox_more_strides(int rank, const int64_t *dims, int64_t *strides)
 {
 	int64_t s = 1;

@@ -29,6 +29,9 @@ int64_t ox_more_scalar_i64(const ox_val *t);
 /* Input i as one integer (a scalar or one-element int32/int64 tensor); -1 after failing. */
 int ox_more_in_int(ox_k *k, int i, int64_t *v, const char *what);
 
+/* a * b for non-negative a and b, or -1 when it exceeds OX_MAX_ELEMENTS. */
+int64_t ox_more_mul(int64_t a, int64_t b);
+
 /* Row-major strides of dims (in elements). */
 void ox_more_strides(int rank, const int64_t *dims, int64_t *strides);
 

@@ -107,9 +107,10 @@ static double cubic(double x, double a)
 static int64_t tap_start(const params *p, double scale, int64_t *n)
 {
 	double s = p->antialias && scale < 1 ? scale : 1;
-	int64_t start = p->mode == LINEAR ? (int64_t)floor(-1 / s) + 1 : (int64_t)floor(-2 / s) + 1;
-	*n = 2 - 2 * start;
-	return start;
+	double start = floor((p->mode == LINEAR ? -1 : -2) / s) + 1;
+	start = start < -(double)((int64_t)1 << 30) ? -(double)((int64_t)1 << 30) : start; /* too many; refused */
+	*n = 2 - 2 * (int64_t)start;
+	return (int64_t)start;
 }
 
 /* Weights of taps b + start + t for the source coordinate b + r, r in (0, 1]. */
@@ -339,8 +340,11 @@ static int from_scales(ox_k *k, const ox_val *x, const ox_val *s, const int *ax,
 		double sc = ((const float *)s->data)[i];
 		if (!(sc > 0) || isinf(sc))
 			return ox_kfail(k, "scales[%d] is %g; scales must be positive", i, sc);
+		double out = floor(sc * (double)x->dims[ax[i]]);
+		if (out > (double)OX_MAX_ELEMENTS)
+			return ox_kfail(k, "scales[%d] (%g) makes the output too large", i, sc);
 		P->scale[ax[i]] = sc;
-		P->out[ax[i]] = (int64_t)floor(sc * (double)x->dims[ax[i]]);
+		P->out[ax[i]] = (int64_t)out;
 	}
 	return 0;
 }
@@ -364,8 +368,11 @@ static int from_sizes(ox_k *k, const ox_val *x, const ox_val *s, const int *ax, 
 		keep = policy == 1 ? fmin(keep, P->scale[ax[i]]) : fmax(keep, P->scale[ax[i]]);
 	}
 	for (int i = 0; policy && i < nax; i++) {
+		double out = keep * (double)x->dims[ax[i]] + 0.5;
+		if (out > (double)OX_MAX_ELEMENTS)
+			return ox_kfail(k, "keep_aspect_ratio_policy makes dimension %d too large", ax[i]);
 		P->scale[ax[i]] = keep;
-		P->out[ax[i]] = (int64_t)(keep * (double)x->dims[ax[i]] + 0.5);
+		P->out[ax[i]] = (int64_t)out;
 	}
 	return 0;
 }
@@ -464,8 +471,11 @@ int ox_op_Upsample(ox_k *k)
 	for (int d = 0; d < x->rank; d++) {
 		if (!(s[d] >= 1) || isinf(s[d]))
 			return ox_kfail(k, "scales[%d] is %g; Upsample scales must be at least 1", d, (double)s[d]);
+		double out = floor((double)s[d] * (double)x->dims[d]);
+		if (out > (double)OX_MAX_ELEMENTS)
+			return ox_kfail(k, "scales[%d] (%g) makes the output too large", d, (double)s[d]);
 		P.scale[d] = s[d];
-		P.out[d] = (int64_t)floor((double)s[d] * (double)x->dims[d]);
+		P.out[d] = (int64_t)out;
 	}
 	return resample(k, x, &p, &P);
 }

@@ -193,8 +193,9 @@ int ox_op_DFT(ox_k *k)
 	if (ox_in(k, 1)) {
 		if (ox_more_in_int(k, 1, &d.n, "dft_length") < 0)
 		return -1;
-		if (d.n < 1)
-			return ox_kfail(k, "dft_length must be positive, not %lld", (long long)d.n);
+		if (d.n < 1 || d.n > OX_MAX_ELEMENTS)
+			return ox_kfail(k, "dft_length must be in [1, %lld], not %lld", (long long)OX_MAX_ELEMENTS,
+					(long long)d.n);
 	}
 	d.keep = ox_attr_int(k, "onesided", 0) ? d.n / 2 + 1 : d.n;
 	int64_t dims[OX_MAX_RANK];
@@ -343,10 +344,23 @@ static void mel_points(int64_t nmel, int64_t dft_len, int64_t rate, float lo, fl
 	double step = (double)((hi_mel - lo_mel) / (float)(nmel + 2));
 	for (int64_t i = 0; i < nmel + 2; i++) {
 		double hz = 700.0 * (pow(10.0, ((double)i * step + lo_mel) / 2595.0) - 1.0);
-		bins[i] = (int64_t)floor((double)(dft_len + 1) * hz / (double)rate);
+		double b = floor((double)(dft_len + 1) * hz / (double)rate), big = 0x1p50;
+		bins[i] = isnan(b) ? -1 : (int64_t)(b < -big ? -big : b > big ? big : b);
 	}
 }
 
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Triangle i rises from bin f[i] to f[i + 1] and falls to f[i + 2]; only the bins in
+ * [0, nbins) are visited. */
 static void mel_fill(int64_t nmel, int64_t nbins, const int64_t *f, double *out)
 {
 	memset(out, 0, (size_t)(nbins * nmel) * sizeof *out);
@@ -354,12 +368,10 @@ static void mel_fill(int64_t nmel, int64_t nbins, const int64_t *f, double *out)
 		int64_t lo = f[i], c = f[i + 1], hi = f[i + 2];
 		if (c == lo && c >= 0 && c < nbins)
 			out[c * nmel + i] = 1;
-		for (int64_t j = lo; c > lo && j <= c; j++)
-			if (j >= 0 && j < nbins)
-				out[j * nmel + i] = (double)(j - lo) / (double)(c - lo);
-		for (int64_t j = c; hi > c && j < hi; j++)
-			if (j >= 0 && j < nbins)
-				out[j * nmel + i] = (double)(hi - j) / (double)(hi - c);
+		for (int64_t j = max64(lo, 0); c > lo && j <= min64(c, nbins - 1); j++)
+			out[j * nmel + i] = (double)(j - lo) / (double)(c - lo);
+		for (int64_t j = max64(c, 0); hi > c && j < min64(hi, nbins); j++)
+			out[j * nmel + i] = (double)(hi - j) / (double)(hi - c);
 	}
 }
 
