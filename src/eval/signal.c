@@ -166,12 +166,11 @@ static int dft_axis(ox_k *k, const ox_val *x)
 		axis = v;
 	}
 	int r = x->rank;
-	if (axis < 0)
-		axis += r;
-	if (axis < 0 || axis >= r - 1)
+	int64_t a = axis < 0 ? axis + r : axis;
+	if (a < 0 || a >= r - 1)
 		return ox_kfail(k, "axis %lld is out of range for an input of rank %d (the last dimension holds the "
 				   "real and imaginary parts)", (long long)axis, r);
-	return (int)axis;
+	return (int)a;
 }
 
 int ox_op_DFT(ox_k *k)
