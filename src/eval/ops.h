@@ -121,8 +121,9 @@
 /* control.c: If, Loop, Scan */
 #define OX_OPS_CONTROL(X)
 
-/* quant.c, resize.c, einsum.c, signal.c, random.c, attention.c, misc.c: quantization,
- * resampling, Einsum, signal processing, random generators and the remaining operators */
+/* quant.c, resize.c, gridsample.c, einsum.c, signal.c, random.c, attention.c, loss.c,
+ * misc.c: quantization, resampling, Einsum, signal processing, random generators and the
+ * remaining operators (ImageDecoder is left out: it needs image codecs) */
 #define OX_OPS_MORE(X) \
 	X(AffineGrid) \
 	X(Attention) \
