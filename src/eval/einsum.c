@@ -141,40 +141,24 @@ static int label_sizes(einsum *E, int (*lab)[MAXL], const int *nl, int *uses)
 	return 0;
 }
 
-static int parse(einsum *E, int (*lab)[MAXL], int *nl)
+/* Ellipsis labels were aligned to the largest input rank; renumber them against the most
+ * ellipsis dims any term has, so that label NLETTERS is the output's first one. */
+static void align_ellipsis(einsum *E, int (*lab)[MAXL], const int *nl)
 {
-	size_t n;
-	const char *eq = ox_attr_str(E->k, "equation", NULL, &n);
-	char buf[1024];
-	if (!eq)
-		return ox_kfail(E->k, "attribute 'equation' is required");
-	if (squeeze_spaces(E, eq, n, buf, sizeof buf) < 0)
-		return -1;
-	const char *arrow = strstr(buf, "->");
-	size_t left = arrow ? (size_t)(arrow - buf) : strlen(buf);
-	E->nell = 0;
-	for (int i = 0; i < E->nin; i++)
-		E->nell = E->k->in[i]->rank > E->nell ? E->k->in[i]->rank : E->nell;
-	/* nell is only an upper bound until the terms are read: find the true maximum */
-	int uses[MAXL] = {0}, maxe = 0;
-	if (parse_inputs(E, buf, left, lab, nl) < 0)
-		return -1;
+	int maxe = 0;
 	for (int i = 0; i < E->nin; i++)
 		for (int j = 0; j < nl[i]; j++)
 			if (lab[i][j] >= NLETTERS && E->nell - (lab[i][j] - NLETTERS) > maxe)
 				maxe = E->nell - (lab[i][j] - NLETTERS);
-	int shift = E->nell - maxe;
 	for (int i = 0; i < E->nin; i++)
 		for (int j = 0; j < nl[i]; j++)
-			lab[i][j] -= lab[i][j] >= NLETTERS ? shift : 0;
+			lab[i][j] -= lab[i][j] >= NLETTERS ? E->nell - maxe : 0;
 	E->nell = maxe;
-	if (label_sizes(E, lab, nl, uses) < 0)
-		return -1;
-	if (!arrow) {
-		implicit_output(E, uses, strstr(buf, "...") != NULL);
-		return 0;
-	}
-	if (parse_term(E, arrow + 2, strlen(arrow + 2), -1, E->out, &E->nout) < 0)
+}
+
+static int explicit_output(einsum *E, const char *s, const int *uses)
+{
+	if (parse_term(E, s, strlen(s), -1, E->out, &E->nout) < 0)
 		return -1;
 	for (int j = 0; j < E->nout; j++) {
 		int l = E->out[j];
@@ -185,6 +169,31 @@ static int parse(einsum *E, int (*lab)[MAXL], int *nl)
 			if (E->out[i] == E->out[j])
 				return ox_kfail(E->k, "equation: an output label is repeated");
 	}
+	return 0;
+}
+
+static int parse(einsum *E, int (*lab)[MAXL], int *nl)
+{
+	size_t n;
+	const char *eq = ox_attr_str(E->k, "equation", NULL, &n);
+	char buf[1024];
+	if (!eq)
+		return ox_kfail(E->k, "attribute 'equation' is required");
+	if (squeeze_spaces(E, eq, n, buf, sizeof buf) < 0)
+		return -1;
+	const char *arrow = strstr(buf, "->");
+	E->nell = 0;
+	for (int i = 0; i < E->nin; i++)
+		E->nell = E->k->in[i]->rank > E->nell ? E->k->in[i]->rank : E->nell;
+	int uses[MAXL] = {0};
+	if (parse_inputs(E, buf, arrow ? (size_t)(arrow - buf) : strlen(buf), lab, nl) < 0)
+		return -1;
+	align_ellipsis(E, lab, nl);
+	if (label_sizes(E, lab, nl, uses) < 0)
+		return -1;
+	if (arrow)
+		return explicit_output(E, arrow + 2, uses);
+	implicit_output(E, uses, strstr(buf, "...") != NULL);
 	return 0;
 }
 
