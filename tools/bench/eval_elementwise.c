@@ -120,7 +120,8 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		repeats = atoi(argv[1]) > 0 ? atoi(argv[1]) : repeats;
 	printf("cpu level: %s (ONNXTXT_CPU lowers it)\n", ox_cpu_level_name(ox_cpu_level()));
-	printf("tensors: %zu floats (%.0f MB each); best of %d\n", N, MB, repeats);
+	printf("tensors: %zu floats (%zu MiB each); GB/s is 10^9 bytes moved per second; best of %d\n", N,
+	       N * sizeof(float) >> 20, repeats);
 	float *a = buffer(1.0f), *b = buffer(-0.5f), *y = buffer(0.0f);
 	levels("Add", offsetof(ox_f32_loops, add), true, y, a, b);
 	levels("Relu", offsetof(ox_f32_loops, relu), false, y, a, NULL);
