@@ -54,6 +54,8 @@ ox_tok ox_lex(ox_lexer *L)
 		$ { TOKEN(OX_TOK_EOF); }
 
 		[ \t\n\v\f\r]+ { continue; }
+		/* test-case lines carry values for the evaluator (OnnxCase_Parse), not fields */
+		"#@" [ \t]* ("input" | "expect") [ \t] [^\n\x00]* { continue; }
 		"#@" [^\n\x00]* { TOKEN(TK_ANNOT); }
 		"#" [^\n\x00]* { continue; }
 

@@ -10,19 +10,14 @@
 
 #include <onnxtxt/onnxtxt.h>
 
-enum exit_code {
-	EXIT_OK = 0,
-	EXIT_INPUT = 1, /* the model is invalid: syntax, values, malformed binary, limits */
-	EXIT_USAGE = 2, /* bad command line */
-	EXIT_IO = 3     /* a file could not be read or written */
-};
+#include "cli.h"
 
 /* Long options without a short form. */
 enum { OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED, OPT_DROP_COMMENTS };
 
-static const char *prog = "onnxtxt";
+const char *prog = "onnxtxt";
 
-static int usage_error(const char *fmt, const char *arg)
+int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", prog);
 	fprintf(stderr, fmt, arg);
@@ -30,7 +25,7 @@ static int usage_error(const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
-static int exit_for(OnnxStatus st)
+int exit_for(OnnxStatus st)
 {
 	switch (st) {
 	case ONNXTXT_OK: return EXIT_OK;
@@ -41,7 +36,7 @@ static int exit_for(OnnxStatus st)
 }
 
 /* Prints err as "FILE:LINE:COL: error: ..." with the source line and a caret. */
-static void report(const OnnxError *err, const char *file, const char *text, size_t len)
+void report(const OnnxError *err, const char *file, const char *text, size_t len)
 {
 	size_t n = OnnxError_Format(err, file, text, len, NULL, 0);
 	char *buf = malloc(n + 1);
@@ -55,7 +50,7 @@ static void report(const OnnxError *err, const char *file, const char *text, siz
 }
 
 /* Reads a whole file, or standard input for "-". */
-static char *slurp(const char *path, size_t *len)
+char *slurp(const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f) {
@@ -90,7 +85,7 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static const char *display_name(const char *path)
+const char *display_name(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
@@ -164,7 +159,7 @@ static int decode_model(const char *path, const char *text, size_t len, Onnx__Mo
 
 /* Reads and decodes a model; *text holds the input either way (NULL when it could not
  * be read). */
-static int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
+int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
 {
 	*m = NULL;
 	*text = slurp(path, len);
@@ -493,13 +488,16 @@ static const char main_help[] =
 	"  to-binary IN [-o OUT]   convert a model to a binary .onnx file\n"
 	"  to-text IN [-o OUT]     print a model in the textual syntax\n"
 	"  fmt [-i|--check] FILE   rewrite text models in the canonical layout\n"
+	"  run MODEL [--input ...] evaluate a model and print its outputs\n"
+	"  test PATH...            run self-contained text cases and backend test folders\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help      show this help (COMMAND --help for a command's own)\n"
 	"  -V, --version   show the version\n"
 	"\n"
 	"Exit status: 0 success, 1 invalid input model (or, for fmt --check, a file that is\n"
-	"not canonical), 2 usage error, 3 file error.\n";
+	"not canonical; for run, a model that fails to evaluate; for test, a failed case),\n"
+	"2 usage error, 3 file error, 77 (test) every case was skipped.\n";
 
 int main(int argc, char **argv)
 {
@@ -517,5 +515,9 @@ int main(int argc, char **argv)
 		return cmd_to_text(argc - 1, argv + 1);
 	if (!strcmp(cmd, "fmt"))
 		return cmd_fmt(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "test"))
+		return cmd_test(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", cmd);
 }

@@ -29,6 +29,7 @@
 #define ONNXTXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <onnxtxt/onnx.pb-c.h>
@@ -63,7 +64,9 @@ typedef enum OnnxStatus {
 	ONNXTXT_ERR_BINARY,  /* malformed protobuf bytes */
 	ONNXTXT_ERR_IO,      /* a file could not be read or written (see sys_errno) */
 	ONNXTXT_ERR_NOMEM,   /* out of memory */
-	ONNXTXT_ERR_ARG      /* invalid argument, such as a NULL pointer */
+	ONNXTXT_ERR_ARG,     /* invalid argument, such as a NULL pointer */
+	ONNXTXT_ERR_UNSUPPORTED, /* the evaluator does not support an operator or type */
+	ONNXTXT_ERR_EVAL     /* a model cannot be evaluated: structure, shapes, types */
 } OnnxStatus;
 
 /* Where and why a call failed. Line and column are 1-based (columns count UTF-8
@@ -147,6 +150,115 @@ ONNXTXT_API OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, ch
 ONNXTXT_API OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxError *err);
 ONNXTXT_API OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path,
 					     OnnxError *err);
+
+/* ---- evaluation --------------------------------------------------------------------------
+ * A session runs a model's main graph: bind inputs, run, read outputs. Values are tensors
+ * (every element type), sequences and optionals; they are reference-counted and never
+ * change once made, so binding one to a session or reading an output copies nothing.
+ *
+ *     OnnxSession *s;
+ *     OnnxValue *x, *y;
+ *     float data[4] = {1, -2, 3, -4};
+ *     int64_t dims[2] = {2, 2};
+ *     OnnxSession_New(model, &s, &err);
+ *     OnnxValue_NewTensor(ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, dims, 2, data, &x, &err);
+ *     OnnxSession_SetInput(s, "x", x, &err);
+ *     OnnxSession_Run(s, &err);
+ *     const float *out = OnnxValue_Data(OnnxSession_Output(s, 0));
+ *     OnnxValue_Free(x);
+ *     OnnxSession_Free(s);
+ */
+typedef struct OnnxValue OnnxValue;
+typedef struct OnnxSession OnnxSession;
+
+typedef enum OnnxValueKind {
+	ONNXTXT_VALUE_TENSOR = 1,
+	ONNXTXT_VALUE_SEQUENCE,
+	ONNXTXT_VALUE_OPTIONAL
+} OnnxValueKind;
+
+/* A tensor of elem_type (TensorProto.DataType) with a copy of data: the elements in row-
+ * major order, float16/bfloat16 as uint16_t bits, float8/float4 as one byte of bits each,
+ * int4/uint4/int2/uint2 one per byte, bool as bytes 0/1, complex as pairs, and strings as
+ * an array of NUL-terminated const char *. data may be NULL for zeros (empty strings). */
+ONNXTXT_API OnnxStatus OnnxValue_NewTensor(int elem_type, const int64_t *dims, size_t rank, const void *data,
+					   OnnxValue **out, OnnxError *err);
+/* A value from an Onnx__TensorProto, Onnx__SequenceProto or Onnx__OptionalProto. */
+ONNXTXT_API OnnxStatus OnnxValue_FromProto(const void *message, OnnxValue **out, OnnxError *err);
+/* The value as a new message of the matching kind (free it with OnnxProto_Free); numeric
+ * tensor data is stored in raw_data. */
+ONNXTXT_API OnnxStatus OnnxValue_ToProto(const OnnxValue *v, const char *name, void **message, OnnxError *err);
+/* Reads and writes the ".pb" files of the ONNX backend test layout (a serialized
+ * TensorProto, SequenceProto or OptionalProto, as kind says). WriteFile is atomic. */
+ONNXTXT_API OnnxStatus OnnxValue_ReadFile(const char *path, OnnxValueKind kind, OnnxValue **out, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxValue_WriteFile(const OnnxValue *v, const char *name, const char *path, OnnxError *err);
+/* Values as text: a tensor constant of the textual syntax ("float[2, 2] {1, 2, 3, 4}",
+ * "int64 {7}", "string[1] {\"a\"}"), a sequence "[v, v, ...]", or "none" for an empty
+ * optional. Print produces the same form (malloc'd, NUL-terminated, no newline). */
+ONNXTXT_API OnnxStatus OnnxValue_Parse(const char *text, size_t len, OnnxValue **out, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxValue_Print(const OnnxValue *v, char **text, size_t *len, OnnxError *err);
+ONNXTXT_API void OnnxValue_Free(OnnxValue *v);
+
+ONNXTXT_API OnnxValueKind OnnxValue_Kind(const OnnxValue *v);
+/* Tensors: element type, shape, element count and data (layout as in NewTensor, except
+ * that strings are read with OnnxValue_String). Sequences and optionals: the element type
+ * of the tensors they hold (0 when unknown), rank 0, and Count the number of items. */
+ONNXTXT_API int OnnxValue_ElemType(const OnnxValue *v);
+ONNXTXT_API size_t OnnxValue_Rank(const OnnxValue *v);
+ONNXTXT_API const int64_t *OnnxValue_Dims(const OnnxValue *v);
+ONNXTXT_API size_t OnnxValue_Count(const OnnxValue *v);
+ONNXTXT_API const void *OnnxValue_Data(const OnnxValue *v);
+ONNXTXT_API const char *OnnxValue_String(const OnnxValue *v, size_t i, size_t *len);
+ONNXTXT_API const OnnxValue *OnnxValue_Item(const OnnxValue *v, size_t i);
+/* Whether got matches expected: same kind, element type and shape, and every element
+ * within |got - expected| <= atol + rtol * |expected| (NaN matches NaN; integers, bools
+ * and strings exactly). On a mismatch, msg (when given) says where and how. */
+ONNXTXT_API int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol, char *msg,
+				size_t size);
+
+/* A session over model's main graph, which must outlive the session. Fails with
+ * ONNXTXT_ERR_UNSUPPORTED when the model uses an operator the evaluator does not know,
+ * ONNXTXT_ERR_EVAL when the graph is malformed (a name used before it is defined, assigned
+ * twice, ...). Tensors with external data must be embedded first
+ * (OnnxModel_EmbedExternalData). */
+ONNXTXT_API OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, OnnxError *err);
+ONNXTXT_API void OnnxSession_Free(OnnxSession *s);
+/* The graph's inputs, in order. Inputs with an initializer are optional. */
+ONNXTXT_API size_t OnnxSession_InputCount(const OnnxSession *s);
+ONNXTXT_API const Onnx__ValueInfoProto *OnnxSession_Input(const OnnxSession *s, size_t i, int *optional);
+/* The kind of value input i takes (from its declared type; a tensor when undeclared). */
+ONNXTXT_API OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i);
+/* Binds a value to the input named name, after checking it against the declared type
+ * and shape. The session keeps its own reference. */
+ONNXTXT_API OnnxStatus OnnxSession_SetInput(OnnxSession *s, const char *name, const OnnxValue *v, OnnxError *err);
+/* Runs the graph. Errors name the node, its operator and the shapes it was given. */
+ONNXTXT_API OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err);
+ONNXTXT_API size_t OnnxSession_OutputCount(const OnnxSession *s);
+ONNXTXT_API const char *OnnxSession_OutputName(const OnnxSession *s, size_t i);
+/* Output i of the last run, valid until the next run or OnnxSession_Free. */
+ONNXTXT_API const OnnxValue *OnnxSession_Output(const OnnxSession *s, size_t i);
+
+/* ---- self-contained test cases -----------------------------------------------------------
+ * A text model can carry its own inputs and expected outputs, one per line, anywhere in
+ * the file (the parser reads these lines as comments):
+ *     #@ input X = float[2] {1, -1}
+ *     #@ expect Y = float[2] {1, 0} rtol=1e-5 atol=0
+ * NAME is an identifier or a quoted string, VALUE is in OnnxValue_Parse's form, and the
+ * optional tolerances default to ONNXTXT_DEFAULT_RTOL and ONNXTXT_DEFAULT_ATOL. */
+#define ONNXTXT_DEFAULT_RTOL 1e-3
+#define ONNXTXT_DEFAULT_ATOL 1e-7
+
+typedef struct OnnxCaseItem {
+	int expect;      /* 0: an input; 1: an expected output */
+	char *name;
+	OnnxValue *value;
+	double rtol, atol;
+	unsigned line;   /* 1-based line of the item in the text */
+} OnnxCaseItem;
+
+/* The items of text in order (*n may be 0); errors carry the line and column. */
+ONNXTXT_API OnnxStatus OnnxCase_Parse(const char *text, size_t len, OnnxCaseItem **items, size_t *n, OnnxError *err);
+ONNXTXT_API void OnnxCase_Free(OnnxCaseItem *items, size_t n);
 
 /* ---- diagnostics -------------------------------------------------------------------------
  * Renders an error as "FILE:LINE:COL: error: MESSAGE\n", then the source line and a caret

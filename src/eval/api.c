@@ -1,0 +1,466 @@
+/* The public evaluation API: OnnxValue (an ox_val behind an opaque name) and OnnxSession
+ * (a plan, the bound inputs and the outputs of the last run). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "binary.h"
+#include "convert.h"
+#include "diag.h"
+#include "exec.h"
+#include "file.h"
+
+struct OnnxSession {
+	ox_arena *arena;
+	ox_plan *plan;
+	ox_val **inputs;
+	ox_val **outputs;
+	size_t ninputs, noutputs;
+};
+
+#define VAL(v) ((ox_val *)(v))
+#define PUB(v) ((OnnxValue *)(v))
+
+static OnnxError *reset(OnnxError *err, OnnxError *local)
+{
+	if (!err)
+		err = local;
+	memset(err, 0, sizeof *err);
+	return err;
+}
+
+static OnnxStatus arg_error(OnnxError *err)
+{
+	ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+	return err->code;
+}
+
+/* ---- values ---------------------------------------------------------------------------- */
+
+OnnxStatus OnnxValue_NewTensor(int elem_type, const int64_t *dims, size_t rank, const void *data, OnnxValue **out,
+			       OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!out || (rank && !dims))
+		return arg_error(err);
+	const char *why = "rank exceeds the limit of 16";
+	ox_val *v = rank <= OX_MAX_RANK ? ox_tensor_new(elem_type, (int)rank, dims, &why) : NULL;
+	if (!v) {
+		ox_error_set(err, strcmp(why, "out of memory") ? ONNXTXT_ERR_VALUE : ONNXTXT_ERR_NOMEM, "%s", why);
+		return err->code;
+	}
+	size_t es = ox_elem_size(elem_type), n = (size_t)v->count;
+	if (elem_type == OX_STRING) {
+		const char *const *s = data;
+		for (size_t i = 0; s && i < n; i++)
+			if (!ox_str_set(&((ox_str *)v->data)[i], s[i] ? s[i] : "", s[i] ? strlen(s[i]) : 0)) {
+				ox_val_unref(v);
+				ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+				return err->code;
+			}
+	} else if (n) {
+		if (data)
+			memcpy(v->data, data, n * es);
+		else
+			memset(v->data, 0, n * es);
+	}
+	*out = PUB(v);
+	return ONNXTXT_OK;
+}
+
+OnnxStatus OnnxValue_FromProto(const void *message, OnnxValue **out, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!message || !out)
+		return arg_error(err);
+	const ProtobufCMessageDescriptor *d = ((const ProtobufCMessage *)message)->descriptor;
+	ox_val *v = d == &onnx__tensor_proto__descriptor     ? ox_val_from_tensor_proto(message, err->message)
+		    : d == &onnx__sequence_proto__descriptor ? ox_val_from_sequence_proto(message, err->message)
+		    : d == &onnx__optional_proto__descriptor ? ox_val_from_optional_proto(message, err->message)
+							     : NULL;
+	if (!v) {
+		err->code = ONNXTXT_ERR_VALUE;
+		if (!err->message[0])
+			snprintf(err->message, sizeof err->message, "a value is a TensorProto, SequenceProto or OptionalProto");
+		return err->code;
+	}
+	*out = PUB(v);
+	return ONNXTXT_OK;
+}
+
+static void *to_proto(ox_arena *a, const ox_val *v, const char *name)
+{
+	switch (v->kind) {
+	case OX_TENSOR: return ox_val_to_tensor_proto(a, v, name);
+	case OX_SEQUENCE: return ox_val_to_sequence_proto(a, v, name);
+	default: return ox_val_to_optional_proto(a, v, name);
+	}
+}
+
+OnnxStatus OnnxValue_ToProto(const OnnxValue *v, const char *name, void **message, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!v || !message)
+		return arg_error(err);
+	ox_arena *a = ox_arena_new();
+	void *m = a ? to_proto(a, VAL(v), name) : NULL;
+	/* the message must be the arena's root so that OnnxProto_Free finds the arena */
+	size_t size = VAL(v)->kind == OX_TENSOR     ? sizeof(Onnx__TensorProto)
+		      : VAL(v)->kind == OX_SEQUENCE ? sizeof(Onnx__SequenceProto)
+						    : sizeof(Onnx__OptionalProto);
+	void *root = m ? ox_arena_root(a, size) : NULL;
+	if (!root) {
+		ox_arena_free(a);
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return err->code;
+	}
+	memcpy(root, m, size);
+	*message = root;
+	return ONNXTXT_OK;
+}
+
+OnnxStatus OnnxValue_ReadFile(const char *path, OnnxValueKind kind, OnnxValue **out, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!path || !out)
+		return arg_error(err);
+	size_t len;
+	char *data = ox_read_file(path, &len, err);
+	if (!data)
+		return err->code;
+	const ProtobufCMessageDescriptor *d = kind == ONNXTXT_VALUE_SEQUENCE ? &onnx__sequence_proto__descriptor
+					      : kind == ONNXTXT_VALUE_OPTIONAL ? &onnx__optional_proto__descriptor
+									       : &onnx__tensor_proto__descriptor;
+	void *m = ox_binary_unpack(d, data, len, err);
+	free(data);
+	if (!m)
+		return err->code;
+	OnnxStatus st = OnnxValue_FromProto(m, out, err);
+	OnnxProto_Free(m);
+	return st;
+}
+
+typedef struct pb_job {
+	const ProtobufCMessage *m;
+} pb_job;
+
+static int write_pb(FILE *f, void *ctx, OnnxError *err)
+{
+	const ProtobufCMessage *m = ((pb_job *)ctx)->m;
+	size_t n = protobuf_c_message_get_packed_size(m);
+	uint8_t *buf = malloc(n ? n : 1);
+	if (!buf) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return 0;
+	}
+	protobuf_c_message_pack(m, buf);
+	int ok = fwrite(buf, 1, n, f) == n;
+	free(buf);
+	return ok;
+}
+
+OnnxStatus OnnxValue_WriteFile(const OnnxValue *v, const char *name, const char *path, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!v || !path)
+		return arg_error(err);
+	void *m;
+	if (OnnxValue_ToProto(v, name, &m, err) != ONNXTXT_OK)
+		return err->code;
+	pb_job job = {m};
+	OnnxStatus st = ox_write_atomic(path, write_pb, &job, err);
+	OnnxProto_Free(m);
+	return st;
+}
+
+void OnnxValue_Free(OnnxValue *v)
+{
+	ox_val_unref(VAL(v));
+}
+
+OnnxValueKind OnnxValue_Kind(const OnnxValue *v)
+{
+	return v ? (OnnxValueKind)VAL(v)->kind : 0;
+}
+
+int OnnxValue_ElemType(const OnnxValue *v)
+{
+	return v ? VAL(v)->type : 0;
+}
+
+size_t OnnxValue_Rank(const OnnxValue *v)
+{
+	return v && VAL(v)->kind == OX_TENSOR ? (size_t)VAL(v)->rank : 0;
+}
+
+const int64_t *OnnxValue_Dims(const OnnxValue *v)
+{
+	return v ? VAL(v)->dims : NULL;
+}
+
+size_t OnnxValue_Count(const OnnxValue *v)
+{
+	if (!v)
+		return 0;
+	return VAL(v)->kind == OX_TENSOR ? (size_t)VAL(v)->count : VAL(v)->nitems;
+}
+
+const void *OnnxValue_Data(const OnnxValue *v)
+{
+	return v && VAL(v)->kind == OX_TENSOR ? VAL(v)->data : NULL;
+}
+
+const char *OnnxValue_String(const OnnxValue *v, size_t i, size_t *len)
+{
+	if (!v || VAL(v)->kind != OX_TENSOR || VAL(v)->type != OX_STRING || i >= (size_t)VAL(v)->count)
+		return NULL;
+	const ox_str *s = &((const ox_str *)VAL(v)->data)[i];
+	if (len)
+		*len = s->n;
+	return s->p ? s->p : "";
+}
+
+const OnnxValue *OnnxValue_Item(const OnnxValue *v, size_t i)
+{
+	return v && VAL(v)->kind != OX_TENSOR && i < VAL(v)->nitems ? PUB(VAL(v)->items[i]) : NULL;
+}
+
+/* ---- sessions -------------------------------------------------------------------------- */
+
+OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!model || !out)
+		return arg_error(err);
+	*out = NULL;
+	OnnxSession *s = calloc(1, sizeof *s);
+	ox_status st = {0, ""};
+	if (!s || !(s->arena = ox_arena_new())) {
+		free(s);
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return err->code;
+	}
+	if (!(s->plan = ox_plan_model(s->arena, model, &st))) {
+		ox_error_set(err, st.code ? st.code : ONNXTXT_ERR_NOMEM, "%s", st.msg[0] ? st.msg : "out of memory");
+		OnnxSession_Free(s);
+		return err->code;
+	}
+	s->ninputs = ox_plan_inputs(s->plan);
+	s->noutputs = ox_plan_outputs(s->plan);
+	s->inputs = calloc(s->ninputs + 1, sizeof *s->inputs);
+	s->outputs = calloc(s->noutputs + 1, sizeof *s->outputs);
+	if (!s->inputs || !s->outputs) {
+		OnnxSession_Free(s);
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return err->code;
+	}
+	*out = s;
+	return ONNXTXT_OK;
+}
+
+static void drop_outputs(OnnxSession *s)
+{
+	for (size_t i = 0; s->outputs && i < s->noutputs; i++) {
+		ox_val_unref(s->outputs[i]);
+		s->outputs[i] = NULL;
+	}
+}
+
+void OnnxSession_Free(OnnxSession *s)
+{
+	if (!s)
+		return;
+	drop_outputs(s);
+	for (size_t i = 0; s->inputs && i < s->ninputs; i++)
+		ox_val_unref(s->inputs[i]);
+	free(s->inputs);
+	free(s->outputs);
+	ox_plan_free(s->plan);
+	ox_arena_free(s->arena);
+	free(s);
+}
+
+size_t OnnxSession_InputCount(const OnnxSession *s)
+{
+	return s ? s->ninputs : 0;
+}
+
+const Onnx__ValueInfoProto *OnnxSession_Input(const OnnxSession *s, size_t i, int *optional)
+{
+	return s && i < s->ninputs ? ox_plan_input(s->plan, i, optional) : NULL;
+}
+
+OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i)
+{
+	const Onnx__ValueInfoProto *vi = OnnxSession_Input(s, i, NULL);
+	const Onnx__TypeProto *t = vi ? vi->type : NULL;
+	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
+		return ONNXTXT_VALUE_SEQUENCE;
+	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
+		return ONNXTXT_VALUE_OPTIONAL;
+	return ONNXTXT_VALUE_TENSOR;
+}
+
+size_t OnnxSession_OutputCount(const OnnxSession *s)
+{
+	return s ? s->noutputs : 0;
+}
+
+const char *OnnxSession_OutputName(const OnnxSession *s, size_t i)
+{
+	return s && i < s->noutputs ? ox_plan_output_name(s->plan, i) : NULL;
+}
+
+const OnnxValue *OnnxSession_Output(const OnnxSession *s, size_t i)
+{
+	return s && i < s->noutputs ? PUB(s->outputs[i]) : NULL;
+}
+
+OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!s)
+		return arg_error(err);
+	drop_outputs(s);
+	for (size_t i = 0; i < s->ninputs; i++) {
+		int optional;
+		const Onnx__ValueInfoProto *vi = ox_plan_input(s->plan, i, &optional);
+		if (!s->inputs[i] && !optional) {
+			ox_error_set(err, ONNXTXT_ERR_EVAL, "input '%s' has no value", vi->name ? vi->name : "");
+			return err->code;
+		}
+	}
+	ox_status st;
+	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
+		ox_error_set(err, st.code, "%s", st.msg);
+	return err->code;
+}
+
+/* ---- binding inputs, checked against their declared types ------------------------------ */
+
+/* "float[2,N]" for a tensor type, "seq(float)", "optional(...)": for messages. */
+static size_t type_text(const Onnx__TypeProto *t, char *buf, size_t size)
+{
+	if (!t)
+		return (size_t)snprintf(buf, size, "any");
+	switch (t->value_case) {
+	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE: {
+		const Onnx__TypeProto__Tensor *tt = t->tensor_type;
+		size_t n = (size_t)snprintf(buf, size, "%s", ox_type_name(tt->elem_type));
+		if (!tt->shape)
+			return n;
+		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "[");
+		for (size_t i = 0; i < tt->shape->n_dim; i++) {
+			const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+			const char *sep = i ? "," : "";
+			if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+				n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lld", sep, (long long)d->dim_value);
+			else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM)
+				n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", sep, d->dim_param);
+			else
+				n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s?", sep);
+		}
+		return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, "]");
+	}
+	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: {
+		size_t n = (size_t)snprintf(buf, size, "seq(");
+		n += type_text(t->sequence_type->elem_type, buf + n, n < size ? size - n : 0);
+		return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, ")");
+	}
+	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: {
+		size_t n = (size_t)snprintf(buf, size, "optional(");
+		n += type_text(t->optional_type->elem_type, buf + n, n < size ? size - n : 0);
+		return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, ")");
+	}
+	default:
+		return (size_t)snprintf(buf, size, "(a type the evaluator does not check)");
+	}
+}
+
+static size_t value_text(const ox_val *v, char *buf, size_t size)
+{
+	if (v->kind == OX_SEQUENCE)
+		return (size_t)snprintf(buf, size, "a sequence of %zu", v->nitems);
+	if (v->kind == OX_OPTIONAL)
+		return (size_t)snprintf(buf, size, "an optional%s", v->nitems ? "" : " (none)");
+	size_t n = (size_t)snprintf(buf, size, "%s[", ox_type_name(v->type));
+	for (int i = 0; i < v->rank; i++)
+		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lld", i ? "," : "", (long long)v->dims[i]);
+	return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, "]");
+}
+
+static bool fits(const Onnx__TypeProto *t, const ox_val *v)
+{
+	if (!t)
+		return true;
+	switch (t->value_case) {
+	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE: {
+		const Onnx__TypeProto__Tensor *tt = t->tensor_type;
+		if (v->kind != OX_TENSOR || (tt->elem_type && tt->elem_type != v->type))
+			return false;
+		if (!tt->shape)
+			return true;
+		if (tt->shape->n_dim != (size_t)v->rank)
+			return false;
+		for (int i = 0; i < v->rank; i++)
+			if (tt->shape->dim[i]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+			    tt->shape->dim[i]->dim_value != v->dims[i])
+				return false;
+		return true;
+	}
+	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+		if (v->kind != OX_SEQUENCE)
+			return false;
+		for (size_t i = 0; i < v->nitems; i++)
+			if (!fits(t->sequence_type->elem_type, v->items[i]))
+				return false;
+		return true;
+	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+		if (v->kind != OX_OPTIONAL)
+			return fits(t->optional_type->elem_type, v);
+		return !v->nitems || fits(t->optional_type->elem_type, v->items[0]);
+	default:
+		return true;
+	}
+}
+
+OnnxStatus OnnxSession_SetInput(OnnxSession *s, const char *name, const OnnxValue *value, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!s || !name || !value)
+		return arg_error(err);
+	for (size_t i = 0; i < s->ninputs; i++) {
+		const Onnx__ValueInfoProto *vi = ox_plan_input(s->plan, i, NULL);
+		if (!vi->name || strcmp(vi->name, name) != 0)
+			continue;
+		ox_val *v = VAL(value);
+		if (!fits(vi->type, v)) {
+			char want[200], got[200];
+			type_text(vi->type, want, sizeof want);
+			value_text(v, got, sizeof got);
+			ox_error_set(err, ONNXTXT_ERR_EVAL, "input '%s': expected %s, got %s", name, want, got);
+			return err->code;
+		}
+		/* a plain value bound to an optional input becomes a present optional */
+		bool wrap = vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE &&
+			    v->kind != OX_OPTIONAL;
+		ox_val *b = wrap ? ox_optional_new(v->kind, v->type, ox_val_ref(v)) : ox_val_ref(v);
+		if (!b) {
+			ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+			return err->code;
+		}
+		ox_val_unref(s->inputs[i]);
+		s->inputs[i] = b;
+		return ONNXTXT_OK;
+	}
+	ox_error_set(err, ONNXTXT_ERR_ARG, "the graph has no input named '%s'", name);
+	return err->code;
+}

@@ -1,0 +1,36 @@
+/* The executor: a graph is planned once (names to slots, structural checks, last uses,
+ * sub-graphs and function call sites expanded) and then run as often as asked. */
+#ifndef OX_EVAL_EXEC_H
+#define OX_EVAL_EXEC_H
+
+#include "arena.h"
+#include "kernel.h"
+
+#define OX_MAX_NESTING 64 /* sub-graphs and function calls inside each other */
+
+typedef struct ox_plan ox_plan;
+
+/* Why planning or running failed: an OnnxStatus and a message. */
+typedef struct ox_status {
+	int code;
+	char msg[OX_MSG];
+} ox_status;
+
+/* Plans the model's main graph; everything lives in arena a. NULL on failure, with
+ * st->code ONNXTXT_ERR_UNSUPPORTED for an operator the evaluator does not know. */
+ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st);
+
+/* Releases the values the plans hold (the arena holds the rest). */
+void ox_plan_free(ox_plan *p);
+
+/* The main graph's inputs (those without an initializer are required) and outputs. */
+size_t ox_plan_inputs(const ox_plan *p);
+const Onnx__ValueInfoProto *ox_plan_input(const ox_plan *p, size_t i, int *has_default);
+size_t ox_plan_outputs(const ox_plan *p);
+const char *ox_plan_output_name(const ox_plan *p, size_t i);
+
+/* Runs the plan: in[i] binds input i (NULL uses its initializer); out[0..outputs) get new
+ * references. Returns 0, or -1 with st filled. */
+int ox_plan_run(const ox_plan *p, ox_val *const *in, ox_val **out, ox_status *st);
+
+#endif

@@ -1,0 +1,582 @@
+/* Values as text (tensor constants of the textual syntax, "[...]" sequences, "none"),
+ * comparison with tolerances, and the "#@ input" / "#@ expect" lines of self-contained
+ * test cases. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "diag.h"
+#include "kernel.h"
+
+#define VAL(v) ((ox_val *)(v))
+
+typedef struct scan {
+	const char *t;
+	size_t len, pos;
+	OnnxError *err;
+} scan;
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static void skip_space(scan *S)
+{
+	while (S->pos < S->len && is_space(S->t[S->pos]))
+		S->pos++;
+}
+
+static int scan_fail(scan *S, OnnxStatus code, size_t at, const char *fmt, const char *what)
+{
+	ox_error_set(S->err, code, fmt, what);
+	S->err->offset = at;
+	ox_locate(S->t, S->len, at, &S->err->line, &S->err->column);
+	return -1;
+}
+
+/* The end of a tensor constant starting at S->pos: just past the '}' matching its first
+ * '{', skipping string literals. */
+static int tensor_end(scan *S, size_t *end)
+{
+	size_t i = S->pos;
+	int depth = 0, dims = 0; /* inside {} and, before them, inside the [] of the dims */
+	bool quoted = false;
+	for (; i < S->len; i++) {
+		char c = S->t[i];
+		if (quoted) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				quoted = false;
+		} else if (c == '"') {
+			quoted = true;
+		} else if (c == '{') {
+			depth++;
+		} else if (c == '}' && --depth == 0) {
+			*end = i + 1;
+			return 0;
+		} else if (depth == 0 && c == '[') {
+			dims++;
+		} else if (depth == 0 && c == ']' && dims) {
+			dims--;
+		} else if (depth == 0 && !dims && (c == ',' || c == ']')) {
+			break;
+		}
+	}
+	return scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected a value such as %s",
+			 "'float[2] {1, 2}', '[...]' or 'none'");
+}
+
+static ox_val *parse_tensor(scan *S)
+{
+	size_t end;
+	if (tensor_end(S, &end) < 0)
+		return NULL;
+	Onnx__TensorProto *tp;
+	size_t start = S->pos;
+	if (OnnxParser_ParseTensor(S->t + start, end - start, &tp, S->err) != ONNXTXT_OK) {
+		S->err->offset += start;
+		ox_locate(S->t, S->len, S->err->offset, &S->err->line, &S->err->column);
+		return NULL;
+	}
+	char msg[OX_MSG];
+	ox_val *v = ox_val_from_tensor_proto(tp, msg);
+	OnnxProto_Free(tp);
+	if (!v)
+		scan_fail(S, ONNXTXT_ERR_VALUE, start, "%s", msg);
+	S->pos = end;
+	return v;
+}
+
+static ox_val *parse_value(scan *S, int depth);
+
+static ox_val *parse_sequence(scan *S, int depth)
+{
+	size_t n = 0, cap = 0;
+	ox_val **items = NULL, *v = NULL;
+	S->pos++; /* '[' */
+	skip_space(S);
+	while (S->pos < S->len && S->t[S->pos] != ']') {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4;
+			ox_val **g = realloc(items, cap * sizeof *g);
+			if (!g) {
+				scan_fail(S, ONNXTXT_ERR_NOMEM, S->pos, "%s", "out of memory");
+				goto out;
+			}
+			items = g;
+		}
+		if (!(items[n] = parse_value(S, depth + 1)))
+			goto out;
+		n++;
+		skip_space(S);
+		if (S->pos < S->len && S->t[S->pos] == ',') {
+			S->pos++;
+			skip_space(S);
+		} else if (S->pos >= S->len || S->t[S->pos] != ']') {
+			scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s in a sequence", "',' or ']'");
+			goto out;
+		}
+	}
+	if (S->pos >= S->len) {
+		scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s to close the sequence", "']'");
+		goto out;
+	}
+	S->pos++;
+	if (!(v = ox_sequence_new(n ? items[0]->type : 0, 0))) {
+		scan_fail(S, ONNXTXT_ERR_NOMEM, S->pos, "%s", "out of memory");
+		goto out;
+	}
+	v->items = items;
+	v->nitems = n;
+	if (n)
+		v->elem_kind = items[0]->kind;
+	return v;
+out:
+	for (size_t i = 0; i < n; i++)
+		ox_val_unref(items[i]);
+	free(items);
+	return NULL;
+}
+
+static ox_val *parse_value(scan *S, int depth)
+{
+	skip_space(S);
+	if (depth > ONNXTXT_MAX_DEPTH) {
+		scan_fail(S, ONNXTXT_ERR_LIMIT, S->pos, "sequences nest deeper than %s", ONNXTXT_STR(ONNXTXT_MAX_DEPTH));
+		return NULL;
+	}
+	if (S->pos < S->len && S->t[S->pos] == '[')
+		return parse_sequence(S, depth);
+	if (S->len - S->pos >= 4 && memcmp(S->t + S->pos, "none", 4) == 0 &&
+	    (S->len - S->pos == 4 || !((S->t[S->pos + 4] | 32) >= 'a' && (S->t[S->pos + 4] | 32) <= 'z'))) {
+		S->pos += 4;
+		ox_val *v = ox_optional_new(OX_TENSOR, 0, NULL);
+		if (!v)
+			scan_fail(S, ONNXTXT_ERR_NOMEM, S->pos, "%s", "out of memory");
+		return v;
+	}
+	return parse_tensor(S);
+}
+
+OnnxStatus OnnxValue_Parse(const char *text, size_t len, OnnxValue **out, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	if (!text || !out) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+		return err->code;
+	}
+	scan S = {text, len, 0, err};
+	ox_val *v = parse_value(&S, 0);
+	skip_space(&S);
+	if (v && S.pos < len) {
+		scan_fail(&S, ONNXTXT_ERR_SYNTAX, S.pos, "unexpected text after the value%s", "");
+		ox_val_unref(v);
+		v = NULL;
+	}
+	*out = (OnnxValue *)v;
+	return v ? ONNXTXT_OK : err->code;
+}
+
+/* ---- printing ---------------------------------------------------------------------------- */
+
+typedef struct buf {
+	char *p;
+	size_t n, cap;
+	bool failed;
+} buf;
+
+static void put(buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		char *g = realloc(b->p, cap);
+		if (!g) {
+			b->failed = true;
+			return;
+		}
+		b->p = g, b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+/* The printer's tensor text on one line: its line breaks only ever separate values. */
+static void put_tensor(buf *b, const ox_val *v, OnnxError *err)
+{
+	void *m;
+	char *s;
+	size_t n;
+	if (OnnxValue_ToProto((const OnnxValue *)v, NULL, &m, err) != ONNXTXT_OK) {
+		b->failed = true;
+		return;
+	}
+	OnnxStatus st = OnnxPrinter_Print(m, ONNXTXT_PRINT_NO_ANNOTATIONS | ONNXTXT_PRINT_FLOAT_LITERALS, &s, &n, err);
+	OnnxProto_Free(m);
+	if (st != ONNXTXT_OK) {
+		b->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < n;) {
+		if (s[i] == '\n') {
+			while (i < n && is_space(s[i]))
+				i++;
+			if (i < n)
+				put(b, " ", 1);
+			continue;
+		}
+		size_t j = i;
+		while (j < n && s[j] != '\n')
+			j++;
+		put(b, s + i, j - i);
+		i = j;
+	}
+	free(s);
+}
+
+static void put_value(buf *b, const ox_val *v, OnnxError *err)
+{
+	if (v->kind == OX_TENSOR) {
+		put_tensor(b, v, err);
+	} else if (v->kind == OX_OPTIONAL) {
+		if (v->nitems)
+			put_value(b, v->items[0], err);
+		else
+			put(b, "none", 4);
+	} else {
+		put(b, "[", 1);
+		for (size_t i = 0; i < v->nitems; i++) {
+			if (i)
+				put(b, ", ", 2);
+			put_value(b, v->items[i], err);
+		}
+		put(b, "]", 1);
+	}
+}
+
+OnnxStatus OnnxValue_Print(const OnnxValue *v, char **text, size_t *len, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	if (!v || !text) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+		return err->code;
+	}
+	buf b = {0};
+	put_value(&b, VAL(v), err);
+	put(&b, "", 0);
+	if (b.failed) {
+		free(b.p);
+		if (!err->code)
+			ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return err->code;
+	}
+	*text = b.p;
+	if (len)
+		*len = b.n;
+	return ONNXTXT_OK;
+}
+
+/* ---- comparison -------------------------------------------------------------------------- */
+
+static void index_text(const ox_val *v, int64_t flat, char *out, size_t size)
+{
+	int64_t idx[OX_MAX_RANK];
+	for (int d = v->rank - 1; d >= 0; d--) {
+		idx[d] = v->dims[d] ? flat % v->dims[d] : 0;
+		flat = v->dims[d] ? flat / v->dims[d] : 0;
+	}
+	size_t n = (size_t)snprintf(out, size, "[");
+	for (int d = 0; d < v->rank && n < size; d++)
+		n += (size_t)snprintf(out + n, size - n, "%s%lld", d ? "," : "", (long long)idx[d]);
+	if (n < size)
+		snprintf(out + n, size - n, "]");
+}
+
+static bool element_equal(const ox_val *g, const ox_val *e, int64_t i, double rtol, double atol, char *got,
+			  char *want)
+{
+	if (g->type == OX_STRING) {
+		const ox_str *a = &((const ox_str *)g->data)[i], *b = &((const ox_str *)e->data)[i];
+		snprintf(got, 64, "\"%.*s\"", (int)(a->n < 40 ? a->n : 40), a->p ? a->p : "");
+		snprintf(want, 64, "\"%.*s\"", (int)(b->n < 40 ? b->n : 40), b->p ? b->p : "");
+		return a->n == b->n && (!a->n || memcmp(a->p, b->p, a->n) == 0);
+	}
+	if (!ox_type_is_float(g->type) && g->type != OX_COMPLEX64 && g->type != OX_COMPLEX128) {
+		int64_t a = ox_get_i64(g, i), b = ox_get_i64(e, i);
+		snprintf(got, 64, g->type == OX_UINT64 ? "%llu" : "%lld", (long long)a);
+		snprintf(want, 64, g->type == OX_UINT64 ? "%llu" : "%lld", (long long)b);
+		return a == b;
+	}
+	for (int part = 0; part < (g->type == OX_COMPLEX64 || g->type == OX_COMPLEX128 ? 2 : 1); part++) {
+		double a, b;
+		if (part == 0) {
+			a = ox_get_f64(g, i), b = ox_get_f64(e, i);
+		} else {
+			bool d = g->type == OX_COMPLEX128;
+			a = d ? ((const double *)g->data)[2 * i + 1] : ((const float *)g->data)[2 * i + 1];
+			b = d ? ((const double *)e->data)[2 * i + 1] : ((const float *)e->data)[2 * i + 1];
+		}
+		snprintf(got, 64, "%.9g", a);
+		snprintf(want, 64, "%.9g", b);
+		if (isnan(a) || isnan(b)) {
+			if (isnan(a) != isnan(b))
+				return false;
+		} else if (a != b && !(fabs(a - b) <= atol + rtol * fabs(b))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static int say(char *msg, size_t size, const char *fmt, const char *a, const char *b)
+{
+	if (msg && size && snprintf(msg, size, fmt, a, b) < 0)
+		msg[0] = '\0';
+	return 0;
+}
+
+static void shape_text(const ox_val *v, char *out, size_t size)
+{
+	size_t n = (size_t)snprintf(out, size, "%s[", ox_type_name(v->type));
+	for (int d = 0; d < v->rank && n < size; d++)
+		n += (size_t)snprintf(out + n, size - n, "%s%lld", d ? "," : "", (long long)v->dims[d]);
+	if (n < size)
+		snprintf(out + n, size - n, "]");
+}
+
+static int tensor_equal(const ox_val *g, const ox_val *e, double rtol, double atol, char *msg, size_t size)
+{
+	char a[128], b[128];
+	shape_text(g, a, sizeof a);
+	shape_text(e, b, sizeof b);
+	if (g->type != e->type || g->rank != e->rank ||
+	    (g->rank && memcmp(g->dims, e->dims, (size_t)g->rank * sizeof *g->dims) != 0))
+		return say(msg, size, "got %s, expected %s", a, b);
+	for (int64_t i = 0; i < g->count; i++) {
+		char got[64], want[64], where[160], line[400];
+		if (element_equal(g, e, i, rtol, atol, got, want))
+			continue;
+		index_text(g, i, where, sizeof where);
+		if (snprintf(line, sizeof line, "element %s (index %lld): got %s", where, (long long)i, got) < 0)
+			line[0] = '\0';
+		return say(msg, size, "%s, expected %s", line, want);
+	}
+	return 1;
+}
+
+int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol, char *msg,
+		    size_t size)
+{
+	const ox_val *g = VAL(got), *e = VAL(expected);
+	if (!g || !e)
+		return say(msg, size, "%s%s", "a value is missing", "");
+	/* an optional holding a value matches that value */
+	if (g->kind == OX_OPTIONAL && e->kind != OX_OPTIONAL && g->nitems)
+		g = g->items[0];
+	if (e->kind == OX_OPTIONAL && g->kind != OX_OPTIONAL && e->nitems)
+		e = e->items[0];
+	static const char *const kinds[] = {"?", "a tensor", "a sequence", "an optional"};
+	if (g->kind != e->kind)
+		return say(msg, size, "got %s, expected %s", kinds[g->kind], kinds[e->kind]);
+	if (g->kind == OX_TENSOR)
+		return tensor_equal(g, e, rtol, atol, msg, size);
+	if (g->nitems != e->nitems) {
+		char a[32], b[32];
+		snprintf(a, sizeof a, "%zu", g->nitems);
+		snprintf(b, sizeof b, "%zu", e->nitems);
+		return say(msg, size, g->kind == OX_SEQUENCE ? "got %s items, expected %s" : "got %s values, expected %s", a,
+			   b);
+	}
+	for (size_t i = 0; i < g->nitems; i++) {
+		char inner[400];
+		if (!OnnxValue_Equal((const OnnxValue *)g->items[i], (const OnnxValue *)e->items[i], rtol, atol, inner,
+				     sizeof inner)) {
+			char at[32];
+			if (snprintf(at, sizeof at, "item %zu", i) < 0)
+				at[0] = '\0';
+			return say(msg, size, "%s: %s", at, inner);
+		}
+	}
+	return 1;
+}
+
+/* ---- test-case lines ------------------------------------------------------------------- */
+
+static bool is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+	       c == '/' || c == ':' || c == '-';
+}
+
+/* NAME: an identifier-like word or a quoted string (with \" and \\ escapes). */
+static char *case_name(scan *S, size_t eol)
+{
+	size_t start = S->pos;
+	if (S->pos < eol && S->t[S->pos] == '"') {
+		char *s = malloc(eol - start + 1);
+		size_t n = 0;
+		for (S->pos++; s && S->pos < eol && S->t[S->pos] != '"'; S->pos++) {
+			if (S->t[S->pos] == '\\' && S->pos + 1 < eol)
+				S->pos++;
+			s[n++] = S->t[S->pos];
+		}
+		if (s && S->pos < eol) {
+			S->pos++;
+			s[n] = '\0';
+			return s;
+		}
+		free(s);
+		scan_fail(S, s ? ONNXTXT_ERR_SYNTAX : ONNXTXT_ERR_NOMEM, start, "%s", s ? "unterminated name" : "out of memory");
+		return NULL;
+	}
+	while (S->pos < eol && is_name_char(S->t[S->pos]))
+		S->pos++;
+	if (S->pos == start) {
+		scan_fail(S, ONNXTXT_ERR_SYNTAX, start, "expected %s after 'input' or 'expect'", "a name");
+		return NULL;
+	}
+	char *s = malloc(S->pos - start + 1);
+	if (!s) {
+		scan_fail(S, ONNXTXT_ERR_NOMEM, start, "%s", "out of memory");
+		return NULL;
+	}
+	memcpy(s, S->t + start, S->pos - start);
+	s[S->pos - start] = '\0';
+	return s;
+}
+
+/* "rtol=R" and "atol=A" after an expected value. */
+static int tolerances(scan *S, size_t eol, OnnxCaseItem *it)
+{
+	for (;;) {
+		while (S->pos < eol && (S->t[S->pos] == ' ' || S->t[S->pos] == '\t' || S->t[S->pos] == '\r'))
+			S->pos++;
+		if (S->pos >= eol)
+			return 0;
+		size_t at = S->pos;
+		bool r = eol - at > 5 && memcmp(S->t + at, "rtol=", 5) == 0;
+		bool a = eol - at > 5 && memcmp(S->t + at, "atol=", 5) == 0;
+		if (!it->expect || (!r && !a))
+			return scan_fail(S, ONNXTXT_ERR_SYNTAX, at, "unexpected text after the value%s",
+					 it->expect ? " (only rtol=R and atol=A may follow)" : "");
+		char num[64];
+		size_t k = 0;
+		for (S->pos = at + 5; S->pos < eol && !is_space(S->t[S->pos]) && k < sizeof num - 1; S->pos++)
+			num[k++] = S->t[S->pos];
+		num[k] = '\0';
+		char *end;
+		double x = strtod(num, &end);
+		if (!k || *end || !(x >= 0))
+			return scan_fail(S, ONNXTXT_ERR_VALUE, at + 5, "expected %s", "a non-negative number");
+		*(r ? &it->rtol : &it->atol) = x;
+	}
+}
+
+/* One line that starts with "#@ input " or "#@ expect "; the lexer treats the same lines
+ * as comments. Returns 1 for an item, 0 for any other line, -1 on error. */
+static int case_line(scan *S, size_t eol, OnnxCaseItem *it)
+{
+	while (S->pos < eol && (S->t[S->pos] == ' ' || S->t[S->pos] == '\t'))
+		S->pos++;
+	if (eol - S->pos < 2 || memcmp(S->t + S->pos, "#@", 2) != 0)
+		return 0;
+	S->pos += 2;
+	while (S->pos < eol && (S->t[S->pos] == ' ' || S->t[S->pos] == '\t'))
+		S->pos++;
+	size_t rest = eol - S->pos;
+	int kw = rest > 6 && memcmp(S->t + S->pos, "input", 5) == 0 && (S->t[S->pos + 5] == ' ' || S->t[S->pos + 5] == '\t')
+			 ? 5
+		 : rest > 7 && memcmp(S->t + S->pos, "expect", 6) == 0 && (S->t[S->pos + 6] == ' ' || S->t[S->pos + 6] == '\t')
+			 ? 6
+			 : 0;
+	if (!kw)
+		return 0;
+	*it = (OnnxCaseItem){kw == 6, NULL, NULL, ONNXTXT_DEFAULT_RTOL, ONNXTXT_DEFAULT_ATOL, 0};
+	ox_locate(S->t, S->len, S->pos, &it->line, &(unsigned){0});
+	S->pos += (size_t)kw;
+	while (S->pos < eol && (S->t[S->pos] == ' ' || S->t[S->pos] == '\t'))
+		S->pos++;
+	if (!(it->name = case_name(S, eol)))
+		return -1;
+	while (S->pos < eol && (S->t[S->pos] == ' ' || S->t[S->pos] == '\t'))
+		S->pos++;
+	if (S->pos >= eol || S->t[S->pos] != '=')
+		return scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s after the name", "'='");
+	S->pos++;
+	scan line = {S->t, eol, S->pos, S->err};
+	ox_val *v = parse_value(&line, 0);
+	if (!v)
+		return -1;
+	it->value = (OnnxValue *)v;
+	S->pos = line.pos;
+	return tolerances(S, eol, it) < 0 ? -1 : 1;
+}
+
+void OnnxCase_Free(OnnxCaseItem *items, size_t n)
+{
+	for (size_t i = 0; items && i < n; i++) {
+		free(items[i].name);
+		OnnxValue_Free(items[i].value);
+	}
+	free(items);
+}
+
+OnnxStatus OnnxCase_Parse(const char *text, size_t len, OnnxCaseItem **items, size_t *n, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	memset(err, 0, sizeof *err);
+	if (!text || !items || !n) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+		return err->code;
+	}
+	*items = NULL;
+	*n = 0;
+	size_t cap = 0;
+	scan S = {text, len, 0, err};
+	while (S.pos < len) {
+		const char *nl = memchr(text + S.pos, '\n', len - S.pos);
+		size_t eol = nl ? (size_t)(nl - text) : len;
+		OnnxCaseItem it = {0};
+		int rc = case_line(&S, eol, &it);
+		if (rc == 1) {
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 8;
+				OnnxCaseItem *g = realloc(*items, cap * sizeof *g);
+				if (!g) {
+					OnnxCase_Free(&it, 1);
+					scan_fail(&S, ONNXTXT_ERR_NOMEM, S.pos, "%s", "out of memory");
+					rc = -1;
+				} else {
+					*items = g;
+				}
+			}
+			if (rc >= 0)
+				(*items)[(*n)++] = it;
+		}
+		if (rc < 0) {
+			free(it.name);
+			OnnxValue_Free(it.value);
+			OnnxCase_Free(*items, *n);
+			*items = NULL;
+			*n = 0;
+			return err->code;
+		}
+		S.pos = eol + 1;
+	}
+	return ONNXTXT_OK;
+}
