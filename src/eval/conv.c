@@ -355,8 +355,8 @@ static void col2im_f32(const ox_conv_geom *g, const scatter *s, const float *col
 		       float *y)
 {
 	int64_t cout_g = g->cout / g->group;
-	memset(full, 0, (size_t)s->fs * sizeof(float));
 	for (int64_t c = 0; c < cout_g; c++) {
+		memset(full, 0, (size_t)s->fs * sizeof(float));
 		for (int64_t q = 0; q < s->kvol; q++) {
 			const float *src = col + (c * s->kvol + q) * s->nin;
 			float *dst = full + s->ftap[q];

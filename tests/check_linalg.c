@@ -1,0 +1,399 @@
+/* Unit tests for the GEMM core (every micro-kernel against a plain triple loop) and for
+ * the float Conv and ConvTranspose (every CPU level against direct loops that follow the
+ * operators' definitions). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/conv.h"
+#include "eval/cpu.h"
+#include "eval/gemm.h"
+#include "testutil.h"
+
+/* Check records every passing ck_assert with a write(2); loops use this instead. */
+#define REQUIRE(cond, ...)                         \
+	do {                                       \
+		if (!(cond))                       \
+			ck_abort_msg(__VA_ARGS__); \
+	} while (0)
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+	return rng;
+}
+
+static int64_t pick(int64_t lo, int64_t hi)
+{
+	return lo + (int64_t)(next() % (uint64_t)(hi - lo + 1));
+}
+
+static float frand(void)
+{
+	return (float)((double)(next() % 2000001) / 1000000.0 - 1.0);
+}
+
+static float *frand_n(int64_t n)
+{
+	float *p = malloc((size_t)(n ? n : 1) * sizeof(float));
+	for (int64_t i = 0; i < n; i++)
+		p[i] = frand();
+	return p;
+}
+
+/* got within a tolerance of ref, scaled by the sum of the magnitudes that made it. */
+static bool close_to(double got, double ref, double mag)
+{
+	return fabs(got - ref) <= 1e-5 * mag + 1e-6;
+}
+
+/* ---- GEMM ---------------------------------------------------------------------------- */
+
+typedef struct gcase {
+	bool ta, tb;
+	int64_t m, n, k, lda, ldb, ldc;
+	float alpha, beta;
+} gcase;
+
+/* Runs one case with variant v (or at level when v < 0) and compares every element of
+ * the ldc-strided C, including the columns beyond n that must stay untouched. */
+static void check_gemm(int v, int level, const gcase *g)
+{
+	int64_t ar = g->ta ? g->k : g->m, br = g->tb ? g->n : g->k;
+	float *a = frand_n(ar * g->lda), *b = frand_n(br * g->ldb), *c = frand_n(g->m * g->ldc);
+	float *c0 = malloc((size_t)(g->m * g->ldc + 1) * sizeof(float));
+	memcpy(c0, c, (size_t)(g->m * g->ldc) * sizeof(float));
+	if (g->beta == 0)
+		for (int64_t i = 0; i < g->m * g->ldc; i++)
+			c[i] = (i % g->ldc) < g->n ? NAN : c0[i]; /* beta 0 must not read C */
+	ox_gemm_src sa = ox_gemm_a(a, g->lda, g->ta), sb = ox_gemm_b(b, g->ldb, g->tb);
+	int rc = v >= 0 ? ox_sgemm_variant(v, g->m, g->n, g->k, g->alpha, &sa, &sb, g->beta, c, g->ldc)
+			: ox_sgemm_src(level, g->m, g->n, g->k, g->alpha, &sa, &sb, g->beta, c, g->ldc);
+	REQUIRE(rc == 0, "gemm failed");
+	for (int64_t i = 0; i < g->m; i++)
+		for (int64_t j = 0; j < g->ldc; j++) {
+			double ref = c0[i * g->ldc + j], mag = fabs(ref);
+			if (j < g->n) {
+				double s = 0, sm = 0;
+				for (int64_t q = 0; q < g->k; q++) {
+					double x = a[g->ta ? q * g->lda + i : i * g->lda + q];
+					double y = b[g->tb ? j * g->ldb + q : q * g->ldb + j];
+					s += x * y, sm += fabs(x * y);
+				}
+				ref = g->alpha * s + (g->beta == 0 ? 0 : g->beta * ref);
+				mag = fabs(g->alpha) * sm + fabs(g->beta * mag);
+			}
+			double got = c[i * g->ldc + j];
+			REQUIRE(close_to(got, ref, mag),
+				"variant %d level %d: %s%s m=%lld n=%lld k=%lld alpha=%g beta=%g: C[%lld,%lld] is %.9g, expected %.9g",
+				v, level, g->ta ? "A'" : "A", g->tb ? "B'" : "B", (long long)g->m, (long long)g->n,
+				(long long)g->k, g->alpha, g->beta, (long long)i, (long long)j, got, ref);
+		}
+	free(a);
+	free(b);
+	free(c);
+	free(c0);
+}
+
+static gcase gemm_case(int64_t m, int64_t n, int64_t k, unsigned flags)
+{
+	gcase g = {flags & 1, (flags >> 1) & 1, m, n, k, 0, 0, 0, 1, 0};
+	int64_t pad = (flags >> 2) & 1 ? pick(1, 5) : 0;
+	g.lda = (g.ta ? m : k) + pad;
+	g.ldb = (g.tb ? k : n) + pad;
+	g.ldc = n + pad;
+	if (g.lda == 0)
+		g.lda = 1;
+	if (g.ldb == 0)
+		g.ldb = 1;
+	if (g.ldc == 0)
+		g.ldc = 1;
+	static const float alphas[] = {1, 1, -0.5f, 2};
+	static const float betas[] = {0, 1, 0.25f, -1};
+	g.alpha = alphas[(flags >> 3) & 3];
+	g.beta = betas[(flags >> 5) & 3];
+	return g;
+}
+
+static bool variant_runs(const ox_gemm_variant *v)
+{
+	return v->level <= ox_cpu_level();
+}
+
+/* Sizes around every register block: 0, 1, the block, the block plus and minus one. */
+START_TEST(gemm_edges)
+{
+	int nv;
+	const ox_gemm_variant *vs = ox_gemm_variants(&nv);
+	const ox_gemm_variant *v = &vs[_i];
+	if (!variant_runs(v))
+		return;
+	int64_t ms[] = {0, 1, 2, v->mr - 1, v->mr, v->mr + 1, 2 * v->mr + 3};
+	int64_t ns[] = {0, 1, 3, v->nr - 1, v->nr, v->nr + 1, 2 * v->nr + 5};
+	int64_t ks[] = {0, 1, 2, 7, 33};
+	unsigned flags = 0;
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+		for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
+			for (size_t q = 0; q < sizeof ks / sizeof ks[0]; q++) {
+				gcase g = gemm_case(ms[i], ns[j], ks[q], flags++ * 37u);
+				check_gemm(_i, 0, &g);
+			}
+}
+END_TEST
+
+/* Random shapes large enough to cross the cache blocks (several KC, MC, NC). */
+START_TEST(gemm_random)
+{
+	int nv;
+	const ox_gemm_variant *vs = ox_gemm_variants(&nv);
+	if (!variant_runs(&vs[_i]))
+		return;
+	for (int t = 0; t < 24; t++) {
+		int64_t big = t % 6 == 0;
+		gcase g = gemm_case(pick(1, big ? 500 : 80), pick(1, big ? 300 : 100), pick(1, big ? 700 : 300),
+				    (unsigned)next());
+		check_gemm(_i, 0, &g);
+	}
+}
+END_TEST
+
+/* Every transpose and alpha/beta combination at one odd size, through the level picker. */
+START_TEST(gemm_levels)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (unsigned f = 0; f < 128; f++) {
+			int64_t m = f % 3 == 0 ? 64 : 37;
+			gcase g = gemm_case(m, 45, 29, f);
+			check_gemm(-1, level, &g);
+		}
+}
+END_TEST
+
+/* ox_sgemm's plain entry point, and double, against the same references. */
+START_TEST(gemm_entry_points)
+{
+	float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, -1, 2, 0.5f, 1}, c[4] = {NAN, NAN, NAN, NAN};
+	/* [2,3] x [3,2] */
+	ck_assert_int_eq(ox_sgemm(false, false, 2, 2, 3, 1, a, 3, b, 2, 0, c, 2), 0);
+	ck_assert(c[0] == 1 * 1 + 2 * -1 + 3 * 0.5f && c[1] == 0 + 4 + 3);
+	ck_assert(c[2] == 4 - 5 + 3 && c[3] == 0 + 10 + 6);
+	double da[6] = {1, 2, 3, 4, 5, 6}, db[6] = {1, 0, -1, 2, 0.5, 1}, dc[4] = {1, 1, 1, 1};
+	/* A' x B' with A stored [3,2] and B stored [2,3] */
+	ox_dgemm(true, true, 2, 2, 3, 2, da, 2, db, 3, 1, dc, 2);
+	ck_assert(dc[0] == 1 + 2 * (1 * 1 + 3 * 0 + 5 * -1));
+	ck_assert(dc[1] == 1 + 2 * (1 * 2 + 3 * 0.5 + 5 * 1));
+	ck_assert(dc[2] == 1 + 2 * (2 * 1 + 4 * 0 + 6 * -1));
+	ck_assert(dc[3] == 1 + 2 * (2 * 2 + 4 * 0.5 + 6 * 1));
+}
+END_TEST
+
+/* ---- Conv and ConvTranspose ---------------------------------------------------------- */
+
+static int64_t prod(int n, const int64_t *d)
+{
+	int64_t p = 1;
+	for (int i = 0; i < n; i++)
+		p *= d[i];
+	return p;
+}
+
+/* idx as a flat index of dims, and the reverse. */
+static void unflat(int n, const int64_t *dims, int64_t q, int64_t *idx)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		idx[i] = q % dims[i];
+		q /= dims[i];
+	}
+}
+
+/* The input element a conv output position and tap read, or -1 in the padding. */
+static int64_t conv_src(const ox_conv_geom *g, const int64_t *o, const int64_t *t)
+{
+	int64_t at = 0;
+	for (int i = 0; i < g->nsp; i++) {
+		int64_t x = o[i] * g->stride[i] + t[i] * g->dil[i] - g->pad0[i];
+		if (x < 0 || x >= g->in[i])
+			return -1;
+		at = at * g->in[i] + x;
+	}
+	return at;
+}
+
+/* Conv by its definition, in double; mag gets the sum of the magnitudes of the terms. */
+static void ref_conv(const ox_conv_geom *g, const float *x, const float *w, const float *bias, double *y,
+		     double *mag)
+{
+	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, ins = prod(g->nsp, g->in);
+	int64_t outs = prod(g->nsp, g->out), kv = prod(g->nsp, g->kernel);
+	int64_t o[OX_MAX_RANK], t[OX_MAX_RANK];
+	for (int64_t n = 0; n < g->batch; n++)
+		for (int64_t co = 0; co < g->cout; co++)
+			for (int64_t p = 0; p < outs; p++) {
+				double s = bias ? bias[co] : 0, m = fabs(s);
+				unflat(g->nsp, g->out, p, o);
+				for (int64_t ci = 0; ci < cin_g; ci++)
+					for (int64_t q = 0; q < kv; q++) {
+						unflat(g->nsp, g->kernel, q, t);
+						int64_t at = conv_src(g, o, t);
+						if (at < 0)
+							continue;
+						int64_t c = co / cout_g * cin_g + ci;
+						double v = (double)x[(n * g->cin + c) * ins + at] * w[(co * cin_g + ci) * kv + q];
+						s += v, m += fabs(v);
+					}
+				y[(n * g->cout + co) * outs + p] = s;
+				mag[(n * g->cout + co) * outs + p] = m;
+			}
+}
+
+/* ConvTranspose by its definition: every input element scattered through every tap. */
+static void ref_convt(const ox_conv_geom *g, const float *x, const float *w, const float *bias, double *y,
+		      double *mag)
+{
+	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, ins = prod(g->nsp, g->in);
+	int64_t outs = prod(g->nsp, g->out), kv = prod(g->nsp, g->kernel), i[OX_MAX_RANK], t[OX_MAX_RANK];
+	for (int64_t q = 0; q < g->batch * g->cout * outs; q++) {
+		y[q] = bias ? bias[q / outs % g->cout] : 0;
+		mag[q] = fabs(y[q]);
+	}
+	for (int64_t n = 0; n < g->batch; n++)
+		for (int64_t ci = 0; ci < g->cin; ci++)
+			for (int64_t p = 0; p < ins; p++) {
+				unflat(g->nsp, g->in, p, i);
+				for (int64_t c = 0; c < cout_g; c++)
+					for (int64_t q = 0; q < kv; q++) {
+						unflat(g->nsp, g->kernel, q, t);
+						int64_t at = 0;
+						for (int d = 0; d < g->nsp && at >= 0; d++) {
+							int64_t e = i[d] * g->stride[d] + t[d] * g->dil[d] - g->pad0[d];
+							at = e < 0 || e >= g->out[d] ? -1 : at * g->out[d] + e;
+						}
+						if (at < 0)
+							continue;
+						int64_t co = ci / cin_g * cout_g + c;
+						double v = (double)x[(n * g->cin + ci) * ins + p] * w[(ci * cout_g + c) * kv + q];
+						y[(n * g->cout + co) * outs + at] += v;
+						mag[(n * g->cout + co) * outs + at] += fabs(v);
+					}
+			}
+}
+
+/* A random geometry of nsp axes; kind 1 makes it depthwise, kind 2 pointwise. */
+static ox_conv_geom rand_geom(int nsp, int kind, bool transpose)
+{
+	ox_conv_geom g;
+	memset(&g, 0, sizeof g);
+	g.nsp = nsp;
+	g.batch = pick(1, 2);
+	g.group = kind == 1 ? pick(2, 5) : pick(1, 3);
+	g.cin = g.group * (kind == 1 ? 1 : pick(1, 5));
+	g.cout = g.group * (kind == 1 ? pick(1, 2) : pick(1, 20));
+	for (int i = 0; i < nsp; i++) {
+		int64_t big = nsp == 1 ? 40 : nsp == 2 ? 14 : 6;
+		g.kernel[i] = kind == 2 ? 1 : pick(1, 3);
+		g.stride[i] = kind == 2 ? 1 : pick(1, 3);
+		g.dil[i] = pick(1, 2);
+		g.pad0[i] = kind == 2 ? 0 : pick(0, 2);
+		g.pad1[i] = kind == 2 ? 0 : pick(0, 2);
+		g.in[i] = pick(1, big);
+		int64_t dk = (g.kernel[i] - 1) * g.dil[i] + 1;
+		if (transpose) {
+			int64_t full = (g.in[i] - 1) * g.stride[i] + dk;
+			if (g.pad0[i] + g.pad1[i] >= full)
+				g.pad0[i] = g.pad1[i] = 0;
+			g.out[i] = full - g.pad0[i] - g.pad1[i] + pick(0, g.stride[i] - 1);
+			g.pad1[i] = full - g.out[i] - g.pad0[i]; /* output_padding as a negative end pad */
+		} else {
+			if (g.in[i] + g.pad0[i] + g.pad1[i] < dk)
+				g.in[i] = dk;
+			g.out[i] = (g.in[i] + g.pad0[i] + g.pad1[i] - dk) / g.stride[i] + 1;
+		}
+	}
+	return g;
+}
+
+static void describe(char *buf, size_t n, const ox_conv_geom *g)
+{
+	int at = snprintf(buf, n, "N%lld Cin%lld Cout%lld G%lld:", (long long)g->batch, (long long)g->cin,
+			  (long long)g->cout, (long long)g->group);
+	for (int i = 0; i < g->nsp; i++)
+		at += snprintf(buf + at, n - (size_t)at, " [in %lld k %lld s %lld d %lld p %lld,%lld out %lld]",
+			       (long long)g->in[i], (long long)g->kernel[i], (long long)g->stride[i], (long long)g->dil[i],
+			       (long long)g->pad0[i], (long long)g->pad1[i], (long long)g->out[i]);
+}
+
+static void check_conv(const ox_conv_geom *g, bool transpose, int level)
+{
+	int64_t xs = g->batch * g->cin * prod(g->nsp, g->in), ys = g->batch * g->cout * prod(g->nsp, g->out);
+	int64_t ws = (transpose ? g->cin * (g->cout / g->group) : g->cout * (g->cin / g->group)) *
+		     prod(g->nsp, g->kernel);
+	float *x = frand_n(xs), *w = frand_n(ws), *b = next() % 2 ? frand_n(g->cout) : NULL, *y = frand_n(ys);
+	double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
+	char what[512];
+	describe(what, sizeof what, g);
+	int rc = transpose ? ox_conv_transpose_f32(level, g, x, w, b, y) : ox_conv_f32(level, g, x, w, b, y);
+	REQUIRE(rc == 0, "%s failed", what);
+	(transpose ? ref_convt : ref_conv)(g, x, w, b, ref, mag);
+	for (int64_t q = 0; q < ys; q++)
+		REQUIRE(close_to(y[q], ref[q], mag[q]), "%s%s level %d, bias %d: Y[%lld] is %.9g, expected %.9g",
+			transpose ? "ConvTranspose " : "Conv ", what, level, b != NULL, (long long)q, y[q], ref[q]);
+	free(x), free(w), free(b), free(y), free(ref), free(mag);
+}
+
+START_TEST(conv_random)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int t = 0; t < 60; t++) {
+			ox_conv_geom g = rand_geom(1 + t % 3, t % 5 == 3 ? 1 : t % 5 == 4 ? 2 : 0, false);
+			check_conv(&g, false, level);
+		}
+}
+END_TEST
+
+START_TEST(conv_transpose_random)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int t = 0; t < 60; t++) {
+			ox_conv_geom g = rand_geom(1 + t % 3, 0, true);
+			check_conv(&g, true, level);
+		}
+}
+END_TEST
+
+/* The benchmark's shape (3x3, 64 channels, 56x56, pads 1) and its stride-2 sibling, whose
+ * panels cross rows of the output. */
+START_TEST(conv_resnet_shapes)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int64_t s = 1; s <= 2; s++) {
+			ox_conv_geom g = {2, 1, 64, 64, 1, {56, 56}, {56 / s, 56 / s}, {3, 3}, {s, s}, {1, 1},
+					  {1, 1}, {1, s == 1 ? 1 : 0}};
+			check_conv(&g, false, level);
+		}
+}
+END_TEST
+
+int main(void)
+{
+	int nv;
+	ox_gemm_variants(&nv);
+	Suite *s = suite_create("linalg");
+	TCase *tc = tcase_create("gemm");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, gemm_edges, 0, nv);
+	tcase_add_loop_test(tc, gemm_random, 0, nv);
+	tcase_add_test(tc, gemm_levels);
+	tcase_add_test(tc, gemm_entry_points);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("conv");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, conv_random);
+	tcase_add_test(tc, conv_transpose_random);
+	tcase_add_test(tc, conv_resnet_shapes);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
