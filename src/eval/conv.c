@@ -602,6 +602,13 @@ static int conv_out(ox_k *k, ox_conv_geom *g)
 	return 0;
 }
 
+/* Half of x rounded down, also below zero: the spec's pads split total padding that an
+ * output_shape larger than the full output makes negative the way its examples do. */
+static int64_t floor_half(int64_t x)
+{
+	return x >= 0 ? x / 2 : -((1 - x) / 2);
+}
+
 /* ConvTranspose's output shape and pads: from output_shape, auto_pad, or the pads given. */
 static int convt_out(ox_k *k, ox_conv_geom *g)
 {
@@ -623,7 +630,7 @@ static int convt_out(ox_k *k, ox_conv_geom *g)
 		if (nos >= 0 || ap == PAD_UPPER || ap == PAD_LOWER) {
 			g->out[i] = nos >= 0 ? os[i] : g->in[i] * g->stride[i];
 			int64_t total = full - g->out[i];
-			g->pad0[i] = ap == PAD_UPPER ? total / 2 : total - total / 2;
+			g->pad0[i] = ap == PAD_UPPER ? floor_half(total) : total - floor_half(total);
 			g->pad1[i] = total - g->pad0[i];
 			continue;
 		}
