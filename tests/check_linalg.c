@@ -39,7 +39,8 @@ static float frand(void)
 
 static float *frand_n(int64_t n)
 {
-	float *p = malloc((size_t)(n ? n : 1) * sizeof(float));
+	/* 64-byte aligned like tensor data, so that whole rows of C can be streamed */
+	float *p = aligned_alloc(64, (size_t)(n / 16 + 1) * 64);
 	for (int64_t i = 0; i < n; i++)
 		p[i] = frand();
 	return p;
@@ -170,6 +171,21 @@ START_TEST(gemm_levels)
 			gcase g = gemm_case(m, 45, 29, f);
 			check_gemm(-1, level, &g);
 		}
+}
+END_TEST
+
+/* A C of a million elements or more, written in one pass, is stored past the caches:
+ * aligned and unaligned rows, full and partial tiles. */
+START_TEST(gemm_streaming)
+{
+	int nv;
+	const ox_gemm_variant *vs = ox_gemm_variants(&nv);
+	if (!variant_runs(&vs[_i]))
+		return;
+	gcase g = gemm_case(1030, 1024, 20, 0);
+	check_gemm(_i, 0, &g);
+	g = gemm_case(999, 1111, 9, 1 | 4);
+	check_gemm(_i, 0, &g);
 }
 END_TEST
 
@@ -386,6 +402,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, gemm_edges, 0, nv);
 	tcase_add_loop_test(tc, gemm_random, 0, nv);
+	tcase_add_loop_test(tc, gemm_streaming, 0, nv);
 	tcase_add_test(tc, gemm_levels);
 	tcase_add_test(tc, gemm_entry_points);
 	suite_add_tcase(s, tc);

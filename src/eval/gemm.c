@@ -2,6 +2,7 @@
  * that fit the caches, and register-blocked micro-kernels (scalar, AVX2+FMA, AVX-512)
  * multiply one panel of A by one panel of B into a tile of C. */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +15,10 @@
 
 /* A micro-kernel: the MR x NR tile at c (row stride ldc) becomes
  * alpha * (a panel) * (b panel) + beta * tile, of which only the top-left mr x nr part is
- * stored. beta == 0 means the tile is not read. */
+ * stored. beta == 0 means the tile is not read; nt asks for stores that bypass the caches
+ * (where the tile is aligned), for results too large to stay in them. */
 typedef void (*ukernel)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, float alpha,
-			float beta, int mr, int nr);
+			float beta, int mr, int nr, bool nt);
 
 typedef struct variant {
 	ox_gemm_variant pub;
@@ -89,7 +91,7 @@ static void store_tile(const float *t, int nr_full, float *c, int64_t ldc, float
 enum { S_MR = 4, S_NR = 8 };
 
 static void k_scalar(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, float alpha, float beta,
-		     int mr, int nr)
+		     int mr, int nr, bool nt)
 {
 	float t[S_MR * S_NR] = {0};
 	for (int64_t p = 0; p < kc; p++, a += S_MR, b += S_NR)
@@ -105,7 +107,7 @@ static void k_scalar(int64_t kc, const float *a, const float *b, float *c, int64
 /* ---- AVX2 + FMA: 6 x 16 ---------------------------------------------------------- */
 
 OX_TARGET_AVX2 static void k_avx2_6x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-					float alpha, float beta, int mr, int nr)
+					float alpha, float beta, int mr, int nr, bool nt)
 {
 	__m256 acc[6][2];
 	for (int i = 0; i < 6; i++)
@@ -126,7 +128,10 @@ OX_TARGET_AVX2 static void k_avx2_6x16(int64_t kc, const float *a, const float *
 				__m256 v = _mm256_mul_ps(acc[i][h], va);
 				if (beta != 0)
 					v = _mm256_fmadd_ps(_mm256_loadu_ps(ci), vb, v);
-				_mm256_storeu_ps(ci, v);
+				if (nt && ((uintptr_t)ci & 31) == 0)
+					_mm256_stream_ps(ci, v);
+				else
+					_mm256_storeu_ps(ci, v);
 			}
 		return;
 	}
@@ -143,7 +148,7 @@ OX_TARGET_AVX2 static void k_avx2_6x16(int64_t kc, const float *a, const float *
  * Inlined into one function per MR so that the accumulators stay in registers. */
 OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
 k_avx512(const int MR, int64_t kc, const float *a, const float *b, float *c, int64_t ldc, float alpha, float beta,
-	 int mr, int nr)
+	 int mr, int nr, bool nt)
 {
 	__m512 acc[16][2];
 	for (int i = 0; i < MR; i++)
@@ -168,21 +173,26 @@ k_avx512(const int MR, int64_t kc, const float *a, const float *b, float *c, int
 			v0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m0, ci), vb, v0);
 			v1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m1, ci + 16), vb, v1);
 		}
-		_mm512_mask_storeu_ps(ci, m0, v0);
-		_mm512_mask_storeu_ps(ci + 16, m1, v1);
+		if (nt && nr == 32 && ((uintptr_t)ci & 63) == 0) {
+			_mm512_stream_ps(ci, v0);
+			_mm512_stream_ps(ci + 16, v1);
+		} else {
+			_mm512_mask_storeu_ps(ci, m0, v0);
+			_mm512_mask_storeu_ps(ci + 16, m1, v1);
+		}
 	}
 }
 
 OX_TARGET_AVX512 static void k_avx512_14x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-					     float alpha, float beta, int mr, int nr)
+					     float alpha, float beta, int mr, int nr, bool nt)
 {
-	k_avx512(14, kc, a, b, c, ldc, alpha, beta, mr, nr);
+	k_avx512(14, kc, a, b, c, ldc, alpha, beta, mr, nr, nt);
 }
 
 OX_TARGET_AVX512 static void k_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-					    float alpha, float beta, int mr, int nr)
+					    float alpha, float beta, int mr, int nr, bool nt)
 {
-	k_avx512(8, kc, a, b, c, ldc, alpha, beta, mr, nr);
+	k_avx512(8, kc, a, b, c, ldc, alpha, beta, mr, nr, nt);
 }
 #endif
 
@@ -226,6 +236,8 @@ static const variant *pick(int level, int64_t m)
 
 /* ---- the blocked loops ----------------------------------------------------------- */
 
+enum { NT_MIN = 1 << 20 }; /* elements of C (4 MB) from which stores bypass the caches */
+
 static int64_t round_up(int64_t x, int64_t to)
 {
 	return (x + to - 1) / to * to;
@@ -240,7 +252,7 @@ static void scale_c(int64_t m, int64_t n, float beta, float *c, int64_t ldc)
 
 /* One block of A (mc rows) against the packed block of B (nc columns). */
 static void block(const variant *v, int64_t mc, int64_t nc, int64_t kc, const float *ap, const float *bp,
-		  float alpha, float beta, float *c, int64_t ldc)
+		  float alpha, float beta, float *c, int64_t ldc, bool nt)
 {
 	int mr = v->pub.mr, nr = v->pub.nr;
 	for (int64_t j = 0; j < nc; j += nr) {
@@ -248,27 +260,34 @@ static void block(const variant *v, int64_t mc, int64_t nc, int64_t kc, const fl
 		int nrr = nc - j < nr ? (int)(nc - j) : nr;
 		for (int64_t i = 0; i < mc; i += mr) {
 			int mrr = mc - i < mr ? (int)(mc - i) : mr;
-			v->run(kc, ap + i * kc, bj, c + i * ldc + j, ldc, alpha, beta, mrr, nrr);
+			v->run(kc, ap + i * kc, bj, c + i * ldc + j, ldc, alpha, beta, mrr, nrr, nt);
 		}
 	}
+}
+
+/* A C written in one pass and larger than the caches goes straight to memory: the stores
+ * then need no read of the lines they overwrite. */
+static bool streams(int64_t m, int64_t n, int64_t k, int64_t kc, float beta)
+{
+	return beta == 0 && k <= kc && m * n >= NT_MIN;
 }
 
 /* When all of A fits one block, each panel of B is packed just before the tiles that use
  * it, so it goes from the source to L1 and is never written back to L2 or L3. */
 static void small_m(const variant *v, int64_t m, int64_t n, int64_t kc, int64_t pc, const float *ap, float *bp,
-		    const ox_gemm_src *b, float alpha, float beta, float *c, int64_t ldc)
+		    const ox_gemm_src *b, float alpha, float beta, float *c, int64_t ldc, bool nt)
 {
 	int nr = v->pub.nr;
 	for (int64_t j = 0; j < n; j += nr) {
 		int64_t ncc = n - j < nr ? n - j : nr;
 		b->pack(b, bp, j, ncc, pc, kc, nr);
-		block(v, m, ncc, kc, ap, bp, alpha, beta, c + j, ldc);
+		block(v, m, ncc, kc, ap, bp, alpha, beta, c + j, ldc, nt);
 	}
 }
 
 static void large_m(const variant *v, int64_t m, int64_t n, int64_t k, int64_t mc, int64_t kc, int64_t nc,
 		    float *ap, float *bp, float alpha, const ox_gemm_src *a, const ox_gemm_src *b, float beta,
-		    float *c, int64_t ldc)
+		    float *c, int64_t ldc, bool nt)
 {
 	for (int64_t jc = 0; jc < n; jc += nc) {
 		int64_t ncc = n - jc < nc ? n - jc : nc;
@@ -278,7 +297,7 @@ static void large_m(const variant *v, int64_t m, int64_t n, int64_t k, int64_t m
 			for (int64_t ic = 0; ic < m; ic += mc) {
 				int64_t mcc = m - ic < mc ? m - ic : mc;
 				a->pack(a, ap, ic, mcc, pc, kcc, v->pub.mr);
-				block(v, mcc, ncc, kcc, ap, bp, alpha, pc == 0 ? beta : 1, c + ic * ldc + jc, ldc);
+				block(v, mcc, ncc, kcc, ap, bp, alpha, pc == 0 ? beta : 1, c + ic * ldc + jc, ldc, nt);
 			}
 		}
 	}
@@ -293,9 +312,9 @@ static int run(const variant *v, int64_t m, int64_t n, int64_t k, float alpha, c
 		scale_c(m, n, beta, c, ldc);
 		return 0;
 	}
-	bool small = m <= v->mc;
-	int64_t mc = small ? round_up(m, v->pub.mr) : v->mc;
 	int64_t kc = k < v->kc ? k : v->kc;
+	bool small = m <= v->mc, nt = streams(m, n, k, kc, beta);
+	int64_t mc = small ? round_up(m, v->pub.mr) : v->mc;
 	int64_t nc = small ? v->pub.nr : n < v->nc ? round_up(n, v->pub.nr) : v->nc;
 	float *ap = aligned_alloc(64, (size_t)round_up(mc * kc * (int64_t)sizeof(float), 64));
 	float *bp = aligned_alloc(64, (size_t)round_up(nc * kc * (int64_t)sizeof(float), 64));
@@ -308,11 +327,15 @@ static int run(const variant *v, int64_t m, int64_t n, int64_t k, float alpha, c
 		for (int64_t pc = 0; pc < k; pc += kc) {
 			int64_t kcc = k - pc < kc ? k - pc : kc;
 			a->pack(a, ap, 0, m, pc, kcc, v->pub.mr);
-			small_m(v, m, n, kcc, pc, ap, bp, b, alpha, pc == 0 ? beta : 1, c, ldc);
+			small_m(v, m, n, kcc, pc, ap, bp, b, alpha, pc == 0 ? beta : 1, c, ldc, nt);
 		}
 	} else {
-		large_m(v, m, n, k, mc, kc, nc, ap, bp, alpha, a, b, beta, c, ldc);
+		large_m(v, m, n, k, mc, kc, nc, ap, bp, alpha, a, b, beta, c, ldc, nt);
 	}
+#if OX_X86
+	if (nt)
+		_mm_sfence(); /* the streamed stores are ordered before whatever reads C next */
+#endif
 	free(ap);
 	free(bp);
 	return 0;
