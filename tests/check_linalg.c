@@ -189,6 +189,22 @@ START_TEST(gemm_streaming)
 }
 END_TEST
 
+/* One row or one column: the matrix-vector paths, every transpose and stride. */
+START_TEST(gemv_levels)
+{
+	int64_t sizes[] = {1, 2, 15, 16, 17, 31, 33, 100, 257};
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+			for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j += 2) {
+				unsigned f = (unsigned)next();
+				gcase g = gemm_case(1, sizes[i], sizes[j], f);
+				check_gemm(-1, level, &g);
+				g = gemm_case(sizes[j], 1, sizes[i], f >> 8);
+				check_gemm(-1, level, &g);
+			}
+}
+END_TEST
+
 /* ox_sgemm's plain entry point, and double, against the same references. */
 START_TEST(gemm_entry_points)
 {
@@ -404,6 +420,7 @@ int main(void)
 	tcase_add_loop_test(tc, gemm_random, 0, nv);
 	tcase_add_loop_test(tc, gemm_streaming, 0, nv);
 	tcase_add_test(tc, gemm_levels);
+	tcase_add_test(tc, gemv_levels);
 	tcase_add_test(tc, gemm_entry_points);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("conv");

@@ -341,10 +341,156 @@ static int run(const variant *v, int64_t m, int64_t n, int64_t k, float alpha, c
 	return 0;
 }
 
+/* ---- matrix times vector ------------------------------------------------------------ */
+
+/* A product with one row or one column is bound by reading the matrix once: it is done
+ * as dot products (matrix rows contiguous) or as sums of scaled rows (columns contiguous),
+ * without packing. */
+static float dot_scalar(const float *a, const float *b, int64_t n)
+{
+	float s[4] = {0};
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4)
+		for (int l = 0; l < 4; l++)
+			s[l] += a[i + l] * b[i + l];
+	for (; i < n; i++)
+		s[0] += a[i] * b[i];
+	return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+static void axpy_scalar(float *y, const float *x, float a, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] += a * x[i];
+}
+
+#if OX_X86
+OX_TARGET_AVX2 static float dot_avx2(const float *a, const float *b, int64_t n)
+{
+	__m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+	int64_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+		s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+	}
+	float t[8], s = 0;
+	_mm256_storeu_ps(t, _mm256_add_ps(s0, s1));
+	for (int l = 0; l < 8; l++)
+		s += t[l];
+	for (; i < n; i++)
+		s += a[i] * b[i];
+	return s;
+}
+
+OX_TARGET_AVX2 static void axpy_avx2(float *y, const float *x, float a, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] += a * x[i];
+}
+
+OX_TARGET_AVX512 static float dot_avx512(const float *a, const float *b, int64_t n)
+{
+	__m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+	int64_t i = 0;
+	for (; i + 32 <= n; i += 32) {
+		s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+		s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+	}
+	if (i < n) {
+		__mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+		s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s0);
+		i += 16;
+	}
+	if (i < n) {
+		__mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+		s1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s1);
+	}
+	return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+OX_TARGET_AVX512 static void axpy_avx512(float *y, const float *x, float a, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] += a * x[i];
+}
+#endif
+
+typedef struct vec_ops {
+	float (*dot)(const float *a, const float *b, int64_t n);
+	void (*axpy)(float *y, const float *x, float a, int64_t n);
+} vec_ops;
+
+static vec_ops vec_ops_at(int level)
+{
+	int l = ox_cpu_level() < level ? ox_cpu_level() : level;
+	vec_ops v = {dot_scalar, axpy_scalar};
+#if OX_X86
+	if (l >= OX_CPU_AVX512)
+		v = (vec_ops){dot_avx512, axpy_avx512};
+	else if (l >= OX_CPU_AVX2)
+		v = (vec_ops){dot_avx2, axpy_avx2};
+#endif
+	return v;
+}
+
+/* y[r*ys] = alpha * sum over q of M(r, q) * x[q*xs] + beta * y[r*ys] for r < rows, with
+ * M(r, q) = p[r*si + q*sk] and si or sk equal to 1. */
+typedef struct gemv_args {
+	int64_t rows, k;
+	const float *p;
+	int64_t si, sk;
+	const float *x;
+	int64_t xs;
+	float *y;
+	int64_t ys;
+} gemv_args;
+
+static int gemv(int level, const gemv_args *g, float alpha, float beta)
+{
+	vec_ops v = vec_ops_at(level);
+	bool dot = g->sk == 1;
+	float *t = malloc((size_t)(dot ? g->k : g->rows) * sizeof(float) + 1);
+	if (!t)
+		return -1;
+	if (dot) {
+		for (int64_t q = 0; q < g->k; q++)
+			t[q] = g->x[q * g->xs];
+	} else {
+		memset(t, 0, (size_t)g->rows * sizeof(float));
+		for (int64_t q = 0; q < g->k; q++)
+			v.axpy(t, g->p + q * g->sk, g->x[q * g->xs], g->rows);
+	}
+	for (int64_t r = 0; r < g->rows; r++) {
+		float s = alpha * (dot ? v.dot(g->p + r * g->si, t, g->k) : t[r]);
+		float *y = g->y + r * g->ys;
+		*y = beta == 0 ? s : s + beta * *y;
+	}
+	free(t);
+	return 0;
+}
+
+/* A product of one row or one column of strided operands as a gemv; 1 when it is neither. */
+static int as_gemv(int level, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
+		   const ox_gemm_src *b, float beta, float *c, int64_t ldc)
+{
+	bool strided = a->pack == ox_gemm_pack_strided && b->pack == ox_gemm_pack_strided;
+	if (!strided || k <= 0 || m <= 0 || n <= 0 || (m != 1 && n != 1))
+		return 1;
+	gemv_args g;
+	if (m == 1)
+		g = (gemv_args){n, k, b->p, b->si, b->sk, a->p, a->sk, c, 1};
+	else
+		g = (gemv_args){m, k, a->p, a->si, a->sk, b->p, b->sk, c, ldc};
+	if (g.si != 1 && g.sk != 1)
+		return 1;
+	return gemv(level, &g, alpha, beta);
+}
+
 int ox_sgemm_src(int level, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
 		 const ox_gemm_src *b, float beta, float *c, int64_t ldc)
 {
-	return run(pick(level, m), m, n, k, alpha, a, b, beta, c, ldc);
+	int rc = as_gemv(level, m, n, k, alpha, a, b, beta, c, ldc);
+	return rc <= 0 ? rc : run(pick(level, m), m, n, k, alpha, a, b, beta, c, ldc);
 }
 
 int ox_sgemm_variant(int v, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
