@@ -409,6 +409,104 @@ START_TEST(conv_resnet_shapes)
 }
 END_TEST
 
+/* ---- the ops' error messages ---------------------------------------------------------- */
+
+/* Runs a one-node model whose inputs are given as text values (name, value, name, ...)
+ * and returns the error message ("" when it ran). */
+static const char *run_error(const char *model, const char *const *inputs)
+{
+	static char msg[600];
+	Onnx__ModelProto *m = tu_model(model);
+	OnnxSession *s = NULL;
+	OnnxError err = {0};
+	msg[0] = 0;
+	ck_assert_int_eq(OnnxSession_New(m, &s, &err), ONNXTXT_OK);
+	for (int i = 0; inputs[i]; i += 2) {
+		OnnxValue *v = NULL;
+		ck_assert_int_eq(OnnxValue_Parse(inputs[i + 1], strlen(inputs[i + 1]), &v, &err), ONNXTXT_OK);
+		ck_assert_int_eq(OnnxSession_SetInput(s, inputs[i], v, &err), ONNXTXT_OK);
+		OnnxValue_Free(v);
+	}
+	if (OnnxSession_Run(s, &err) != ONNXTXT_OK)
+		snprintf(msg, sizeof msg, "%s", err.message);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+	return msg;
+}
+
+#define HEAD "<ir_version: 8, opset_import: [\"\" : %d]>\n"
+
+static const char *run1(int opset, const char *sig, const char *node, const char *const *inputs)
+{
+	char model[1024];
+	snprintf(model, sizeof model, HEAD "g %s {\n  %s\n}\n", opset, sig, node);
+	return run_error(model, inputs);
+}
+
+#define EXPECT_ERROR(got, part) \
+	ck_assert_msg(strstr((got), (part)) != NULL, "expected an error with '%s', got '%s'", (part), (got))
+
+START_TEST(errors_matmul_gemm)
+{
+	const char *ab[] = {"A", "float[2, 3] {1, 2, 3, 4, 5, 6}", "B", "float[2, 2] {1, 2, 3, 4}", NULL};
+	EXPECT_ERROR(run1(13, "(float[2, 3] A, float[2, 2] B) => (float[2, 2] Y)", "Y = MatMul(A, B)", ab),
+		     "A's last dimension (3) must equal B's second-to-last dimension (2)");
+	const char *ab2[] = {"C", "float[3] {1, 2, 3}", "A", "float[2, 3] {1, 2, 3, 4, 5, 6}", "B",
+			     "float[3, 2] {1, 2, 3, 4, 5, 6}", NULL};
+	EXPECT_ERROR(run1(13, "(float[2, 3] A, float[3, 2] B, float[3] C) => (float[2, 2] Y)", "Y = Gemm(A, B, C)", ab2),
+		     "C's shape cannot be broadcast to [2, 2]");
+	const char *ab3[] = {"A", "float[2, 3] {1, 2, 3, 4, 5, 6}", "B", "float[3, 2] {1, 2, 3, 4, 5, 6}", "C",
+			     "float[2] {1, 2}", NULL};
+	EXPECT_ERROR(run1(6, "(float[2, 3] A, float[3, 2] B, float[2] C) => (float[2, 2] Y)", "Y = Gemm(A, B, C)", ab3),
+		     "attribute broadcast is 0");
+	ck_assert_str_eq(run1(6, "(float[2, 3] A, float[3, 2] B, float[2] C) => (float[2, 2] Y)",
+			      "Y = Gemm <broadcast = 1> (A, B, C)", ab3), "");
+	EXPECT_ERROR(run1(9, "(float[2, 3] A, float[3, 2] B) => (float[2, 2] Y)", "Y = Gemm(A, B)", ab2 + 2),
+		     "input C is required before opset 11");
+	const char *ai[] = {"A", "int32[2, 3] {1, 2, 3, 4, 5, 6}", "B", "float[3, 2] {1, 2, 3, 4, 5, 6}", NULL};
+	EXPECT_ERROR(run1(13, "(int32[2, 3] A, float[3, 2] B) => (int32[2, 2] Y)", "Y = MatMul(A, B)", ai),
+		     "B has type float; expected int32 like A");
+}
+END_TEST
+
+START_TEST(errors_conv)
+{
+	const char *xw[] = {"X", "float[1, 2, 3, 3] {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9}", "W",
+			    "float[3, 1, 2, 2] {1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}", NULL};
+	const char *sig = "(float[1, 2, 3, 3] X, float[3, 1, 2, 2] W) => (float[1, 3, 2, 2] Y)";
+	EXPECT_ERROR(run1(13, sig, "Y = Conv(X, W)", xw), "X has 2 channels; W expects 1");
+	EXPECT_ERROR(run1(13, sig, "Y = Conv <group = 2> (X, W)", xw),
+		     "node 0 (Conv): W has 3 output channels, not divisible by group 2");
+	EXPECT_ERROR(run1(13, sig, "Y = Conv <group = 4> (X, W)", xw), "X has 2 channels, not divisible by group 4");
+	xw[3] = "float[2, 1, 2, 2] {1, 1, 1, 1, 2, 2, 2, 2}";
+	sig = "(float[1, 2, 3, 3] X, float[2, 1, 2, 2] W) => (float[1, 2, 2, 2] Y)";
+	ck_assert_str_eq(run1(13, sig, "Y = Conv <group = 2> (X, W)", xw), "");
+	EXPECT_ERROR(run1(13, sig, "Y = Conv <group = 2, auto_pad = \"SAME\"> (X, W)", xw),
+		     "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+	EXPECT_ERROR(run1(13, sig, "Y = Conv <group = 2, strides = [1]> (X, W)", xw),
+		     "attribute 'strides' has 1 values; expected 2");
+	EXPECT_ERROR(run1(13, sig, "Y = Conv <group = 2, dilations = [1, 0]> (X, W)", xw),
+		     "attribute 'dilations' value 0 is out of range");
+	EXPECT_ERROR(run1(13, sig, "Y = Conv <group = 2, kernel_shape = [3, 3]> (X, W)", xw),
+		     "kernel_shape[0] is 3 but W's spatial dimension is 2");
+	EXPECT_ERROR(run1(13, sig, "Y = Conv <group = 2, dilations = [3, 1]> (X, W)", xw),
+		     "spatial axis 0: the padded input (3) is smaller than the dilated kernel (4)");
+	EXPECT_ERROR(run1(13, sig, "Y = ConvTranspose <output_shape = [1, 2, 3]> (X, W)", xw),
+		     "attribute 'output_shape' has 3 values; expected 2");
+	xw[3] = "float[1, 2, 2, 2] {1, 1, 1, 1, 2, 2, 2, 2}";
+	sig = "(float[1, 2, 3, 3] X, float[1, 2, 2, 2] W) => (float[1, 2, 4, 4] Y)";
+	EXPECT_ERROR(run1(13, sig, "Y = ConvTranspose(X, W)", xw),
+		     "W's first dimension is 1; expected 2, the channels of X");
+	const char *xwb[] = {"X", "float[1, 1, 2] {1, 2}", "W", "float[1, 1, 1] {1}", "B", "float[2] {1, 2}", NULL};
+	EXPECT_ERROR(run1(13, "(float[1, 1, 2] X, float[1, 1, 1] W, float[2] B) => (float[1, 1, 2] Y)", "Y = Conv(X, W, B)",
+			  xwb),
+		     "B must be 1-D with 1 values");
+	const char *xx[] = {"X", "float[2, 2] {1, 2, 3, 4}", "W", "float[2, 2] {1, 2, 3, 4}", NULL};
+	EXPECT_ERROR(run1(13, "(float[2, 2] X, float[2, 2] W) => (float[2, 2] Y)", "Y = Conv(X, W)", xx),
+		     "X must have rank 3 or more ([N, C, spatial...]), not 2");
+}
+END_TEST
+
 int main(void)
 {
 	int nv;
@@ -428,6 +526,10 @@ int main(void)
 	tcase_add_test(tc, conv_random);
 	tcase_add_test(tc, conv_transpose_random);
 	tcase_add_test(tc, conv_resnet_shapes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("errors");
+	tcase_add_test(tc, errors_matmul_gemm);
+	tcase_add_test(tc, errors_conv);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
