@@ -353,11 +353,12 @@ static size_t type_text(const Onnx__TypeProto *t, char *buf, size_t size)
 	switch (t->value_case) {
 	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE: {
 		const Onnx__TypeProto__Tensor *tt = t->tensor_type;
+		/* as the syntax writes it: no brackets for rank 0, "[]" for an unknown rank */
 		size_t n = (size_t)snprintf(buf, size, "%s", ox_type_name(tt->elem_type));
-		if (!tt->shape)
+		if (tt->shape && !tt->shape->n_dim)
 			return n;
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "[");
-		for (size_t i = 0; i < tt->shape->n_dim; i++) {
+		for (size_t i = 0; tt->shape && i < tt->shape->n_dim; i++) {
 			const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
 			const char *sep = i ? "," : "";
 			if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)

@@ -1,0 +1,372 @@
+/* The evaluator's core as callers see it: values (narrow-float conversions, text form,
+ * .pb conversion, comparison), sessions (binding with type checks, running, errors that
+ * name the node) and the executor's structural checks, function expansion and limits. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/value.h"
+#include "testutil.h"
+
+/* ---- narrow floats ------------------------------------------------------------------------ */
+
+START_TEST(f16_round_trips)
+{
+	for (unsigned h = 0; h < 0x10000; h++) {
+		float f = ox_f16_to_f32((uint16_t)h);
+		if (isnan(f))
+			ck_assert(isnan(ox_f16_to_f32(ox_f32_to_f16(f))));
+		else
+			ck_assert_uint_eq(ox_f32_to_f16(f), h);
+	}
+	ck_assert_uint_eq(ox_f32_to_f16(65520.0f), 0x7c00);   /* rounds to infinity */
+	ck_assert_uint_eq(ox_f32_to_f16(65519.0f), 0x7bff);   /* the largest finite */
+	ck_assert_uint_eq(ox_f32_to_f16(0x1p-25f), 0);        /* a tie to even, zero */
+	ck_assert_uint_eq(ox_f32_to_f16(0x1.8p-24f), 2);      /* a tie to even, up */
+	ck_assert_uint_eq(ox_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);
+}
+END_TEST
+
+START_TEST(bf16_round_trips)
+{
+	for (unsigned h = 0; h < 0x10000; h++) {
+		float f = ox_bf16_to_f32((uint16_t)h);
+		if (!isnan(f))
+			ck_assert_uint_eq(ox_f32_to_bf16(f), h);
+	}
+	ck_assert_uint_eq(ox_f32_to_bf16(1.0f + 0x1p-8f), 0x3f80); /* tie to even */
+}
+END_TEST
+
+static const int f8_types[] = {17, 18, 19, 20};
+
+START_TEST(f8_round_trips)
+{
+	int type = f8_types[_i];
+	for (unsigned b = 0; b < 256; b++) {
+		float f = ox_f8_to_f32(type, (uint8_t)b);
+		if (isnan(f) || isinf(f))
+			continue;
+		uint8_t back = ox_f32_to_f8(type, f, true);
+		/* FNUZ formats have no negative zero: 0x80 is their NaN */
+		if (f == 0 && (type == 18 || type == 20))
+			ck_assert_uint_eq(back, 0);
+		else
+			ck_assert_uint_eq(back, b);
+	}
+}
+END_TEST
+
+START_TEST(f8_saturation)
+{
+	/* Cast-19's table: out of range saturates to the largest value, or else gives NaN
+	 * (infinity for E5M2) */
+	ck_assert_float_eq(ox_f8_to_f32(17, ox_f32_to_f8(17, 1e6f, true)), 448.0f);
+	ck_assert(isnan(ox_f8_to_f32(17, ox_f32_to_f8(17, 1e6f, false))));
+	ck_assert_float_eq(ox_f8_to_f32(19, ox_f32_to_f8(19, -1e6f, true)), -57344.0f);
+	ck_assert(isinf(ox_f8_to_f32(19, ox_f32_to_f8(19, 1e6f, false))));
+	ck_assert_float_eq(ox_f8_to_f32(17, ox_f32_to_f8(17, INFINITY, true)), 448.0f);
+	ck_assert(isnan(ox_f8_to_f32(18, ox_f32_to_f8(18, INFINITY, true))));
+	ck_assert_float_eq(ox_f8_to_f32(17, ox_f32_to_f8(17, 464.0f, false)), 448.0f); /* a tie, to even */
+	ck_assert_float_eq(ox_f4_to_f32(ox_f32_to_f4(2.5f)), 2.0f);
+	ck_assert_float_eq(ox_f4_to_f32(ox_f32_to_f4(-7.0f)), -6.0f);
+}
+END_TEST
+
+/* ---- values as text, as protobuf, compared -------------------------------------------- */
+
+static OnnxValue *value(const char *text)
+{
+	OnnxValue *v;
+	OnnxError err;
+	if (OnnxValue_Parse(text, strlen(text), &v, &err) != ONNXTXT_OK)
+		ck_abort_msg("%s: %u:%u: %s", text, err.line, err.column, err.message);
+	return v;
+}
+
+static const char *const value_texts[] = {
+	"float[2, 2] {1, 2, 3, 4}", "int64 {7}", "string[2] {\"a\", \"b c\"}", "bool[3] {1, 0, 1}",
+	"float[0, 3] {}", "float16[2] {1.5, -2.0}", "int4[3] {-8, 7, 1}", "uint8[2] {0, 255}",
+	"[float[1] {1}, float[2] {2, 3}]", "[]", "none", "double[2] {nan, -inf}", "complex64[1] {1, 2}",
+};
+
+START_TEST(value_text_round_trips)
+{
+	const char *t = value_texts[_i];
+	OnnxValue *v = value(t);
+	char *printed;
+	ck_assert_int_eq(OnnxValue_Print(v, &printed, NULL, NULL), ONNXTXT_OK);
+	OnnxValue *w = value(printed);
+	char msg[256] = "";
+	ck_assert_msg(OnnxValue_Equal(w, v, 0, 0, msg, sizeof msg), "%s -> %s: %s", t, printed, msg);
+	/* and through protobuf */
+	void *m;
+	ck_assert_int_eq(OnnxValue_ToProto(v, "x", &m, NULL), ONNXTXT_OK);
+	OnnxValue *u;
+	ck_assert_int_eq(OnnxValue_FromProto(m, &u, NULL), ONNXTXT_OK);
+	ck_assert_msg(OnnxValue_Equal(u, v, 0, 0, msg, sizeof msg), "%s via proto: %s", t, msg);
+	OnnxProto_Free(m);
+	OnnxValue_Free(u);
+	OnnxValue_Free(w);
+	OnnxValue_Free(v);
+	free(printed);
+}
+END_TEST
+
+static const struct bad_value {
+	const char *text, *error;
+} bad_values[] = {
+	{"float[2] {1}", "1:10: the tensor has 1 value but its shape needs 2"},
+	{"[float {1}", "1:11: expected ',' or ']' in a sequence"},
+	{"float {1} x", "1:11: unexpected text after the value"},
+	{"12", "1:1: expected a value such as 'float[2] {1, 2}', '[...]' or 'none'"},
+	{"[float {1} float {2}]", "1:12: expected ',' or ']' in a sequence"},
+};
+
+START_TEST(value_text_errors)
+{
+	OnnxValue *v;
+	OnnxError err;
+	const struct bad_value *b = &bad_values[_i];
+	ck_assert_int_ne(OnnxValue_Parse(b->text, strlen(b->text), &v, &err), ONNXTXT_OK);
+	char got[600];
+	snprintf(got, sizeof got, "%u:%u: %s", err.line, err.column, err.message);
+	ck_assert_str_eq(got, b->error);
+}
+END_TEST
+
+START_TEST(equal_reports_first_mismatch)
+{
+	OnnxValue *a = value("float[2, 2] {1, 2, 3, 4}"), *b = value("float[2, 2] {1, 2, 3.5, 4}");
+	OnnxValue *c = value("float[4] {1, 2, 3, 4}"), *n1 = value("float {nan}"), *n2 = value("float {nan}");
+	char msg[256];
+	ck_assert(!OnnxValue_Equal(a, b, 1e-3, 0, msg, sizeof msg));
+	ck_assert_str_eq(msg, "element [1,0] (index 2): got 3, expected 3.5");
+	ck_assert(OnnxValue_Equal(a, b, 0.2, 0, NULL, 0));
+	ck_assert(!OnnxValue_Equal(a, c, 1, 1, msg, sizeof msg));
+	ck_assert_str_eq(msg, "got float[2,2], expected float[4]");
+	ck_assert(OnnxValue_Equal(n1, n2, 0, 0, NULL, 0));
+	ck_assert(!OnnxValue_Equal(n1, a, 0, 0, NULL, 0));
+	OnnxValue_Free(a), OnnxValue_Free(b), OnnxValue_Free(c), OnnxValue_Free(n1), OnnxValue_Free(n2);
+}
+END_TEST
+
+START_TEST(new_tensor_api)
+{
+	const char *strs[2] = {"x", "yz"};
+	int64_t dims[1] = {2};
+	OnnxValue *v;
+	ck_assert_int_eq(OnnxValue_NewTensor(8, dims, 1, strs, &v, NULL), ONNXTXT_OK);
+	size_t n;
+	ck_assert_str_eq(OnnxValue_String(v, 1, &n), "yz");
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(OnnxValue_Count(v), 2);
+	OnnxValue_Free(v);
+	int64_t huge[3] = {1 << 30, 1 << 30, 1 << 30};
+	OnnxError err;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, huge, 3, NULL, &v, &err), ONNXTXT_ERR_VALUE);
+	ck_assert_str_eq(err.message, "element count exceeds the limit of 2^36");
+	int64_t neg[1] = {-1};
+	ck_assert_int_eq(OnnxValue_NewTensor(1, neg, 1, NULL, &v, &err), ONNXTXT_ERR_VALUE);
+}
+END_TEST
+
+/* ---- sessions ------------------------------------------------------------------------------ */
+
+static OnnxSession *session(const char *text, Onnx__ModelProto **m)
+{
+	*m = tu_model(text);
+	OnnxSession *s;
+	OnnxError err;
+	if (OnnxSession_New(*m, &s, &err) != ONNXTXT_OK)
+		ck_abort_msg("%s", err.message);
+	return s;
+}
+
+/* The error of making a session for a model. */
+static const char *session_error(const char *text, OnnxStatus *code)
+{
+	static OnnxError err;
+	Onnx__ModelProto *m = tu_model(text);
+	OnnxSession *s = NULL;
+	*code = OnnxSession_New(m, &s, &err);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+	return *code ? err.message : "";
+}
+
+#define HEAD "<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
+
+static const struct structural {
+	const char *model;
+	OnnxStatus code;
+	const char *error;
+} structural[] = {
+	{HEAD "g (float x) => (float y) { y = Identity(z) }", ONNXTXT_ERR_EVAL,
+	 "node 0 (Identity): input 'z' is not defined"},
+	{HEAD "g (float x) => (float y) { y = Identity(t) t = Identity(x) }", ONNXTXT_ERR_EVAL,
+	 "node 0 (Identity): input 't' is used before node 1 defines it (nodes must be in topological order)"},
+	{HEAD "g (float x) => (float y) { y = Identity(x) y = Identity(x) }", ONNXTXT_ERR_EVAL,
+	 "node 1 (Identity): output 'y' is already defined (each name is assigned once)"},
+	{HEAD "g (float x) => (float y) { [n] y = NoSuchOp(x) }", ONNXTXT_ERR_UNSUPPORTED,
+	 "node 0 'n' (NoSuchOp): operator NoSuchOp is not supported"},
+	{HEAD "g (float x) => (float y) { y = other.Op(x) }", ONNXTXT_ERR_EVAL,
+	 "node 0 (Op): domain 'other' is not imported (opset_import)"},
+	{HEAD "g (float x) => (float y, float z) { y = Identity(x) }", ONNXTXT_ERR_EVAL,
+	 "graph 'g': output 'z' is never computed"},
+	{HEAD "g (float x, float x) => (float y) { y = Identity(x) }", ONNXTXT_ERR_EVAL,
+	 "graph 'g': input 'x' is declared twice"},
+	{HEAD "g (float x) => (float y) { y = local.f(x) }\n"
+	      "<domain: \"local\", opset_import: [\"\" : 17, \"local\" : 1]> f (a) => (b) { b = local.f(a) }",
+	 ONNXTXT_ERR_LIMIT, NULL},
+};
+
+START_TEST(structural_errors)
+{
+	const struct structural *c = &structural[_i];
+	OnnxStatus code;
+	const char *msg = session_error(c->model, &code);
+	ck_assert_int_eq(code, c->code);
+	if (c->error)
+		ck_assert_str_eq(msg, c->error);
+	else
+		ck_assert_msg(strstr(msg, "function calls nest deeper than 64"), "%s", msg);
+}
+END_TEST
+
+START_TEST(functions_expand_with_attributes)
+{
+	/* an attribute reference takes the call's value, or the function's default */
+	Onnx__ModelProto *m;
+	OnnxSession *s = session(HEAD "g (float[2] x) => (float[2] y, float[2] z) {\n"
+				      "  y = local.pick <which = 1> (x)\n"
+				      "  z = local.pick (x)\n}\n"
+				      "<domain: \"local\", opset_import: [\"\" : 17]>\n"
+				      "pick <which: int = 0> (a) => (b) {\n"
+				      "  c = Constant <value_int: int = @which> ()\n"
+				      "  b = Identity(c)\n}",
+				 &m);
+	OnnxValue *x = value("float[2] {1, 2}");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
+	OnnxError err;
+	ck_assert_msg(OnnxSession_Run(s, &err) == ONNXTXT_OK, "%s", err.message);
+	OnnxValue *one = value("int64 {1}"), *zero = value("int64 {0}");
+	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 0), one, 0, 0, NULL, 0));
+	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 1), zero, 0, 0, NULL, 0));
+	OnnxValue_Free(one), OnnxValue_Free(zero), OnnxValue_Free(x);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(binding_checks_types)
+{
+	Onnx__ModelProto *m;
+	OnnxSession *s = session(HEAD "g (float[2, N] x, seq(int64) q) => (float[2, N] y) { y = Identity(x) }", &m);
+	OnnxError err;
+	OnnxValue *ok = value("float[2, 5] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}"), *bad = value("float[3, 1] {1, 2, 3}");
+	OnnxValue *wrong = value("int64[2, 1] {1, 2}"), *seq = value("[int64 {1}]"), *badseq = value("[float {1}]");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", ok, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", bad, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.message, "input 'x': expected float[2,N], got float[3,1]");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", wrong, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.message, "input 'x': expected float[2,N], got int64[2,1]");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "q", seq, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_SetInput(s, "q", badseq, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.message, "input 'q': expected seq(int64), got a sequence of 1");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "nope", ok, &err), ONNXTXT_ERR_ARG);
+	ck_assert_str_eq(err.message, "the graph has no input named 'nope'");
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_OK);
+	OnnxValue_Free(ok), OnnxValue_Free(bad), OnnxValue_Free(wrong), OnnxValue_Free(seq), OnnxValue_Free(badseq);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(missing_input_and_initializer_default)
+{
+	Onnx__ModelProto *m;
+	OnnxSession *s = session(HEAD "g (float[1] x, float[1] w) => (float[1] y)\n"
+				      "<float[1] w = {5}> { y = Identity(w) }",
+				 &m);
+	OnnxError err;
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.message, "input 'x' has no value");
+	OnnxValue *x = value("float[1] {1}"), *five = value("float[1] {5}"), *six = value("float[1] {6}");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_OK);
+	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 0), five, 0, 0, NULL, 0));
+	ck_assert_int_eq(OnnxSession_SetInput(s, "w", six, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_OK);
+	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 0), six, 0, 0, NULL, 0));
+	OnnxValue_Free(x), OnnxValue_Free(five), OnnxValue_Free(six);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(kernel_errors_name_the_node)
+{
+	Onnx__ModelProto *m;
+	OnnxSession *s = session(HEAD "g (float[2] x) => (float y) { [make] y = Constant <alpha = 1.0> () }", &m);
+	OnnxError err;
+	OnnxValue *x = value("float[2] {1, 2}");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.message, "node 0 'make' (Constant): one of the value attributes is required");
+	OnnxValue_Free(x);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(case_lines)
+{
+	const char *text = "# a case\n#@ input X = float[2] {1, 2}\n  #@ expect \"y z\" = int64 {3} rtol=0 atol=0.5\n"
+			   "#@ raw\n";
+	OnnxCaseItem *items;
+	size_t n;
+	OnnxError err;
+	ck_assert_int_eq(OnnxCase_Parse(text, strlen(text), &items, &n, &err), ONNXTXT_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(items[0].name, "X");
+	ck_assert_int_eq(items[0].expect, 0);
+	ck_assert_uint_eq(items[0].line, 2);
+	ck_assert_str_eq(items[1].name, "y z");
+	ck_assert(items[1].rtol == 0 && items[1].atol == 0.5);
+	OnnxCase_Free(items, n);
+	const char *bad = "#@ expect Y = float {1} tol=3\n";
+	ck_assert_int_eq(OnnxCase_Parse(bad, strlen(bad), &items, &n, &err), ONNXTXT_ERR_SYNTAX);
+	ck_assert_str_eq(err.message, "unexpected text after the value (only rtol=R and atol=A may follow)");
+	ck_assert_uint_eq(err.column, 25);
+	const char *bad2 = "\n#@ input X float {1}\n";
+	ck_assert_int_eq(OnnxCase_Parse(bad2, strlen(bad2), &items, &n, &err), ONNXTXT_ERR_SYNTAX);
+	ck_assert_uint_eq(err.line, 2);
+	ck_assert_str_eq(err.message, "expected '=' after the name");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("eval");
+	TCase *t = tcase_create("values");
+	tcase_add_test(t, f16_round_trips);
+	tcase_add_test(t, bf16_round_trips);
+	tcase_add_loop_test(t, f8_round_trips, 0, 4);
+	tcase_add_test(t, f8_saturation);
+	tcase_add_loop_test(t, value_text_round_trips, 0, sizeof value_texts / sizeof value_texts[0]);
+	tcase_add_loop_test(t, value_text_errors, 0, sizeof bad_values / sizeof bad_values[0]);
+	tcase_add_test(t, equal_reports_first_mismatch);
+	tcase_add_test(t, new_tensor_api);
+	tcase_add_test(t, case_lines);
+	suite_add_tcase(s, t);
+	t = tcase_create("sessions");
+	tcase_add_loop_test(t, structural_errors, 0, sizeof structural / sizeof structural[0]);
+	tcase_add_test(t, functions_expand_with_attributes);
+	tcase_add_test(t, binding_checks_types);
+	tcase_add_test(t, missing_input_and_initializer_default);
+	tcase_add_test(t, kernel_errors_name_the_node);
+	suite_add_tcase(s, t);
+	return tu_run(s);
+}

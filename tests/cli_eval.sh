@@ -1,0 +1,117 @@
+#!/bin/sh
+# onnxtxt run and onnxtxt test as a user meets them: inputs from case lines, --input text
+# and .pb files, --input-dir / --output-dir in the backend layout, the verdict lines and
+# exit statuses of test (0, 1, 77), and clear errors for bad models and inputs.
+# TAP output. $ONNXTXT is the CLI; $ONNXTXT_SOURCE_ROOT the source tree (default: ..).
+
+# shellcheck disable=SC2016,SC2034
+. "$(dirname "$0")/tap.sh"
+
+cat >id.onnxtxt <<'END'
+# Identity, with its own input and expected output
+#@ input X = float[2, 2] {1, 2, 3, 4}
+#@ expect Y = float[2, 2] {1, 2, 3, 4}
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 2] X) => (float[2, 2] Y) {
+  Y = Identity(X)
+}
+END
+
+# ---- run ---------------------------------------------------------------------------------------
+
+if run 0 "run binds the case's inputs" run id.onnxtxt; then
+	check "run prints NAME = VALUE" '[ "$(cat out.txt)" = "Y = float[2, 2] {1, 2, 3, 4}" ]'
+fi
+if run 0 "run --input overrides a case input" run id.onnxtxt --input 'X=float[2,2] {5, 6, 7, 8}'; then
+	check "the override is used" '[ "$(cat out.txt)" = "Y = float[2, 2] {5, 6, 7, 8}" ]'
+fi
+if run 0 "run reads the model from standard input" run - <id.onnxtxt; then
+	check "stdin model output" '[ "$(cat out.txt)" = "Y = float[2, 2] {1, 2, 3, 4}" ]'
+fi
+mkdir out
+if run 0 "run --output-dir writes output_N.pb" run id.onnxtxt --output-dir out; then
+	check "output_0.pb exists" '[ -s out/output_0.pb ]'
+fi
+mkdir in && cp out/output_0.pb in/input_0.pb
+if run 0 "run --input-dir binds input_N.pb" run id.onnxtxt --input-dir in --input 'X=float[2,2] {0,0,0,0}' --output-dir out; then
+	: # --input came last and wins
+	check "the last binding wins" '[ "$(cat out.txt)" = "Y = float[2, 2] {0, 0, 0, 0}" ]'
+fi
+if run 0 "run --input NAME=FILE.pb" run id.onnxtxt --input X=in/input_0.pb; then
+	check ".pb input is read" '[ "$(cat out.txt)" = "Y = float[2, 2] {1, 2, 3, 4}" ]'
+fi
+if run 0 "run --input FILE.pb binds by position" run id.onnxtxt --input in/input_0.pb; then
+	check ".pb input by position" '[ "$(cat out.txt)" = "Y = float[2, 2] {1, 2, 3, 4}" ]'
+fi
+"$cli" to-binary id.onnxtxt -o id.onnx 2>err.txt
+if run 0 "run a binary model with --input" run id.onnx --input 'X=float[2,2] {1,1,1,1}'; then
+	check "binary model output" '[ "$(cat out.txt)" = "Y = float[2, 2] {1, 1, 1, 1}" ]'
+fi
+
+if run 1 "a missing input is an error" run id.onnx; then
+	check "missing input message" "has err.txt \"input 'X' has no value\""
+fi
+if run 1 "a wrongly shaped input is an error" run id.onnxtxt --input 'X=float[3] {1, 2, 3}'; then
+	check "shape message" "has err.txt \"input 'X': expected float\\[2,2\\], got float\\[3\\]\""
+fi
+if run 2 "an unknown input name is a usage error" run id.onnxtxt --input 'Z=float {1}'; then
+	check "unknown input message" "has err.txt \"the model has no input named 'Z'\""
+fi
+if run 1 "a malformed --input value is an error" run id.onnxtxt --input 'X=float[2,2] {1, 2'; then
+	check "the message names the input" "has err.txt '^onnxtxt: --input X: column'"
+fi
+if run 3 "a missing model file is a file error" run nowhere.onnxtxt; then
+	check "file error message" "has err.txt 'nowhere.onnxtxt'"
+fi
+cat >bad.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] X) => (float[2] Y) {
+  Y = Identity(T)
+}
+END
+if run 1 "an undefined name is an error" run bad.onnxtxt --input 'X=float[2] {1, 2}'; then
+	check "undefined name message" "has err.txt \"node 0 (Identity): input 'T' is not defined\""
+fi
+cat >unknown.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] X) => (float[2] Y) {
+  Y = NoSuchOp(X)
+}
+END
+if run 1 "an unknown operator is an error" run unknown.onnxtxt --input 'X=float[2] {1, 2}'; then
+	check "unknown operator message" "has err.txt 'operator NoSuchOp is not supported'"
+fi
+run 2 "run without a model is a usage error" run
+run 0 "run --help" run --help && check "run --help usage" "has out.txt '^Usage: onnxtxt run'"
+
+# ---- test --------------------------------------------------------------------------------------
+
+sed '/#@ expect/s/{1, 2, 3, 4}/{1, 2, 3, 5}/' id.onnxtxt >fail.onnxtxt
+if run 0 "test passes a passing case" test id.onnxtxt; then
+	check "PASS line and summary" "has out.txt '^PASS id.onnxtxt' && has out.txt '^1 passed, 0 failed, 0 skipped$'"
+fi
+if run 1 "test fails a failing case" test fail.onnxtxt id.onnxtxt; then
+	check "FAIL line names the first mismatch" \
+		"has out.txt \"^FAIL fail.onnxtxt: 3: output 'Y': element \\[1,1\\] (index 3): got 4, expected 5$\""
+	check "summary counts" "has out.txt '^1 passed, 1 failed, 0 skipped$'"
+fi
+if run 77 "test exits 77 when everything is skipped" test unknown.onnxtxt; then
+	check "SKIP line names the operator" "has out.txt '^SKIP unknown.onnxtxt: .*operator NoSuchOp is not supported'"
+fi
+sed '/#@ expect/d' id.onnxtxt >noexpect.onnxtxt
+if run 1 "a case without expectations fails" test noexpect.onnxtxt; then
+	check "no expect message" "has out.txt 'the case checks nothing'"
+fi
+mkdir -p suite/case/test_data_set_0 suite/sub
+cp id.onnx suite/case/model.onnx
+cp in/input_0.pb suite/case/test_data_set_0/input_0.pb
+cp in/input_0.pb suite/case/test_data_set_0/output_0.pb
+cp id.onnxtxt suite/sub/a.onnxtxt
+if run 0 "test finds backend folders and text cases in a tree" test suite; then
+	check "both were run" "has out.txt '^PASS suite/case' && has out.txt '^PASS suite/sub/a.onnxtxt' && has out.txt '^2 passed'"
+fi
+run 2 "test without a path is a usage error" test
+run 3 "test of a missing path is a file error" test nowhere
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
