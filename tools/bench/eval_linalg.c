@@ -40,7 +40,7 @@ static void stop(best *b, const double *t0)
 
 static float *filled(size_t n)
 {
-	float *p = malloc(n * sizeof(float));
+	float *p = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64); /* as tensor data is */
 	if (!p) {
 		fprintf(stderr, "eval_linalg: out of memory\n");
 		exit(1);
