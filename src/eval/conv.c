@@ -211,25 +211,49 @@ static float start_rows(float *y, const float *bias, int64_t n, int64_t len)
 	return 1;
 }
 
+/* y[i] += w * x[i * st] for i < n, the inner loop of depthwise convolution, compiled for
+ * each CPU level so that the compiler vectorizes the contiguous case at its width. */
+typedef void (*axpy_fn)(float *y, const float *x, float w, int64_t n, int64_t st);
+
+#define AXPY_ROW(name, target)                                                          \
+	target static void name(float *y, const float *x, float w, int64_t n, int64_t st) \
+	{                                                                               \
+		if (st == 1)                                                            \
+			for (int64_t i = 0; i < n; i++)                                 \
+				y[i] += w * x[i];                                       \
+		else                                                                    \
+			for (int64_t i = 0; i < n; i++)                                 \
+				y[i] += w * x[i * st];                                  \
+	}
+AXPY_ROW(axpy_row, )
+#if OX_X86
+AXPY_ROW(axpy_row_avx2, OX_TARGET_AVX2)
+AXPY_ROW(axpy_row_avx512, OX_TARGET_AVX512)
+#endif
+
+static axpy_fn axpy_at(int level)
+{
+	int l = ox_cpu_level() < level ? ox_cpu_level() : level;
+#if OX_X86
+	if (l >= OX_CPU_AVX512)
+		return axpy_row_avx512;
+	if (l >= OX_CPU_AVX2)
+		return axpy_row_avx2;
+#endif
+	(void)l;
+	return axpy_row;
+}
+
 /* One output channel of a depthwise convolution: every tap's weight times the input
- * window, added row by row of the last axis (contiguous when its stride is 1). */
-static void depthwise_channel(const ox_conv_geom *g, const tables *t, const float *x, const float *w, float *y)
+ * window, added row by row of the last axis. */
+static void depthwise_channel(const ox_conv_geom *g, const tables *t, axpy_fn axpy, const float *x,
+			      const float *w, float *y)
 {
 	int64_t len = g->out[g->nsp - 1], st = g->stride[g->nsp - 1];
 	int64_t rows = len ? t->npos / len : 0;
-	for (int64_t r = 0; r < rows; r++) {
-		float *yr = y + r * len;
-		for (int64_t q = 0; q < t->kvol; q++) {
-			const float *s = x + t->off[q] + t->pos[r * len];
-			float wq = w[q];
-			if (st == 1)
-				for (int64_t i = 0; i < len; i++)
-					yr[i] += wq * s[i];
-			else
-				for (int64_t i = 0; i < len; i++)
-					yr[i] += wq * s[i * st];
-		}
-	}
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t q = 0; q < t->kvol; q++)
+			axpy(y + r * len, x + t->off[q] + t->pos[r * len], w[q], len, st);
 }
 
 static bool is_pointwise(const ox_conv_geom *g)
@@ -250,7 +274,7 @@ static int conv_group(int level, const ox_conv_geom *g, const tables *t, const f
 		if (!bias)
 			memset(y, 0, (size_t)(m * t->npos) * sizeof(float));
 		for (int64_t c = 0; c < m; c++)
-			depthwise_channel(g, t, x, w + c * t->kvol, y + c * t->npos);
+			depthwise_channel(g, t, axpy_at(level), x, w + c * t->kvol, y + c * t->npos);
 		return 0;
 	}
 	ox_gemm_src a = ox_gemm_a(w, t->depth, false), b;
