@@ -77,8 +77,9 @@ static int tables_new(const ox_conv_geom *g, tables *t)
 	t->kvol = count_of(n, g->kernel);
 	t->npos = count_of(n, g->out);
 	int64_t cin_g = g->cin / g->group;
-	if (t->ps < 0 || t->kvol < 0 || t->npos < 0 || (t->kvol && cin_g > OX_MAX_ELEMENTS / t->kvol))
-		return -1;
+	if (t->ps < 0 || t->kvol < 0 || t->npos < 0 || (t->kvol && cin_g > OX_MAX_ELEMENTS / t->kvol) ||
+	    (t->ps && g->cin > OX_MAX_ELEMENTS / t->ps))
+		return -1; /* the padded input or the depth would be beyond any tensor */
 	t->depth = cin_g * t->kvol;
 	for (int i = n - 1; i >= 0; i--)
 		t->pstep[i] = i == n - 1 ? 1 : t->pstep[i + 1] * t->pdim[i + 1];
