@@ -112,6 +112,7 @@ OX_TARGET_AVX2 static void k_avx2_6x16(int64_t kc, const float *a, const float *
 	__m256 acc[6][2];
 	for (int i = 0; i < 6; i++)
 		acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+#pragma GCC unroll 4
 	for (int64_t p = 0; p < kc; p++, a += 6, b += 16) {
 		__m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
 		for (int i = 0; i < 6; i++) {
@@ -153,6 +154,7 @@ k_avx512(const int MR, int64_t kc, const float *a, const float *b, float *c, int
 	__m512 acc[16][2];
 	for (int i = 0; i < MR; i++)
 		acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+#pragma GCC unroll 4
 	for (int64_t p = 0; p < kc; p++, a += MR, b += 32) {
 		__m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
 		for (int i = 0; i < MR; i++) {

@@ -4,6 +4,7 @@
  * with pads 1, counted as 2*Cout*Cin*9*56*56 flops. Each figure is the best of RUNS (10)
  * runs, since the machine may be shared: by the wall clock, and by the thread's CPU time
  * (which leaves out the time other processes held the core, not their cache traffic). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
