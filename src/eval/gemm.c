@@ -50,13 +50,61 @@ static void pack_rows_strided(const float *src, int64_t si, int64_t sk, float *d
 			dst[k * w + r] = 0;
 }
 
+#if OX_X86
+/* dst[j*ds + i] = src[i*si + j] for i, j < 16: a 16 x 16 transpose in registers, by
+ * interleaving 32-bit, then 64-bit elements, then 128-bit lanes twice. */
+OX_TARGET_AVX512 static void transpose16(const float *src, int64_t si, float *dst, int64_t ds)
+{
+	__m512 r[16], t[16];
+	for (int i = 0; i < 16; i++)
+		r[i] = _mm512_loadu_ps(src + i * si);
+	for (int i = 0; i < 8; i++) {
+		t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+	for (int i = 0; i < 4; i++)
+		for (int c = 0; c < 4; c++) {
+			__m512d x = _mm512_castps_pd(t[4 * i + (c >> 1)]), y = _mm512_castps_pd(t[4 * i + 2 + (c >> 1)]);
+			r[4 * i + c] = _mm512_castpd_ps(c & 1 ? _mm512_unpackhi_pd(x, y) : _mm512_unpacklo_pd(x, y));
+		}
+	for (int c = 0; c < 4; c++) {
+		__m512 v = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
+		__m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd), w1 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
+		_mm512_storeu_ps(dst + c * ds, _mm512_shuffle_f32x4(v, w, 0x88));
+		_mm512_storeu_ps(dst + (8 + c) * ds, _mm512_shuffle_f32x4(v, w, 0xdd));
+		_mm512_storeu_ps(dst + (4 + c) * ds, _mm512_shuffle_f32x4(v1, w1, 0x88));
+		_mm512_storeu_ps(dst + (12 + c) * ds, _mm512_shuffle_f32x4(v1, w1, 0xdd));
+	}
+}
+
+/* A panel of w (a multiple of 16) rows that are contiguous in depth, 16 x 16 blocks at a
+ * time; the rest element by element. */
+static void pack_rows_transposed(const float *src, int64_t si, float *dst, int64_t rows, int64_t kc, int w)
+{
+	int64_t full = rows / 16 * 16, k16 = kc / 16 * 16;
+	for (int64_t r = 0; r < full; r += 16)
+		for (int64_t k = 0; k < k16; k += 16)
+			transpose16(src + r * si + k, si, dst + k * w + r, w);
+	for (int64_t r = 0; r < w; r++)
+		for (int64_t k = r < full ? k16 : 0; k < kc; k++)
+			dst[k * w + r] = r < rows ? src[r * si + k] : 0;
+}
+#endif
+
 void ox_gemm_pack_strided(const ox_gemm_src *s, float *dst, int64_t i0, int64_t ni, int64_t k0, int64_t kc, int w)
 {
+#if OX_X86
+	bool t16 = s->sk == 1 && w % 16 == 0 && ox_cpu_level() >= OX_CPU_AVX512;
+#endif
 	for (int64_t p = 0; p < ni; p += w) {
 		int64_t rows = ni - p < w ? ni - p : w;
 		const float *src = s->p + (i0 + p) * s->si + k0 * s->sk;
 		if (s->si == 1)
 			pack_rows_contiguous(src, s->sk, dst, rows, kc, w);
+#if OX_X86
+		else if (t16)
+			pack_rows_transposed(src, s->si, dst, rows, kc, w);
+#endif
 		else
 			pack_rows_strided(src, s->si, s->sk, dst, rows, kc, w);
 		dst += (int64_t)w * kc;
