@@ -12,7 +12,8 @@
  * "depth" (K). pack() copies rows [i0, i0 + ni) by depth [k0, k0 + kc) into dst as panels
  * of w rows: panel p holds, for each depth k in turn, the w elements of rows
  * i0 + p*w ... i0 + p*w + w - 1, zero beyond row i0 + ni. dst has room for
- * ceil(ni / w) * w * kc floats and is 64-byte aligned. */
+ * ceil(ni / w) * w * kc floats and is 64-byte aligned. Packers may use whatever the CPU
+ * has (ox_cpu_level), whichever micro-kernel they pack for. */
 typedef struct ox_gemm_src {
 	void (*pack)(const struct ox_gemm_src *s, float *dst, int64_t i0, int64_t ni, int64_t k0, int64_t kc,
 		     int w);
