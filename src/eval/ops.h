@@ -32,13 +32,96 @@
 	X(MatMulInteger)
 
 /* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
-#define OX_OPS_NN(X)
+#define OX_OPS_NN(X) \
+	X(ArgMax) \
+	X(ArgMin) \
+	X(AveragePool) \
+	X(BatchNormalization) \
+	X(CumSum) \
+	X(Dropout) \
+	X(GlobalAveragePool) \
+	X(GlobalLpPool) \
+	X(GlobalMaxPool) \
+	X(GroupNormalization) \
+	X(Hardmax) \
+	X(InstanceNormalization) \
+	X(LRN) \
+	X(LayerNormalization) \
+	X(LogSoftmax) \
+	X(LpNormalization) \
+	X(LpPool) \
+	X(MaxPool) \
+	X(MaxRoiPool) \
+	X(MaxUnpool) \
+	X(MeanVarianceNormalization) \
+	X(RMSNormalization) \
+	X(ReduceL1) \
+	X(ReduceL2) \
+	X(ReduceLogSum) \
+	X(ReduceLogSumExp) \
+	X(ReduceMax) \
+	X(ReduceMean) \
+	X(ReduceMin) \
+	X(ReduceProd) \
+	X(ReduceSum) \
+	X(ReduceSumSquare) \
+	X(RoiAlign) \
+	X(Softmax) \
+	X(TopK)
 
-/* tensor.c: shape and index manipulation */
-#define OX_OPS_TENSOR(X)
+/* shape.c, index.c, unique.c, pad.c, matrix.c: shape and index manipulation */
+#define OX_OPS_TENSOR(X) \
+	X(CenterCropPad) \
+	X(Col2Im) \
+	X(Compress) \
+	X(Concat) \
+	X(ConstantOfShape) \
+	X(DepthToSpace) \
+	X(Det) \
+	X(Expand) \
+	X(EyeLike) \
+	X(Flatten) \
+	X(Gather) \
+	X(GatherElements) \
+	X(GatherND) \
+	X(NonZero) \
+	X(OneHot) \
+	X(Pad) \
+	X(Range) \
+	X(Reshape) \
+	X(ReverseSequence) \
+	X(Scatter) \
+	X(ScatterElements) \
+	X(ScatterND) \
+	X(Shape) \
+	X(Size) \
+	X(Slice) \
+	X(SpaceToDepth) \
+	X(Split) \
+	X(Squeeze) \
+	X(Tile) \
+	X(Transpose) \
+	X(Trilu) \
+	X(Unique) \
+	X(Unsqueeze)
 
 /* sequence.c, string.c */
-#define OX_OPS_SEQUENCE(X)
+#define OX_OPS_SEQUENCE(X) \
+	X(ConcatFromSequence) \
+	X(Optional) \
+	X(OptionalGetElement) \
+	X(OptionalHasElement) \
+	X(RegexFullMatch) \
+	X(SequenceAt) \
+	X(SequenceConstruct) \
+	X(SequenceEmpty) \
+	X(SequenceErase) \
+	X(SequenceInsert) \
+	X(SequenceLength) \
+	X(SplitToSequence) \
+	X(StringConcat) \
+	X(StringNormalizer) \
+	X(StringSplit)
 
 /* control.c: If, Loop, Scan */
 #define OX_OPS_CONTROL(X)
