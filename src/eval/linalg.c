@@ -317,21 +317,31 @@ typedef struct mmi {
 	const ox_val *a, *b;
 	ox_val *y;
 	zpoint za, zb;
+	uint32_t *bq; /* one matrix of B less its zero points, K x N */
 } mmi;
 
+static int32_t byte_at(const ox_val *t, int64_t e)
+{
+	return t->type == OX_UINT8 ? ((const uint8_t *)t->data)[e] : ((const int8_t *)t->data)[e];
+}
+
+/* Sums in uint32, which wraps as the spec lets the int32 accumulation overflow. */
 static int mmi_one(void *ctx, const mmshape *s, int64_t ia, int64_t ib, int64_t iy)
 {
 	const mmi *c = ctx;
-	int32_t *y = (int32_t *)c->y->data + iy * s->m * s->n;
+	uint32_t *y = (uint32_t *)c->y->data + iy * s->m * s->n;
+	for (int64_t q = 0; q < s->k; q++)
+		for (int64_t j = 0; j < s->n; j++)
+			c->bq[q * s->n + j] = (uint32_t)(byte_at(c->b, (ib * s->k + q) * s->n + j) - zp_at(&c->zb, ib, j));
 	for (int64_t i = 0; i < s->m; i++) {
+		uint32_t *yi = y + i * s->n;
 		int64_t za = zp_at(&c->za, ia, i);
-		for (int64_t j = 0; j < s->n; j++) {
-			int64_t zb = zp_at(&c->zb, ib, j);
-			uint32_t sum = 0;
-			for (int64_t q = 0; q < s->k; q++)
-				sum += (uint32_t)((ox_get_i64(c->a, (ia * s->m + i) * s->k + q) - za) *
-						  (ox_get_i64(c->b, (ib * s->k + q) * s->n + j) - zb));
-			y[i * s->n + j] = (int32_t)sum;
+		memset(yi, 0, (size_t)s->n * sizeof(uint32_t));
+		for (int64_t q = 0; q < s->k; q++) {
+			uint32_t av = (uint32_t)(byte_at(c->a, (ia * s->m + i) * s->k + q) - za);
+			const uint32_t *bq = c->bq + q * s->n;
+			for (int64_t j = 0; j < s->n; j++)
+				yi[j] += av * bq[j];
 		}
 	}
 	return 0;
@@ -356,6 +366,10 @@ int ox_op_MatMulInteger(ox_k *k)
 	if (check_zp(k, za, a, s.m, na, "a_zero_point") < 0 || check_zp(k, zb, b, s.n, nb, "b_zero_point") < 0 ||
 	    !(y = ox_out_tensor(k, 0, OX_INT32, s.yrank, s.ydims)))
 		return -1;
-	mmi c = {a, b, y, {za, s.m}, {zb, s.n}};
-	return y->count ? each_matrix(&s, mmi_one, &c) : 0;
+	if (y->count == 0)
+		return 0;
+	mmi c = {a, b, y, {za, s.m}, {zb, s.n}, malloc((size_t)(s.k * s.n) * sizeof(uint32_t) + 1)};
+	int rc = c.bq ? each_matrix(&s, mmi_one, &c) : -1;
+	free(c.bq);
+	return rc < 0 ? ox_kfail(k, "out of memory") : 0;
 }
