@@ -102,23 +102,27 @@ static int tables_new(const ox_conv_geom *g, tables *t)
 
 /* Copies nch channels of x (spatial shape g->in) into xp (shape t->pdim) between zeros,
  * one innermost row at a time; es is the element size. */
-static int pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const void *x, void *xp, size_t es)
+static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const void *x, void *xp, size_t es)
 {
 	int n = g->nsp;
-	int64_t rows = count_of(n - 1, g->in), len = g->in[n - 1];
-	int64_t *ro = alloc_n(rows, sizeof(int64_t)), base = 0, ins = rows * len;
-	if (!ro)
-		return -1;
-	offsets(n - 1, g->in, t->pstep, ro);
+	int64_t rows = count_of(n - 1, g->in), len = g->in[n - 1], base = 0;
 	for (int i = 0; i < n; i++)
 		base += g->pad0[i] * t->pstep[i];
 	memset(xp, 0, (size_t)(nch * t->ps) * es);
-	for (int64_t c = 0; c < nch; c++)
-		for (int64_t r = 0; r < rows; r++)
-			memcpy((char *)xp + (size_t)(c * t->ps + base + ro[r]) * es,
-			       (const char *)x + (size_t)(c * ins + r * len) * es, (size_t)len * es);
-	free(ro);
-	return 0;
+	for (int64_t c = 0; c < nch; c++) {
+		int64_t idx[OX_MAX_RANK] = {0}, at = c * t->ps + base;
+		for (int64_t r = 0; r < rows; r++) {
+			memcpy((char *)xp + (size_t)at * es, (const char *)x + (size_t)((c * rows + r) * len) * es,
+			       (size_t)len * es);
+			for (int i = n - 2; i >= 0; i--) { /* the next row: an odometer over the outer axes */
+				at += t->pstep[i];
+				if (++idx[i] < g->in[i])
+					break;
+				at -= t->pstep[i] * g->in[i];
+				idx[i] = 0;
+			}
+		}
+	}
 }
 
 /* ---- packing im2col panels ------------------------------------------------------- */
@@ -212,49 +216,79 @@ static float start_rows(float *y, const float *bias, int64_t n, int64_t len)
 	return 1;
 }
 
-/* y[i] += w * x[i * st] for i < n, the inner loop of depthwise convolution, compiled for
- * each CPU level so that the compiler vectorizes the contiguous case at its width. */
-typedef void (*axpy_fn)(float *y, const float *x, float w, int64_t n, int64_t st);
+/* y[r*n + i] += w * x[pos[r*n] + i*st] for every row r < rows and i < n: one tap of
+ * depthwise convolution over a whole channel, compiled for each CPU level so that the
+ * compiler vectorizes the contiguous case at its width. */
+typedef void (*tap_fn)(float *y, const float *x, const int64_t *pos, float w, int64_t rows, int64_t n, int64_t st);
 
-#define AXPY_ROW(name, target)                                                          \
-	target static void name(float *y, const float *x, float w, int64_t n, int64_t st) \
-	{                                                                               \
-		if (st == 1)                                                            \
-			for (int64_t i = 0; i < n; i++)                                 \
-				y[i] += w * x[i];                                       \
-		else                                                                    \
-			for (int64_t i = 0; i < n; i++)                                 \
-				y[i] += w * x[i * st];                                  \
+#define TAP_ROWS(name, target)                                                                  \
+	target static void name(float *y, const float *x, const int64_t *pos, float w, int64_t rows, \
+				int64_t n, int64_t st)                                             \
+	{                                                                                       \
+		for (int64_t r = 0; r < rows; r++, y += n) {                                    \
+			const float *s = x + pos[r * n];                                        \
+			if (st == 1)                                                            \
+				for (int64_t i = 0; i < n; i++)                                 \
+					y[i] += w * s[i];                                       \
+			else                                                                    \
+				for (int64_t i = 0; i < n; i++)                                 \
+					y[i] += w * s[i * st];                                  \
+		}                                                                               \
 	}
-AXPY_ROW(axpy_row, )
+TAP_ROWS(tap_rows, )
 #if OX_X86
-AXPY_ROW(axpy_row_avx2, OX_TARGET_AVX2)
-AXPY_ROW(axpy_row_avx512, OX_TARGET_AVX512)
+TAP_ROWS(tap_rows_avx2, OX_TARGET_AVX2)
+TAP_ROWS(tap_rows_avx512, OX_TARGET_AVX512)
 #endif
 
-static axpy_fn axpy_at(int level)
+static tap_fn tap_at(int level)
 {
 	int l = ox_cpu_level() < level ? ox_cpu_level() : level;
 #if OX_X86
 	if (l >= OX_CPU_AVX512)
-		return axpy_row_avx512;
+		return tap_rows_avx512;
 	if (l >= OX_CPU_AVX2)
-		return axpy_row_avx2;
+		return tap_rows_avx2;
 #endif
 	(void)l;
-	return axpy_row;
+	return tap_rows;
 }
 
+#if OX_X86
+/* Stride 1 along the last axis: 16 outputs at a time summed over every tap in a register,
+ * so that each output is loaded and stored once. */
+OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, const float *w, float *y, int64_t rows,
+					      int64_t n)
+{
+	for (int64_t r = 0; r < rows; r++, y += n) {
+		const float *s = x + t->pos[r * n];
+		for (int64_t i = 0; i < n; i += 16) {
+			__mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+			__m512 acc = _mm512_maskz_loadu_ps(m, y + i);
+			for (int64_t q = 0; q < t->kvol; q++)
+				acc = _mm512_fmadd_ps(_mm512_set1_ps(w[q]), _mm512_maskz_loadu_ps(m, s + t->off[q] + i), acc);
+			_mm512_mask_storeu_ps(y + i, m, acc);
+		}
+	}
+}
+#endif
+
 /* One output channel of a depthwise convolution: every tap's weight times the input
- * window, added row by row of the last axis. */
-static void depthwise_channel(const ox_conv_geom *g, const tables *t, axpy_fn axpy, const float *x,
-			      const float *w, float *y)
+ * window, a whole channel at a time. */
+static void depthwise_channel(const ox_conv_geom *g, const tables *t, int level, const float *x, const float *w,
+			      float *y)
 {
 	int64_t len = g->out[g->nsp - 1], st = g->stride[g->nsp - 1];
 	int64_t rows = len ? t->npos / len : 0;
-	for (int64_t r = 0; r < rows; r++)
-		for (int64_t q = 0; q < t->kvol; q++)
-			axpy(y + r * len, x + t->off[q] + t->pos[r * len], w[q], len, st);
+#if OX_X86
+	if (st == 1 && level >= OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512) {
+		depthwise_avx512(t, x, w, y, rows, len);
+		return;
+	}
+#endif
+	tap_fn tap = tap_at(level);
+	for (int64_t q = 0; q < t->kvol; q++)
+		tap(y, x + t->off[q], t->pos, w[q], rows, len, st);
 }
 
 static bool is_pointwise(const ox_conv_geom *g)
@@ -275,7 +309,7 @@ static int conv_group(int level, const ox_conv_geom *g, const tables *t, const f
 		if (!bias)
 			memset(y, 0, (size_t)(m * t->npos) * sizeof(float));
 		for (int64_t c = 0; c < m; c++)
-			depthwise_channel(g, t, axpy_at(level), x, w + c * t->kvol, y + c * t->npos);
+			depthwise_channel(g, t, level, x, w + c * t->kvol, y + c * t->npos);
 		return 0;
 	}
 	ox_gemm_src a = ox_gemm_a(w, t->depth, false), b;
@@ -287,23 +321,36 @@ static int conv_group(int level, const ox_conv_geom *g, const tables *t, const f
 	return ox_sgemm_src(level, m, t->npos, t->depth, 1, &a, &b, beta, y, t->npos);
 }
 
+/* The input of group q of image xn as conv_group reads it. With pads, the whole image is
+ * padded into xp at group 0, except when groups are single channels (depthwise): those are
+ * padded one at a time into an xp of one channel, which stays in L1. */
+static const float *group_input(const ox_conv_geom *g, const tables *t, const float *xn, float *xp, int64_t q,
+				bool one)
+{
+	int64_t cin_g = g->cin / g->group;
+	if (!xp)
+		return xn + q * cin_g * t->ps; /* no pads: ps is the input's own size */
+	if (one)
+		pad_input(g, t, 1, xn + q * count_of(g->nsp, g->in), xp, sizeof(float));
+	else if (q == 0)
+		pad_input(g, t, g->cin, xn, xp, sizeof(float));
+	return one ? xp : xp + q * cin_g * t->ps;
+}
+
 int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias, float *y)
 {
 	tables t;
 	if (tables_new(g, &t) < 0)
 		return -1;
-	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
-	float *xp = t.padded ? alloc_n(g->cin * t.ps, sizeof(float)) : NULL;
+	int64_t cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
+	bool one = g->cin / g->group == 1;
+	float *xp = t.padded ? alloc_n((one ? 1 : g->cin) * t.ps, sizeof(float)) : NULL;
 	int rc = t.padded && !xp ? -1 : 0;
-	for (int64_t n = 0; n < g->batch && rc == 0; n++) {
-		const float *xn = x + n * g->cin * ins;
-		if (xp && (rc = pad_input(g, &t, g->cin, xn, xp, sizeof(float))) < 0)
-			break;
-		const float *src = xp ? xp : xn;
+	for (int64_t n = 0; n < g->batch && rc == 0; n++)
 		for (int64_t q = 0; q < g->group && rc == 0; q++)
-			rc = conv_group(level, g, &t, src + q * cin_g * t.ps, w + q * cout_g * t.depth,
-					bias ? bias + q * cout_g : NULL, y + (n * g->cout + q * cout_g) * t.npos);
-	}
+			rc = conv_group(level, g, &t, group_input(g, &t, x + n * g->cin * ins, xp, q, one),
+					w + q * cout_g * t.depth, bias ? bias + q * cout_g : NULL,
+					y + (n * g->cout + q * cout_g) * t.npos);
 	free(xp);
 	tables_free(&t);
 	return rc;
@@ -449,8 +496,7 @@ static int conv_f64(const ox_conv_geom *g, const double *x, const double *w, con
 	double *xp = alloc_n(g->cin * t.ps, sizeof(double));
 	int rc = xp ? 0 : -1;
 	for (int64_t n = 0; n < g->batch && rc == 0; n++) {
-		if ((rc = pad_input(g, &t, g->cin, x + n * g->cin * ins, xp, sizeof(double))) < 0)
-			break;
+		pad_input(g, &t, g->cin, x + n * g->cin * ins, xp, sizeof(double));
 		for (int64_t q = 0; q < g->group; q++)
 			conv_f64_group(&t, cout_g, xp + q * cin_g * t.ps, w + q * cout_g * t.depth,
 				       bias ? bias + q * cout_g : NULL, y + (n * g->cout + q * cout_g) * t.npos);
