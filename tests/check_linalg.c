@@ -128,9 +128,7 @@ static bool variant_runs(const ox_gemm_variant *v)
 /* Sizes around every register block: 0, 1, the block, the block plus and minus one. */
 START_TEST(gemm_edges)
 {
-	int nv;
-	const ox_gemm_variant *vs = ox_gemm_variants(&nv);
-	const ox_gemm_variant *v = &vs[_i];
+	const ox_gemm_variant *v = ox_gemm_variant_info(_i);
 	if (!variant_runs(v))
 		return;
 	int64_t ms[] = {0, 1, 2, v->mr - 1, v->mr, v->mr + 1, 2 * v->mr + 3};
@@ -149,9 +147,7 @@ END_TEST
 /* Random shapes large enough to cross the cache blocks (several KC, MC, NC). */
 START_TEST(gemm_random)
 {
-	int nv;
-	const ox_gemm_variant *vs = ox_gemm_variants(&nv);
-	if (!variant_runs(&vs[_i]))
+	if (!variant_runs(ox_gemm_variant_info(_i)))
 		return;
 	for (int t = 0; t < 24; t++) {
 		int64_t big = t % 6 == 0;
@@ -178,9 +174,7 @@ END_TEST
  * aligned and unaligned rows, full and partial tiles. */
 START_TEST(gemm_streaming)
 {
-	int nv;
-	const ox_gemm_variant *vs = ox_gemm_variants(&nv);
-	if (!variant_runs(&vs[_i]))
+	if (!variant_runs(ox_gemm_variant_info(_i)))
 		return;
 	gcase g = gemm_case(1030, 1024, 20, 0);
 	check_gemm(_i, 0, &g);
@@ -509,8 +503,7 @@ END_TEST
 
 int main(void)
 {
-	int nv;
-	ox_gemm_variants(&nv);
+	int nv = ox_gemm_nvariants();
 	Suite *s = suite_create("linalg");
 	TCase *tc = tcase_create("gemm");
 	tcase_set_timeout(tc, 300);

@@ -258,13 +258,14 @@ static const variant variants[] = {
 };
 enum { NVARIANTS = sizeof variants / sizeof variants[0] };
 
-const ox_gemm_variant *ox_gemm_variants(int *n)
+int ox_gemm_nvariants(void)
 {
-	static ox_gemm_variant pub[NVARIANTS];
-	for (int i = 0; i < NVARIANTS; i++)
-		pub[i] = variants[i].pub;
-	*n = NVARIANTS;
-	return pub;
+	return NVARIANTS;
+}
+
+const ox_gemm_variant *ox_gemm_variant_info(int v)
+{
+	return v >= 0 && v < NVARIANTS ? &variants[v].pub : NULL;
 }
 
 /* The variant for a product at a level: the widest kernel, but a shorter one when M is

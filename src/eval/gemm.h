@@ -47,9 +47,10 @@ typedef struct ox_gemm_variant {
 	int level;
 	int mr, nr;
 } ox_gemm_variant;
-/* Every micro-kernel this build has (whatever the CPU supports); *n gets the count. */
-const ox_gemm_variant *ox_gemm_variants(int *n);
-/* The same GEMM forced to variant v of ox_gemm_variants (the caller checks the CPU). */
+/* The micro-kernels this build has (whatever the CPU supports): their count, and each. */
+int ox_gemm_nvariants(void);
+const ox_gemm_variant *ox_gemm_variant_info(int v);
+/* The same GEMM forced to variant v (the caller checks that the CPU has its level). */
 int ox_sgemm_variant(int v, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
 		     const ox_gemm_src *b, float beta, float *c, int64_t ldc);
 
