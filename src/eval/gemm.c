@@ -481,6 +481,7 @@ static vec_ops vec_ops_at(int level)
 	else if (l >= OX_CPU_AVX2)
 		v = (vec_ops){dot_avx2, axpy_avx2};
 #endif
+	(void)l;
 	return v;
 }
 
