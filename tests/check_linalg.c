@@ -501,6 +501,149 @@ START_TEST(errors_conv)
 }
 END_TEST
 
+/* ---- ConvInteger and MatMulInteger: exact, beyond float's 2^24 ------------------------ */
+
+/* Runs the model with tensor inputs (name, type, rank, dims, data) and returns output 0's
+ * data, copied (int32). */
+typedef struct tin {
+	const char *name;
+	int type, rank;
+	int64_t dims[4];
+	const void *data;
+} tin;
+
+static int32_t *run_int(const char *model, const tin *in, int nin, size_t *count)
+{
+	Onnx__ModelProto *m = tu_model(model);
+	OnnxSession *s = NULL;
+	OnnxError err = {0};
+	ck_assert_int_eq(OnnxSession_New(m, &s, &err), ONNXTXT_OK);
+	for (int i = 0; i < nin; i++) {
+		OnnxValue *v = NULL;
+		ck_assert_int_eq(OnnxValue_NewTensor(in[i].type, in[i].dims, (size_t)in[i].rank, in[i].data, &v, &err),
+				 ONNXTXT_OK);
+		ck_assert_int_eq(OnnxSession_SetInput(s, in[i].name, v, &err), ONNXTXT_OK);
+		OnnxValue_Free(v);
+	}
+	ck_assert_msg(OnnxSession_Run(s, &err) == ONNXTXT_OK, "%s", err.message);
+	const OnnxValue *y = OnnxSession_Output(s, 0);
+	*count = OnnxValue_Count(y);
+	int32_t *out = malloc(*count * sizeof(int32_t) + 1);
+	memcpy(out, OnnxValue_Data(y), *count * sizeof(int32_t));
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+	return out;
+}
+
+/* Bytes near the extremes, so that sums of products pass 2^24 (where float stops being
+ * exact) and, for the largest, 2^31 (where int32 wraps). */
+static void bytes(uint8_t *p, int64_t n, bool is_signed)
+{
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t r = next();
+		int v = r % 4 ? (is_signed ? -128 : 255) : (int)(r >> 8) % 256;
+		p[i] = (uint8_t)(is_signed ? (int8_t)(v >= 128 ? v - 256 : v) : v);
+	}
+}
+
+static int64_t byte_val(const uint8_t *p, int64_t i, bool is_signed)
+{
+	return is_signed ? (int8_t)p[i] : p[i];
+}
+
+/* ConvInteger of kernels [kh, kw] over cin channels in groups, against int64 sums. */
+static void check_convint(int64_t cin, int64_t cout, int64_t group, int64_t kh, int64_t kw, bool sx, bool sw)
+{
+	int64_t H = kh + 2, W = kw + 3;
+	int64_t oh = H - kh + 3, ow = W - kw + 3, cin_g = cin / group, cout_g = cout / group; /* pads 1 */
+	uint8_t *x = malloc((size_t)(cin * H * W)), *w = malloc((size_t)(cout * cin_g * kh * kw)), xz, wz[64];
+	bytes(x, cin * H * W, sx), bytes(w, cout * cin_g * kh * kw, sw), bytes(&xz, 1, sx), bytes(wz, cout, sw);
+	xz = (uint8_t)(next() % 2 ? xz : 0);
+	char model[1024];
+	snprintf(model, sizeof model,
+		 "<ir_version: 8, opset_import: [\"\" : 10]>\n"
+		 "g (%s[1, %lld, %lld, %lld] X, %s[%lld, %lld, %lld, %lld] W, %s XZ, %s[%lld] WZ) => (int32[1, %lld, %lld, %lld] Y) {\n"
+		 "  Y = ConvInteger <group = %lld, pads = [1, 1, 1, 1]> (X, W, XZ, WZ)\n}\n",
+		 sx ? "int8" : "uint8", (long long)cin, (long long)H, (long long)W, sw ? "int8" : "uint8", (long long)cout, (long long)cin_g,
+		 (long long)kh, (long long)kw, sx ? "int8" : "uint8", sw ? "int8" : "uint8", (long long)cout,
+		 (long long)cout, (long long)oh, (long long)ow, (long long)group);
+	int tx = sx ? ONNX__TENSOR_PROTO__DATA_TYPE__INT8 : ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+	int tw = sw ? ONNX__TENSOR_PROTO__DATA_TYPE__INT8 : ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+	tin in[] = {{"X", tx, 4, {1, cin, H, W}, x},
+		    {"W", tw, 4, {cout, cin_g, kh, kw}, w},
+		    {"XZ", tx, 0, {0}, &xz},
+		    {"WZ", tw, 1, {cout}, wz}};
+	size_t n;
+	int32_t *y = run_int(model, in, 4, &n);
+	REQUIRE((int64_t)n == cout * oh * ow, "ConvInteger gave %zu values", n);
+	for (int64_t co = 0; co < cout; co++)
+		for (int64_t i = 0; i < oh; i++)
+			for (int64_t j = 0; j < ow; j++) {
+				int64_t sum = 0;
+				for (int64_t c = 0; c < cin_g; c++)
+					for (int64_t a = 0; a < kh; a++)
+						for (int64_t b = 0; b < kw; b++) {
+							int64_t r = i + a - 1, q = j + b - 1, ci = co / cout_g * cin_g + c;
+							if (r < 0 || r >= H || q < 0 || q >= W)
+								continue;
+							sum += (byte_val(x, (ci * H + r) * W + q, sx) - byte_val(&xz, 0, sx)) *
+							       (byte_val(w, ((co * cin_g + c) * kh + a) * kw + b, sw) -
+								byte_val(wz, co, sw));
+						}
+				int32_t want = (int32_t)(uint32_t)(uint64_t)sum;
+				int32_t got = y[(co * oh + i) * ow + j];
+				REQUIRE(got == want, "ConvInteger cin %lld group %lld kernel %lldx%lld: Y[%lld,%lld,%lld] is %d, expected %d",
+					(long long)cin, (long long)group, (long long)kh, (long long)kw, (long long)co,
+					(long long)i, (long long)j, got, want);
+			}
+	free(x), free(w), free(y);
+}
+
+START_TEST(convinteger_exact)
+{
+	check_convint(70, 3, 1, 3, 3, false, false);   /* 630 taps: chunks of 28 channels */
+	check_convint(64, 4, 2, 3, 3, true, true);     /* groups, int8 */
+	check_convint(3, 3, 3, 2, 2, false, true);     /* depthwise */
+	check_convint(400, 2, 1, 1, 1, true, false);   /* pointwise, 400 taps */
+	check_convint(2, 2, 1, 17, 16, false, false);  /* 272 taps in one kernel: the double path */
+	check_convint(4000, 1, 1, 3, 3, false, false); /* 36000 taps: sums wrap past 2^31 */
+}
+END_TEST
+
+START_TEST(matmulinteger_exact)
+{
+	int64_t sizes[][3] = {{3, 1000, 5}, {1, 300, 2}, {7, 20000, 3}, {2, 0, 3}};
+	for (int t = 0; t < 4; t++) {
+		int64_t m = sizes[t][0], kk = sizes[t][1], n = sizes[t][2];
+		uint8_t *a = malloc((size_t)(m * kk) + 1), *b = malloc((size_t)(kk * n) + 1), za[8], zb[8];
+		bytes(a, m * kk, false), bytes(b, kk * n, true), bytes(za, m, false), bytes(zb, n, true);
+		char model[512];
+		snprintf(model, sizeof model,
+			 "<ir_version: 8, opset_import: [\"\" : 10]>\n"
+			 "g (uint8[%lld, %lld] A, int8[%lld, %lld] B, uint8[%lld] AZ, int8[%lld] BZ) => (int32[%lld, %lld] Y) {\n"
+			 "  Y = MatMulInteger(A, B, AZ, BZ)\n}\n",
+			 (long long)m, (long long)kk, (long long)kk, (long long)n, (long long)m, (long long)n,
+			 (long long)m, (long long)n);
+		tin in[] = {{"A", ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 2, {m, kk}, a},
+			    {"B", ONNX__TENSOR_PROTO__DATA_TYPE__INT8, 2, {kk, n}, b},
+			    {"AZ", ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 1, {m}, za},
+			    {"BZ", ONNX__TENSOR_PROTO__DATA_TYPE__INT8, 1, {n}, zb}};
+		size_t cnt;
+		int32_t *y = run_int(model, in, 4, &cnt);
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++) {
+				int64_t sum = 0;
+				for (int64_t q = 0; q < kk; q++)
+					sum += ((int64_t)a[i * kk + q] - za[i]) * ((int64_t)(int8_t)b[q * n + j] - (int8_t)zb[j]);
+				int32_t want = (int32_t)(uint32_t)(uint64_t)sum;
+				REQUIRE(y[i * n + j] == want, "MatMulInteger %lldx%lldx%lld: Y[%lld,%lld] is %d, expected %d",
+					(long long)m, (long long)kk, (long long)n, (long long)i, (long long)j, y[i * n + j], want);
+			}
+		free(a), free(b), free(y);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	int nv = ox_gemm_nvariants();
@@ -519,6 +662,11 @@ int main(void)
 	tcase_add_test(tc, conv_random);
 	tcase_add_test(tc, conv_transpose_random);
 	tcase_add_test(tc, conv_resnet_shapes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("integer");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, convinteger_exact);
+	tcase_add_test(tc, matmulinteger_exact);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
 	tcase_add_test(tc, errors_matmul_gemm);

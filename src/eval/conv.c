@@ -747,6 +747,15 @@ static double *to_f64(const ox_val *t, const ox_val *zp, int64_t per)
 	return d;
 }
 
+/* The same in float, exact for the bytes of ConvInteger less their zero points. */
+static float *to_f32_less(const ox_val *t, const ox_val *zp, int64_t per)
+{
+	float *f = alloc_n(t->count, sizeof(float));
+	for (int64_t i = 0; f && i < t->count; i++)
+		f[i] = (float)(ox_get_i64(t, i) - (zp ? ox_get_i64(zp, zp->count == 1 ? 0 : i / per) : 0));
+	return f;
+}
+
 typedef int (*f32_fn)(int, const ox_conv_geom *, const float *, const float *, const float *, float *);
 
 /* Runs the float convolution fn on any floating type by way of float (double aside). */
@@ -837,6 +846,85 @@ static int check_zero_point(ox_k *k, const ox_val *zp, const ox_val *of, int64_t
 	return 0;
 }
 
+/* ConvInteger by way of the float convolution. Less their zero points, x and w are
+ * integers of magnitude 255 at most, so any sum of EXACT_TERMS of their products stays below
+ * 2^24, where float is exact: the input channels are taken a chunk at a time (EXACT_TERMS
+ * taps each), and the chunks' sums added in int32, which wraps as the spec allows. */
+#define EXACT_TERMS 256
+
+typedef struct convint {
+	const ox_conv_geom *g;
+	const float *x, *w;
+	int32_t *y;
+	float *wc, *yc; /* one chunk's weights and sums */
+} convint;
+
+static int convint_chunk(const convint *c, int64_t n, int64_t q, int64_t c0, int64_t nc)
+{
+	const ox_conv_geom *g = c->g;
+	int64_t kvol = count_of(g->nsp, g->kernel), cin_g = g->cin / g->group, cout_g = g->cout / g->group;
+	int64_t outs = count_of(g->nsp, g->out);
+	ox_conv_geom s = *g;
+	s.batch = 1, s.group = 1, s.cin = nc, s.cout = cout_g;
+	for (int64_t co = 0; co < cout_g; co++)
+		memcpy(c->wc + co * nc * kvol, c->w + ((q * cout_g + co) * cin_g + c0) * kvol,
+		       (size_t)(nc * kvol) * sizeof(float));
+	if (ox_conv_f32(ox_cpu_level(), &s, c->x + (n * g->cin + q * cin_g + c0) * count_of(g->nsp, g->in), c->wc,
+			NULL, c->yc) < 0)
+		return -1;
+	uint32_t *y = (uint32_t *)c->y + (n * g->cout + q * cout_g) * outs;
+	for (int64_t i = 0; i < cout_g * outs; i++)
+		y[i] += (uint32_t)(int32_t)c->yc[i];
+	return 0;
+}
+
+static int convint_f32(const ox_conv_geom *g, const float *x, const float *w, int32_t *y)
+{
+	int64_t kvol = count_of(g->nsp, g->kernel), cin_g = g->cin / g->group, cout_g = g->cout / g->group;
+	int64_t step = EXACT_TERMS / kvol, outs = count_of(g->nsp, g->out);
+	if (step > cin_g)
+		step = cin_g;
+	convint c = {g, x, w, y, alloc_n(cout_g * step * kvol, sizeof(float)), alloc_n(cout_g * outs, sizeof(float))};
+	int rc = c.wc && c.yc ? 0 : -1;
+	if (rc == 0)
+		memset(y, 0, (size_t)(g->batch * g->cout * outs) * sizeof(int32_t));
+	for (int64_t n = 0; n < g->batch && rc == 0; n++)
+		for (int64_t q = 0; q < g->group && rc == 0; q++)
+			for (int64_t c0 = 0; c0 < cin_g && rc == 0; c0 += step)
+				rc = convint_chunk(&c, n, q, c0, cin_g - c0 < step ? cin_g - c0 : step);
+	free(c.wc);
+	free(c.yc);
+	return rc;
+}
+
+/* Kernels of more than EXACT_TERMS taps: exact sums in double (below 2^53). */
+static int convint_f64(const ox_conv_geom *g, const ox_val *x, const ox_val *xz, const ox_val *w, const ox_val *wz,
+		       ox_val *y)
+{
+	int64_t wper = g->cout ? w->count / g->cout : 1;
+	double *xd = to_f64(x, xz, 1), *wd = to_f64(w, wz, wper ? wper : 1), *yd = alloc_n(y->count, sizeof(double));
+	int rc = xd && wd && yd ? conv_f64(g, xd, wd, NULL, yd) : -1;
+	for (int64_t i = 0; rc == 0 && i < y->count; i++)
+		((int32_t *)y->data)[i] = (int32_t)(uint32_t)(int64_t)yd[i];
+	free(xd);
+	free(wd);
+	free(yd);
+	return rc;
+}
+
+static int convint_run(const ox_conv_geom *g, const ox_val *x, const ox_val *xz, const ox_val *w, const ox_val *wz,
+		       ox_val *y)
+{
+	if (count_of(g->nsp, g->kernel) > EXACT_TERMS)
+		return convint_f64(g, x, xz, w, wz, y);
+	int64_t wper = g->cout ? w->count / g->cout : 1;
+	float *xf = to_f32_less(x, xz, 1), *wf = to_f32_less(w, wz, wper ? wper : 1);
+	int rc = xf && wf ? convint_f32(g, xf, wf, y->data) : -1;
+	free(xf);
+	free(wf);
+	return rc;
+}
+
 int ox_op_ConvInteger(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *w = x ? ox_in_tensor(k, 1, true) : NULL, *y;
@@ -853,13 +941,7 @@ int ox_op_ConvInteger(ox_k *k)
 	    check_zero_point(k, xz, x, -1, "x_zero_point") < 0 || check_zero_point(k, wz, w, g.cout, "w_zero_point") < 0 ||
 	    !(y = out_shape(k, &g, OX_INT32)))
 		return -1;
-	int64_t wper = g.cout ? w->count / g.cout : 1;
-	double *xd = to_f64(x, xz, 1), *wd = to_f64(w, wz, wper ? wper : 1), *yd = alloc_n(y->count, sizeof(double));
-	int rc = xd && wd && yd ? conv_f64(&g, xd, wd, NULL, yd) : -1;
-	for (int64_t i = 0; rc == 0 && i < y->count; i++)
-		((int32_t *)y->data)[i] = (int32_t)(uint32_t)(int64_t)yd[i];
-	free(xd);
-	free(wd);
-	free(yd);
-	return rc < 0 ? ox_kfail(k, "out of memory for the convolution's scratch buffers") : 0;
+	if (y->count && convint_run(&g, x, xz, w, wz, y) < 0)
+		return ox_kfail(k, "out of memory for the convolution's scratch buffers");
+	return 0;
 }

@@ -317,7 +317,7 @@ typedef struct mmi {
 	const ox_val *a, *b;
 	ox_val *y;
 	zpoint za, zb;
-	uint32_t *bq; /* one matrix of B less its zero points, K x N */
+	float *af, *bf, *cf; /* one matrix of A and of B less their zero points; a chunk's sums */
 } mmi;
 
 static int32_t byte_at(const ox_val *t, int64_t e)
@@ -325,24 +325,30 @@ static int32_t byte_at(const ox_val *t, int64_t e)
 	return t->type == OX_UINT8 ? ((const uint8_t *)t->data)[e] : ((const int8_t *)t->data)[e];
 }
 
-/* Sums in uint32, which wraps as the spec lets the int32 accumulation overflow. */
+/* Less their zero points, A and B hold integers of magnitude 255 at most, so a sum of
+ * EXACT_TERMS of their products stays below 2^24, where float is exact: the depth is cut
+ * into chunks that long, multiplied by the SGEMM, and the chunks' sums added in int32,
+ * which wraps as the spec allows. */
+#define EXACT_TERMS 256
+
 static int mmi_one(void *ctx, const mmshape *s, int64_t ia, int64_t ib, int64_t iy)
 {
 	const mmi *c = ctx;
-	uint32_t *y = (uint32_t *)c->y->data + iy * s->m * s->n;
-	for (int64_t q = 0; q < s->k; q++)
-		for (int64_t j = 0; j < s->n; j++)
-			c->bq[q * s->n + j] = (uint32_t)(byte_at(c->b, (ib * s->k + q) * s->n + j) - zp_at(&c->zb, ib, j));
-	for (int64_t i = 0; i < s->m; i++) {
-		uint32_t *yi = y + i * s->n;
-		int64_t za = zp_at(&c->za, ia, i);
-		memset(yi, 0, (size_t)s->n * sizeof(uint32_t));
-		for (int64_t q = 0; q < s->k; q++) {
-			uint32_t av = (uint32_t)(byte_at(c->a, (ia * s->m + i) * s->k + q) - za);
-			const uint32_t *bq = c->bq + q * s->n;
-			for (int64_t j = 0; j < s->n; j++)
-				yi[j] += av * bq[j];
-		}
+	int64_t m = s->m, n = s->n, k = s->k;
+	uint32_t *y = (uint32_t *)c->y->data + iy * m * n;
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t q = 0; q < k; q++)
+			c->af[i * k + q] = (float)(byte_at(c->a, (ia * m + i) * k + q) - zp_at(&c->za, ia, i));
+	for (int64_t q = 0; q < k; q++)
+		for (int64_t j = 0; j < n; j++)
+			c->bf[q * n + j] = (float)(byte_at(c->b, (ib * k + q) * n + j) - zp_at(&c->zb, ib, j));
+	memset(y, 0, (size_t)(m * n) * sizeof(uint32_t));
+	for (int64_t q = 0; q < k; q += EXACT_TERMS) {
+		int64_t kc = k - q < EXACT_TERMS ? k - q : EXACT_TERMS;
+		if (ox_sgemm(false, false, m, n, kc, 1, c->af + q, k, c->bf + q * n, n, 0, c->cf, n) < 0)
+			return -1;
+		for (int64_t e = 0; e < m * n; e++)
+			y[e] += (uint32_t)(int32_t)c->cf[e];
 	}
 	return 0;
 }
@@ -368,8 +374,11 @@ int ox_op_MatMulInteger(ox_k *k)
 		return -1;
 	if (y->count == 0)
 		return 0;
-	mmi c = {a, b, y, {za, s.m}, {zb, s.n}, malloc((size_t)(s.k * s.n) * sizeof(uint32_t) + 1)};
-	int rc = c.bq ? each_matrix(&s, mmi_one, &c) : -1;
-	free(c.bq);
+	mmi c = {a, b, y, {za, s.m}, {zb, s.n}, malloc((size_t)(s.m * s.k) * sizeof(float) + 1),
+		 malloc((size_t)(s.k * s.n) * sizeof(float) + 1), malloc((size_t)(s.m * s.n) * sizeof(float) + 1)};
+	int rc = c.af && c.bf && c.cf ? each_matrix(&s, mmi_one, &c) : -1;
+	free(c.af);
+	free(c.bf);
+	free(c.cf);
 	return rc < 0 ? ox_kfail(k, "out of memory") : 0;
 }
