@@ -223,16 +223,26 @@ static int gemm_check_c(ox_k *k, const ox_val *c, int64_t m, int64_t n)
 	return 0;
 }
 
-/* Y starts as C broadcast to [M, N]. */
+/* Y starts as C broadcast to [M, N]: rows copied whole, or one value repeated. */
 static void gemm_fill_c(ox_val *y, const ox_val *c, int64_t m, int64_t n)
 {
 	int64_t dims[2] = {m, n}, st[2];
 	ox_broadcast_strides(c->rank, c->dims, 2, dims, st);
-	size_t es = ox_elem_size(y->type);
-	for (int64_t i = 0; i < m; i++)
-		for (int64_t j = 0; j < n; j++)
-			memcpy((char *)y->data + (size_t)(i * n + j) * es, (const char *)c->data + (size_t)(i * st[0] + j * st[1]) * es,
-			       es);
+	size_t es = ox_elem_size(y->type), row = (size_t)n * es;
+	for (int64_t i = 0; i < m; i++) {
+		char *dst = (char *)y->data + (size_t)i * row;
+		const char *src = (const char *)c->data + (size_t)(i * st[0]) * es;
+		if (st[1]) {
+			memcpy(dst, src, row);
+			continue;
+		}
+		for (int64_t j = 0; j < n; j++) {
+			if (es == 4)
+				memcpy(dst + j * 4, src, 4); /* a constant size: one move */
+			else
+				memcpy(dst + (size_t)j * es, src, es);
+		}
+	}
 }
 
 static int gemm_run(ox_k *k, prod *p, const ox_val *c)
