@@ -187,6 +187,33 @@ OX_TARGET_AVX512 static bool panel_avx512(const im2col *t, float *dst, int64_t j
 	}
 	return true;
 }
+
+/* The same for a 16-wide panel in two halves of 8 lanes (AVX2 masked loads, which leave
+ * the other lanes zero). */
+OX_TARGET_AVX2 static bool panel_avx2(const im2col *t, float *dst, int64_t j, int cols, int64_t k0, int64_t kc)
+{
+	__mmask16 mb[2][MAXRUN];
+	__m256i m[2][MAXRUN];
+	int64_t b[2][MAXRUN];
+	int nr[2];
+	int l0 = cols < 8 ? cols : 8, l1 = cols - l0;
+	if (!half_runs(t->pos + j, l0, mb[0], b[0], &nr[0]) || !half_runs(t->pos + j + 8, l1, mb[1], b[1], &nr[1]))
+		return false;
+	const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+	for (int h = 0; h < 2; h++)
+		for (int r = 0; r < nr[h]; r++)
+			m[h][r] = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(mb[h][r]), bit), bit);
+	for (int64_t kk = 0; kk < kc; kk++, dst += 16) {
+		const float *src = t->x + t->off[k0 + kk];
+		for (int h = 0; h < 2; h++) {
+			__m256 v = _mm256_setzero_ps();
+			for (int r = 0; r < nr[h]; r++)
+				v = _mm256_or_ps(v, _mm256_maskload_ps(src + b[h][r], m[h][r]));
+			_mm256_store_ps(dst + 8 * h, v);
+		}
+	}
+	return true;
+}
 #endif
 
 static void pack_im2col(const ox_gemm_src *s, float *dst, int64_t j0, int64_t nj, int64_t k0, int64_t kc, int w)
@@ -196,6 +223,8 @@ static void pack_im2col(const ox_gemm_src *s, float *dst, int64_t j0, int64_t nj
 		int cols = nj - p < w ? (int)(nj - p) : w;
 #if OX_X86
 		if (w == 32 && ox_cpu_level() >= OX_CPU_AVX512 && panel_avx512(t, dst, j0 + p, cols, k0, kc))
+			continue;
+		if (w == 16 && ox_cpu_level() >= OX_CPU_AVX2 && panel_avx2(t, dst, j0 + p, cols, k0, kc))
 			continue;
 #endif
 		panel_scalar(t, dst, j0 + p, cols, k0, kc, w);
