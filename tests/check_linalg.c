@@ -170,15 +170,15 @@ START_TEST(gemm_levels)
 }
 END_TEST
 
-/* A C of a million elements or more, written in one pass, is stored past the caches:
- * aligned and unaligned rows, full and partial tiles. */
+/* A C of 4M elements or more, written in one pass, is stored past the caches: aligned and
+ * unaligned rows, full and partial tiles. */
 START_TEST(gemm_streaming)
 {
 	if (!variant_runs(ox_gemm_variant_info(_i)))
 		return;
-	gcase g = gemm_case(1030, 1024, 20, 0);
+	gcase g = gemm_case(2054, 2048, 9, 0);
 	check_gemm(_i, 0, &g);
-	g = gemm_case(999, 1111, 9, 1 | 4);
+	g = gemm_case(1999, 2111, 5, 1 | 4);
 	check_gemm(_i, 0, &g);
 }
 END_TEST

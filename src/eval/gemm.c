@@ -287,7 +287,10 @@ static const variant *pick(int level, int64_t m)
 
 /* ---- the blocked loops ----------------------------------------------------------- */
 
-enum { NT_MIN = 1 << 20 }; /* elements of C (4 MB) from which stores bypass the caches */
+/* Elements of C (16 MB) from which stores bypass the caches: measured here, a 64 MB C is
+ * written 1.5x faster that way and a 4 or 16 MB one no faster, while a C left in the
+ * caches is quicker for whatever reads it next. */
+enum { NT_MIN = 1 << 22 };
 
 static int64_t round_up(int64_t x, int64_t to)
 {
