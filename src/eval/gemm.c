@@ -252,7 +252,7 @@ static const variant variants[] = {
 	{{"scalar 4x8", OX_CPU_SCALAR, S_MR, S_NR}, k_scalar, 128, 256, 4096},
 #if OX_X86
 	{{"avx2 6x16", OX_CPU_AVX2, 6, 16}, k_avx2_6x16, 120, 256, 4096},
-	{{"avx512 14x32", OX_CPU_AVX512, 14, 32}, k_avx512_14x32, 224, 256, 4096},
+	{{"avx512 14x32", OX_CPU_AVX512, 14, 32}, k_avx512_14x32, 448, 256, 4096},
 	{{"avx512 8x32", OX_CPU_AVX512, 8, 32}, k_avx512_8x32, 128, 256, 4096},
 #endif
 };
