@@ -85,6 +85,16 @@ typedef struct prod {
 	int64_t ao, bo, yo;
 } prod;
 
+/* A double as int64, truncated, saturating where C's conversion would be undefined. */
+static int64_t to_i64(double x)
+{
+	if (x != x)
+		return 0;
+	if (x >= 9223372036854775807.0)
+		return INT64_MAX;
+	return x <= -9223372036854775808.0 ? INT64_MIN : (int64_t)x;
+}
+
 /* Integers: exact sums that wrap like the type's own arithmetic; alpha and beta other
  * than 1 go through double, as they are floats. */
 static void product_int(const prod *p)
@@ -102,7 +112,7 @@ static void product_int(const prod *p)
 			if (p->alpha == 1 && (p->beta == 1 || p->beta == 0))
 				v = (int64_t)((uint64_t)v + (uint64_t)c);
 			else
-				v = (int64_t)(p->alpha * (double)v + p->beta * (double)c);
+				v = to_i64(p->alpha * (double)v + p->beta * (double)c);
 			ox_set_i64(p->y, at, v);
 		}
 }
