@@ -93,7 +93,13 @@
 	X(Xor)
 
 /* linalg.c, conv.c: MatMul, Gemm, Conv, ConvTranspose */
-#define OX_OPS_LINALG(X)
+#define OX_OPS_LINALG(X) \
+	X(Conv) \
+	X(ConvInteger) \
+	X(ConvTranspose) \
+	X(Gemm) \
+	X(MatMul) \
+	X(MatMulInteger)
 
 /* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
 #define OX_OPS_NN(X) \
