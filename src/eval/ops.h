@@ -12,29 +12,223 @@
 	OX_OPS_NN(X) \
 	OX_OPS_TENSOR(X) \
 	OX_OPS_SEQUENCE(X) \
-	OX_OPS_CONTROL(X)
+	OX_OPS_CONTROL(X) \
+	OX_OPS_MORE(X)
 
 /* core.c */
 #define OX_OPS_CORE(X) \
 	X(Constant) \
 	X(Identity)
 
-/* elementwise.c: unary, binary, variadic, comparison, logic, activations, Cast, Where */
-#define OX_OPS_ELEMENTWISE(X)
+/* elementwise.c: unary, binary, variadic, comparison, logic, activations, Where, Clip;
+ * cast.c: Cast, CastLike */
+#define OX_OPS_ELEMENTWISE(X) \
+	X(Abs) \
+	X(Acos) \
+	X(Acosh) \
+	X(Add) \
+	X(And) \
+	X(Asin) \
+	X(Asinh) \
+	X(Atan) \
+	X(Atanh) \
+	X(BitShift) \
+	X(BitwiseAnd) \
+	X(BitwiseNot) \
+	X(BitwiseOr) \
+	X(BitwiseXor) \
+	X(Cast) \
+	X(CastLike) \
+	X(Ceil) \
+	X(Celu) \
+	X(Clip) \
+	X(Cos) \
+	X(Cosh) \
+	X(Div) \
+	X(Elu) \
+	X(Equal) \
+	X(Erf) \
+	X(Exp) \
+	X(Floor) \
+	X(Gelu) \
+	X(Greater) \
+	X(GreaterOrEqual) \
+	X(HardSigmoid) \
+	X(HardSwish) \
+	X(IsInf) \
+	X(IsNaN) \
+	X(LeakyRelu) \
+	X(Less) \
+	X(LessOrEqual) \
+	X(Log) \
+	X(Max) \
+	X(Mean) \
+	X(Min) \
+	X(Mish) \
+	X(Mod) \
+	X(Mul) \
+	X(Neg) \
+	X(Not) \
+	X(Or) \
+	X(PRelu) \
+	X(Pow) \
+	X(Reciprocal) \
+	X(Relu) \
+	X(Round) \
+	X(Selu) \
+	X(Shrink) \
+	X(Sigmoid) \
+	X(Sign) \
+	X(Sin) \
+	X(Sinh) \
+	X(Softplus) \
+	X(Softsign) \
+	X(Sqrt) \
+	X(Sub) \
+	X(Sum) \
+	X(Tan) \
+	X(Tanh) \
+	X(ThresholdedRelu) \
+	X(Where) \
+	X(Xor)
 
 /* linalg.c, conv.c: MatMul, Gemm, Conv, ConvTranspose */
-#define OX_OPS_LINALG(X)
+#define OX_OPS_LINALG(X) \
+	X(Conv) \
+	X(ConvInteger) \
+	X(ConvTranspose) \
+	X(Gemm) \
+	X(MatMul) \
+	X(MatMulInteger)
 
 /* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
-#define OX_OPS_NN(X)
+#define OX_OPS_NN(X) \
+	X(ArgMax) \
+	X(ArgMin) \
+	X(AveragePool) \
+	X(BatchNormalization) \
+	X(CumSum) \
+	X(Dropout) \
+	X(GlobalAveragePool) \
+	X(GlobalLpPool) \
+	X(GlobalMaxPool) \
+	X(GroupNormalization) \
+	X(Hardmax) \
+	X(InstanceNormalization) \
+	X(LRN) \
+	X(LayerNormalization) \
+	X(LogSoftmax) \
+	X(LpNormalization) \
+	X(LpPool) \
+	X(MaxPool) \
+	X(MaxRoiPool) \
+	X(MaxUnpool) \
+	X(MeanVarianceNormalization) \
+	X(RMSNormalization) \
+	X(ReduceL1) \
+	X(ReduceL2) \
+	X(ReduceLogSum) \
+	X(ReduceLogSumExp) \
+	X(ReduceMax) \
+	X(ReduceMean) \
+	X(ReduceMin) \
+	X(ReduceProd) \
+	X(ReduceSum) \
+	X(ReduceSumSquare) \
+	X(RoiAlign) \
+	X(Softmax) \
+	X(TopK)
 
-/* tensor.c: shape and index manipulation */
-#define OX_OPS_TENSOR(X)
+/* shape.c, index.c, unique.c, pad.c, matrix.c: shape and index manipulation */
+#define OX_OPS_TENSOR(X) \
+	X(CenterCropPad) \
+	X(Col2Im) \
+	X(Compress) \
+	X(Concat) \
+	X(ConstantOfShape) \
+	X(DepthToSpace) \
+	X(Det) \
+	X(Expand) \
+	X(EyeLike) \
+	X(Flatten) \
+	X(Gather) \
+	X(GatherElements) \
+	X(GatherND) \
+	X(NonZero) \
+	X(OneHot) \
+	X(Pad) \
+	X(Range) \
+	X(Reshape) \
+	X(ReverseSequence) \
+	X(Scatter) \
+	X(ScatterElements) \
+	X(ScatterND) \
+	X(Shape) \
+	X(Size) \
+	X(Slice) \
+	X(SpaceToDepth) \
+	X(Split) \
+	X(Squeeze) \
+	X(Tile) \
+	X(Transpose) \
+	X(Trilu) \
+	X(Unique) \
+	X(Unsqueeze)
 
 /* sequence.c, string.c */
-#define OX_OPS_SEQUENCE(X)
+#define OX_OPS_SEQUENCE(X) \
+	X(ConcatFromSequence) \
+	X(Optional) \
+	X(OptionalGetElement) \
+	X(OptionalHasElement) \
+	X(RegexFullMatch) \
+	X(SequenceAt) \
+	X(SequenceConstruct) \
+	X(SequenceEmpty) \
+	X(SequenceErase) \
+	X(SequenceInsert) \
+	X(SequenceLength) \
+	X(SplitToSequence) \
+	X(StringConcat) \
+	X(StringNormalizer) \
+	X(StringSplit)
 
 /* control.c: If, Loop, Scan */
 #define OX_OPS_CONTROL(X)
+
+/* quant.c, resize.c, gridsample.c, einsum.c, signal.c, random.c, attention.c, loss.c,
+ * misc.c: quantization, resampling, Einsum, signal processing, random generators and the
+ * remaining operators (ImageDecoder is left out: it needs image codecs) */
+#define OX_OPS_MORE(X) \
+	X(AffineGrid) \
+	X(Attention) \
+	X(Bernoulli) \
+	X(BlackmanWindow) \
+	X(DFT) \
+	X(DeformConv) \
+	X(DequantizeLinear) \
+	X(DynamicQuantizeLinear) \
+	X(Einsum) \
+	X(GridSample) \
+	X(HammingWindow) \
+	X(HannWindow) \
+	X(MelWeightMatrix) \
+	X(Multinomial) \
+	X(NegativeLogLikelihoodLoss) \
+	X(NonMaxSuppression) \
+	X(QLinearConv) \
+	X(QLinearMatMul) \
+	X(QuantizeLinear) \
+	X(RandomNormal) \
+	X(RandomNormalLike) \
+	X(RandomUniform) \
+	X(RandomUniformLike) \
+	X(Resize) \
+	X(RotaryEmbedding) \
+	X(STFT) \
+	X(SoftmaxCrossEntropyLoss) \
+	X(TensorScatter) \
+	X(TfIdfVectorizer) \
+	X(Upsample)
 
 #endif
