@@ -1,9 +1,10 @@
 /* Allocation failure: this executable is linked with -Wl,--wrap for every allocating call the
  * library makes, so the N-th one can fail. Each test sweeps N over all allocations of one
- * operation (parse, stream, print, read, write, write a file, external data, evaluation) on a few
- * representative inputs, in two modes (only the N-th fails; the N-th and all later ones fail),
- * and checks a clean outcome: success with the right result, or ONNXTXT_ERR_NOMEM; nothing
- * leaked (every block the library allocated is freed); no output file damaged. */
+ * operation (parse, stream, print, dot, check, read, write, write a file, external data,
+ * evaluation) on a few representative inputs, in two modes (only the N-th fails; the N-th
+ * and all later ones fail), and checks a clean outcome: success with the right result, or
+ * ONNXTXT_ERR_NOMEM; nothing leaked (every block the library allocated is freed); no output
+ * file damaged. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -292,6 +293,50 @@ static OnnxStatus run_print(op *o, OnnxError *err)
 static OnnxStatus run_print_plain(op *o, OnnxError *err)
 {
 	return print_with(o, ONNXTXT_PRINT_NO_ANNOTATIONS | ONNXTXT_PRINT_FLOAT_LITERALS, err);
+}
+
+/* Draws the model into memory (open_memstream's buffer is libc's: copied as in run_stream). */
+static OnnxStatus run_dot(op *o, OnnxError *err)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		abort(); /* not ck_assert while armed: Check's bookkeeping allocates */
+	OnnxStatus st = OnnxPrinter_Dot(o->model, f, err);
+	fclose(f);
+	armed = false;
+	o->out = malloc(n + 1);
+	memcpy(o->out, buf, n);
+	o->nout = n;
+	armed = true;
+	__real_free(buf);
+	return st;
+}
+
+/* Checks the text; a model with problems counts as a result too: the result is the status
+ * and every problem, one a line. */
+static OnnxStatus run_check(op *o, OnnxError *err)
+{
+	OnnxError *problems = NULL;
+	size_t count = 0;
+	OnnxStatus st = OnnxModel_CheckText(o->text, o->len, &problems, &count, err);
+	if (st != ONNXTXT_OK && st != ONNXTXT_ERR_INVALID) {
+		free(problems);
+		return st;
+	}
+	armed = false;
+	size_t cap = 64 + count * (sizeof problems->message + 32);
+	char *out = malloc(cap);
+	size_t n = (size_t)snprintf(out, cap, "status %d\n", st);
+	for (size_t i = 0; i < count; i++)
+		n += (size_t)snprintf(out + n, cap - n, "%u:%u: %s\n", problems[i].line, problems[i].column,
+				      problems[i].message);
+	o->out = out;
+	o->nout = n;
+	armed = true;
+	free(problems);
+	return ONNXTXT_OK;
 }
 
 /* ---- file operations: the target holds "old" before; after a failure it still does ------------ */
@@ -655,6 +700,12 @@ START_TEST(t_print)
 	sweep(&o, save_bytes, false);
 	o.name = "print without annotations";
 	o.run = run_print_plain;
+	sweep(&o, save_bytes, false);
+	o.name = "dot";
+	o.run = run_dot;
+	sweep(&o, save_bytes, false);
+	o.name = "check";
+	o.run = run_check;
 	sweep(&o, save_bytes, false);
 	unload(&o);
 }

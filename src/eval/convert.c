@@ -131,9 +131,7 @@ static bool set_raw(ox_val *v, const Onnx__TensorProto *t, char *msg)
 
 OnnxStatus ox_convert_status(const char *msg, OnnxStatus bad_input)
 {
-	static const char nomem[] = "out of memory";
-	size_t n = strlen(msg), k = sizeof nomem - 1;
-	return n >= k && strcmp(msg + n - k, nomem) == 0 ? ONNXTXT_ERR_NOMEM : bad_input;
+	return strstr(msg, "out of memory") ? ONNXTXT_ERR_NOMEM : bad_input;
 }
 
 ox_val *ox_val_from_tensor_proto(const Onnx__TensorProto *t, char *msg)

@@ -651,8 +651,9 @@ static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val
 		return 0;
 	char shapes[200];
 	describe_inputs(in, N->nin, shapes, sizeof shapes);
-	return run_fail(F->st, ONNXTXT_ERR_EVAL, "%s: %s%s%s%s", label, msg[0] ? msg : "failed", N->nin ? " (inputs: " : "",
-			shapes, N->nin ? ")" : "");
+	/* a kernel that ran out of memory says so in its message */
+	return run_fail(F->st, ox_convert_status(msg, ONNXTXT_ERR_EVAL), "%s: %s%s%s%s", label, msg[0] ? msg : "failed",
+			N->nin ? " (inputs: " : "", shapes, N->nin ? ")" : "");
 }
 
 static int run_node(frame *F, size_t i)

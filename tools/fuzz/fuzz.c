@@ -1,5 +1,6 @@
 /* Helpers of the libFuzzer harnesses (tools/fuzz/fuzz.h): entry points by kind, packing,
  * checks of a failed parse. */
+#define _GNU_SOURCE
 #include "fuzz.h"
 
 #include <stdarg.h>
@@ -125,4 +126,25 @@ void fz_check_print(const void *msg, const fz_kind *kind)
 		OnnxProto_Free(reparse(kind, text, len, variants[i]));
 		free(text);
 	}
+}
+
+void fz_check_model(const Onnx__ModelProto *m)
+{
+	OnnxError *problems = NULL, err;
+	size_t count = 0;
+	OnnxStatus st = OnnxModel_Check(m, &problems, &count, &err);
+	FZ_CHECK(st == ONNXTXT_OK ? count == 0 : st == ONNXTXT_ERR_INVALID && count > 0 && count <= ONNXTXT_MAX_PROBLEMS,
+		 "check: status %d with %zu problems: %s", st, count, err.message);
+	for (size_t i = 0; i < count; i++)
+		FZ_CHECK(problems[i].message[0] && memchr(problems[i].message, '\0', sizeof problems[i].message),
+			 "check: problem %zu has no message", i);
+	free(problems);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	FZ_CHECK(f, "open_memstream failed");
+	st = OnnxPrinter_Dot(m, f, &err);
+	fclose(f);
+	FZ_CHECK(st == ONNXTXT_OK && len > 0, "dot: status %d: %s", st, err.message);
+	free(text);
 }

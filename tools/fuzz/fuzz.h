@@ -39,5 +39,8 @@ int fz_same_bytes(const void *a, const void *b);
  * parses back to the same bytes and prints the same again; the plainer variants
  * (no annotations, float literals) still parse. */
 void fz_check_print(const void *msg, const fz_kind *kind);
+/* The other readers of a model: OnnxModel_Check succeeds or lists problems, each with a
+ * message; OnnxPrinter_Dot draws it. */
+void fz_check_model(const Onnx__ModelProto *m);
 
 #endif

@@ -1,5 +1,6 @@
 /* Fuzz harness: text through every parser entry point. A parse succeeds with a message that
- * packs, or fails cleanly; a model converted straight to binary gives the same bytes. */
+ * packs, or fails cleanly; a model converted straight to binary gives the same bytes, and
+ * checks and draws. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (k == 0)
 			check_streaming(text, size, st, out, &err);
+		if (k == 0 && st == ONNXTXT_OK)
+			fz_check_model(out);
 		OnnxProto_Free(out);
 	}
 	return 0;
