@@ -1,6 +1,7 @@
-/* Limits against hostile input that check_hostile (text nesting, huge inputs) and
- * check_binary (binary structure and nesting) do not reach: the memory one call may build
- * from its input, in text and in binary. Each test meets a limit and checks its error. */
+/* Limits against hostile input that check_hostile (text nesting, huge inputs), check_binary
+ * (binary structure and nesting) and check_eval (nesting of calls) do not reach: the memory
+ * one call may build from its input, in text and in binary, and shapes the evaluator
+ * computes from data. Each test meets a limit and checks its error. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -166,6 +167,50 @@ START_TEST(text_to_binary_beyond_the_memory_limit)
 }
 END_TEST
 
+/* ---- evaluation --------------------------------------------------------------------------------- */
+
+/* Runs a one-node model on inputs given as text; returns the status, with the error. */
+static OnnxStatus eval_text(const char *model, const char *const *inputs, OnnxError *e)
+{
+	Onnx__ModelProto *m = tu_model(model);
+	OnnxSession *s;
+	OnnxStatus st = OnnxSession_New(m, &s, e);
+	ck_assert_msg(st == ONNXTXT_OK, "%s", e->message);
+	for (size_t i = 0; inputs[i]; i += 2) {
+		OnnxValue *v;
+		ck_assert_int_eq(OnnxValue_Parse(inputs[i + 1], strlen(inputs[i + 1]), &v, e), ONNXTXT_OK);
+		ck_assert_int_eq(OnnxSession_SetInput(s, inputs[i], v, e), ONNXTXT_OK);
+		OnnxValue_Free(v);
+	}
+	st = OnnxSession_Run(s, e);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+	return st;
+}
+
+/* Shapes computed from input data are checked before anything is allocated: a crop to a
+ * size whose pads overflow int64 (found by fuzz_eval), and a shape of 2^40 elements. */
+START_TEST(eval_shapes_from_data_beyond_the_limits)
+{
+	static const char *const crop_in[] = {"x", "float[2] {1, 2}", "shape", "int64[1] {9223372036854775807}", NULL};
+	OnnxError e;
+	OnnxStatus st = eval_text("<ir_version: 8, opset_import: [\"\" : 18]>\n"
+				  "g (float[2] x, int64[1] shape) => (float y) { y = CenterCropPad(x, shape) }",
+				  crop_in, &e);
+	ck_assert_int_eq(st, ONNXTXT_ERR_EVAL);
+	ck_assert_msg(strstr(e.message, "node 0 (CenterCropPad): axis 0: pads") &&
+			      strstr(e.message, "more than the limit of 2^36"),
+		      "%s", e.message);
+	static const char *const shape_in[] = {"shape", "int64[2] {1048576, 1048576}", NULL};
+	st = eval_text("<ir_version: 8, opset_import: [\"\" : 18]>\n"
+		       "g (int64[2] shape) => (float y) { y = ConstantOfShape(shape) }",
+		       shape_in, &e);
+	ck_assert_int_eq(st, ONNXTXT_ERR_EVAL);
+	ck_assert_msg(strstr(e.message, "node 0 (ConstantOfShape)") && strstr(e.message, "limit of 2^36"), "%s",
+		      e.message);
+}
+END_TEST
+
 static void reset_limits(void)
 {
 	ox_memory_base = ONNXTXT_MAX_MEMORY_BASE;
@@ -182,6 +227,9 @@ int main(void)
 	tcase_add_test(tc, binary_empty_messages_at_the_real_limit);
 	tcase_add_test(tc, text_attributes_beyond_the_memory_limit);
 	tcase_add_test(tc, text_to_binary_beyond_the_memory_limit);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("evaluation");
+	tcase_add_test(tc, eval_shapes_from_data_beyond_the_limits);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
