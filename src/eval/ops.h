@@ -12,7 +12,8 @@
 	OX_OPS_NN(X) \
 	OX_OPS_TENSOR(X) \
 	OX_OPS_SEQUENCE(X) \
-	OX_OPS_CONTROL(X)
+	OX_OPS_CONTROL(X) \
+	OX_OPS_RNN(X)
 
 /* core.c */
 #define OX_OPS_CORE(X) \
@@ -36,5 +37,11 @@
 
 /* control.c: If, Loop, Scan */
 #define OX_OPS_CONTROL(X)
+
+/* rnn.c: recurrent layers */
+#define OX_OPS_RNN(X) \
+	X(GRU) \
+	X(LSTM) \
+	X(RNN)
 
 #endif
