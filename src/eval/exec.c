@@ -636,19 +636,22 @@ static void describe_inputs(ox_val *const *in, int nin, char *buf, size_t size)
 	}
 }
 
+/* The label is formatted only on failure: loop bodies call kernels millions of times. */
 static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **out)
 {
-	char msg[OX_MSG] = "", label[300];
-	node_label(N->proto, i, label, sizeof label);
+	char msg[OX_MSG], label[300];
+	msg[0] = '\0';
 	if (N->fn) {
 		ox_status inner;
 		if (run_plan(N->fn, NULL, in, (size_t)N->nin, out, (size_t)N->nout, &inner) == 0)
 			return 0;
+		node_label(N->proto, i, label, sizeof label);
 		return run_fail(F->st, inner.code, "%s: %s", label, inner.msg);
 	}
 	ox_k k = {N, N->proto, N->version, in, N->nin, out, N->nout, N->attrs, N->nattrs, F, msg};
 	if (N->op->run(&k) == 0)
 		return 0;
+	node_label(N->proto, i, label, sizeof label);
 	char shapes[200];
 	describe_inputs(in, N->nin, shapes, sizeof shapes);
 	return run_fail(F->st, ONNXTXT_ERR_EVAL, "%s: %s%s%s%s", label, msg[0] ? msg : "failed", N->nin ? " (inputs: " : "",
