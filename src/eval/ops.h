@@ -35,8 +35,12 @@
 /* sequence.c, string.c */
 #define OX_OPS_SEQUENCE(X)
 
-/* control.c: If, Loop, Scan */
-#define OX_OPS_CONTROL(X)
+/* control.c: If, Loop, Scan, SequenceMap */
+#define OX_OPS_CONTROL(X) \
+	X(If) \
+	X(Loop) \
+	X(Scan) \
+	X(SequenceMap)
 
 /* rnn.c: recurrent layers */
 #define OX_OPS_RNN(X) \
