@@ -27,7 +27,42 @@
 #define OX_OPS_LINALG(X)
 
 /* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
-#define OX_OPS_NN(X)
+#define OX_OPS_NN(X) \
+	X(ArgMax) \
+	X(ArgMin) \
+	X(AveragePool) \
+	X(BatchNormalization) \
+	X(CumSum) \
+	X(Dropout) \
+	X(GlobalAveragePool) \
+	X(GlobalLpPool) \
+	X(GlobalMaxPool) \
+	X(GroupNormalization) \
+	X(Hardmax) \
+	X(InstanceNormalization) \
+	X(LRN) \
+	X(LayerNormalization) \
+	X(LogSoftmax) \
+	X(LpNormalization) \
+	X(LpPool) \
+	X(MaxPool) \
+	X(MaxRoiPool) \
+	X(MaxUnpool) \
+	X(MeanVarianceNormalization) \
+	X(RMSNormalization) \
+	X(ReduceL1) \
+	X(ReduceL2) \
+	X(ReduceLogSum) \
+	X(ReduceLogSumExp) \
+	X(ReduceMax) \
+	X(ReduceMean) \
+	X(ReduceMin) \
+	X(ReduceProd) \
+	X(ReduceSum) \
+	X(ReduceSumSquare) \
+	X(RoiAlign) \
+	X(Softmax) \
+	X(TopK)
 
 /* tensor.c: shape and index manipulation */
 #define OX_OPS_TENSOR(X)
