@@ -218,6 +218,25 @@ START_TEST(scan8_states_per_batch_entry)
 }
 END_TEST
 
+START_TEST(optional_inputs_hold_what_they_are_given)
+{
+	/* a graph input declared optional(T) given a T holds it as a present optional: here the
+	 * main graph's X, and the body input v given the tensor the body returned */
+	OnnxSession *s;
+	OnnxError err;
+	const char *model = HEAD "g (optional(float[1]) X, M, t0) => (Y, Z) {\n"
+				 "  Y = Identity(X)\n"
+				 "  Z = Loop (M, , t0) <body = b (i, k, optional(float[1]) v) => (k2, v2) {\n"
+				 "    k2 = Identity(k) v2 = Constant <value = float[1] {2}> () }>\n}";
+	const char *inputs[] = {"X=float[1] {1}", "M=int64 {2}", "t0=float[1] {0}", NULL};
+	ck_assert_msg(run(model, inputs, &s, &err) == ONNXTXT_OK, "%s", err.message);
+	ck_assert_int_eq(OnnxValue_Kind(OnnxSession_Output(s, 0)), ONNXTXT_VALUE_OPTIONAL);
+	expect_output(s, 0, "float[1] {1}");
+	expect_output(s, 1, "float[1] {2}");
+	OnnxSession_Free(s);
+}
+END_TEST
+
 /* ---- recurrent layers against themselves ------------------------------------------------------- */
 
 static const char *const layers[] = {"RNN", "GRU", "LSTM"};
@@ -479,6 +498,7 @@ int main(void)
 	tcase_add_test(t, loop_counter_kept_or_dropped);
 	tcase_add_test(t, scan_elements_kept_or_dropped);
 	tcase_add_test(t, scan8_states_per_batch_entry);
+	tcase_add_test(t, optional_inputs_hold_what_they_are_given);
 	suite_add_tcase(s, t);
 	t = tcase_create("recurrent");
 	tcase_add_loop_test(t, bidirectional_is_forward_and_reverse, 0, 3);
