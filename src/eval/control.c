@@ -44,6 +44,8 @@ static bool same_shape(const ox_val *a, const ox_val *b)
 /* Copies n elements of src from element si to dst at element di; strings are duplicated. */
 static bool copy_elems(ox_val *dst, int64_t di, const ox_val *src, int64_t si, int64_t n)
 {
+	if (n == 0) /* the data of empty tensors is NULL: no offsets from it */
+		return true;
 	if (dst->type == OX_STRING) {
 		const ox_str *s = (const ox_str *)src->data + si;
 		ox_str *d = (ox_str *)dst->data + di;
@@ -53,8 +55,7 @@ static bool copy_elems(ox_val *dst, int64_t di, const ox_val *src, int64_t si, i
 		return true;
 	}
 	size_t es = ox_elem_size(dst->type);
-	if (n)
-		memcpy((char *)dst->data + (size_t)di * es, (const char *)src->data + (size_t)si * es, (size_t)n * es);
+	memcpy((char *)dst->data + (size_t)di * es, (const char *)src->data + (size_t)si * es, (size_t)n * es);
 	return true;
 }
 

@@ -135,9 +135,10 @@ static void store_row(ox_val *v, int64_t at, const float *src, int64_t n)
 static float *load(rnn *R, const ox_val *v, bool swap)
 {
 	float *f = fbuf(R->k, v->count, 1, 1);
-	if (!f || !swap) {
-		if (f)
-			load_row(v, 0, f, v->count);
+	if (!f || !v->count) /* empty: no offsets from its NULL data */
+		return f;
+	if (!swap) {
+		load_row(v, 0, f, v->count);
 		return f;
 	}
 	int64_t a = v->dims[1], b = v->dims[0], n = v->dims[2];
@@ -161,8 +162,8 @@ static int store(rnn *R, int oi, const float *src, int64_t a, int64_t b, int64_t
 		*d++ = c;
 	*d = n;
 	ox_val *y = ox_out_tensor(R->k, oi, R->type, rank, dims);
-	if (!y)
-		return -1;
+	if (!y || !y->count)
+		return y ? 0 : -1;
 	for (int64_t i = 0; i < a; i++)
 		for (int64_t j = 0; j < b; j++)
 			for (int64_t l = 0; l < c; l++) {
