@@ -138,6 +138,9 @@ OUTPUT_NAMES = ['Y', 'Y_h', 'Y_c']
 
 def case(fname, comment, opset, kind, attrs, ins, want, dt='float', tol=''):
     op = {'rnn': 'RNN', 'gru': 'GRU', 'lstm': 'LSTM'}[kind]
+    if dt == 'double':  # the values the text says, not their float32 neighbours
+        ins = {k: v if k == 'sequence_lens' else np.round(v.astype(np.float64), 2) for k, v in ins.items()}
+    digits = 17 if dt == 'double' else 7
     kw = {}
     for k, v in attrs.items():
         if k == 'direction': kw['direction'] = v
@@ -169,7 +172,7 @@ def case(fname, comment, opset, kind, attrs, ins, want, dt='float', tol=''):
     for n in OUTPUT_NAMES:
         if n in want:
             v = res[n]
-            lines.append(f'#@ expect {n} = ' + fmt_val(v, dt, 7) + tol)
+            lines.append(f'#@ expect {n} = ' + fmt_val(v, dt, digits) + tol)
             sig_out.append(f'{dt}[' + ', '.join(str(d) for d in v.shape) + f'] {n}')
             node_out.append(n)
         else:
@@ -233,9 +236,11 @@ case('RNN_only_Y_h', f'''RNN whose node names only Y_h (Y omitted): the final st
      14, 'rnn', {'hidden_size': 2}, {'X': X, 'W': W, 'R': R, 'B': B}, ['Y_h'])
 
 X = rnd(3, 2, 2); W = rnd(1, 3, 2); R = rnd(1, 3, 3); B = rnd(1, 6)
-case('RNN_double', f'''RNN on double tensors (T allows float, double and float16).
+case('RNN_double', f'''RNN on double tensors (T allows float, double and float16), computed in double: the
+expectations hold to rtol 1e-12.
 {S}.''',
-     14, 'rnn', {'hidden_size': 3, 'activations': ['Softsign']}, {'X': X, 'W': W, 'R': R, 'B': B}, ['Y', 'Y_h'], dt='double')
+     14, 'rnn', {'hidden_size': 3, 'activations': ['Softsign']}, {'X': X, 'W': W, 'R': R, 'B': B}, ['Y', 'Y_h'], dt='double',
+     tol=' rtol=1e-12 atol=1e-15')
 
 X = rnd(2, 1, 2); W = rnd(1, 2, 2); R = rnd(1, 2, 2)
 case('RNN_float16', f'''RNN on float16 tensors, with activations ["Softplus"]; computed in float, rounded to float16.
@@ -332,3 +337,16 @@ case('LSTM_activations_thresholdedrelu', f'''Bidirectional LSTM with six activat
                   'activations': ['Sigmoid', 'Relu', 'ThresholdedRelu', 'Sigmoid', 'Tanh', 'Softsign'],
                   'activation_alpha': [0.1]},
      {'X': X, 'W': W, 'R': R}, ['Y_h', 'Y_c'])
+
+X = rnd(3, 2, 2); W = rnd(2, 6, 2); R = rnd(2, 6, 2); B = rnd(2, 12); h0 = rnd(2, 2, 2)
+case('GRU_double_linear_before_reset', f'''Bidirectional GRU on double tensors with linear_before_reset = 1, computed in double
+(rtol 1e-12).
+{S} (GRU).''',
+     14, 'gru', {'hidden_size': 2, 'direction': 'bidirectional', 'linear_before_reset': 1},
+     {'X': X, 'W': W, 'R': R, 'B': B, 'initial_h': h0}, ['Y', 'Y_h'], dt='double', tol=' rtol=1e-12 atol=1e-15')
+
+X = rnd(3, 2, 2); W = rnd(1, 8, 2); R = rnd(1, 8, 2); B = rnd(1, 16); P = rnd(1, 6); L = np.array([3, 2], np.int32)
+case('LSTM_double_peepholes', f'''LSTM on double tensors with peepholes and sequence_lens, computed in double (rtol 1e-12).
+{S} (LSTM).''',
+     14, 'lstm', {'hidden_size': 2}, {'X': X, 'W': W, 'R': R, 'B': B, 'sequence_lens': L, 'P': P},
+     ['Y', 'Y_h', 'Y_c'], dt='double', tol=' rtol=1e-12 atol=1e-15')
