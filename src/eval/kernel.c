@@ -47,6 +47,10 @@ void ox_out_set(ox_k *k, int i, ox_val *v)
 ox_val *ox_out_tensor(ox_k *k, int i, int type, int rank, const int64_t *dims)
 {
 	const char *why;
+	if (i >= k->nout) { /* ox_out_set would free the new tensor before the kernel fills it */
+		ox_kfail(k, "output %d is missing (the node names %d output%s)", i, k->nout, k->nout == 1 ? "" : "s");
+		return NULL;
+	}
 	ox_val *v = ox_tensor_new(type, rank, dims, &why);
 	if (!v) {
 		ox_kfail(k, "output %d: %s", i, why);

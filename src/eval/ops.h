@@ -64,11 +64,59 @@
 	X(Softmax) \
 	X(TopK)
 
-/* tensor.c: shape and index manipulation */
-#define OX_OPS_TENSOR(X)
+/* shape.c, index.c, unique.c, pad.c, matrix.c: shape and index manipulation */
+#define OX_OPS_TENSOR(X) \
+	X(CenterCropPad) \
+	X(Col2Im) \
+	X(Compress) \
+	X(Concat) \
+	X(ConstantOfShape) \
+	X(DepthToSpace) \
+	X(Det) \
+	X(Expand) \
+	X(EyeLike) \
+	X(Flatten) \
+	X(Gather) \
+	X(GatherElements) \
+	X(GatherND) \
+	X(NonZero) \
+	X(OneHot) \
+	X(Pad) \
+	X(Range) \
+	X(Reshape) \
+	X(ReverseSequence) \
+	X(Scatter) \
+	X(ScatterElements) \
+	X(ScatterND) \
+	X(Shape) \
+	X(Size) \
+	X(Slice) \
+	X(SpaceToDepth) \
+	X(Split) \
+	X(Squeeze) \
+	X(Tile) \
+	X(Transpose) \
+	X(Trilu) \
+	X(Unique) \
+	X(Unsqueeze)
 
 /* sequence.c, string.c */
-#define OX_OPS_SEQUENCE(X)
+#define OX_OPS_SEQUENCE(X) \
+	X(ConcatFromSequence) \
+	X(Optional) \
+	X(OptionalGetElement) \
+	X(OptionalHasElement) \
+	X(RegexFullMatch) \
+	X(SequenceAt) \
+	X(SequenceConstruct) \
+	X(SequenceEmpty) \
+	X(SequenceErase) \
+	X(SequenceInsert) \
+	X(SequenceLength) \
+	X(SplitToSequence) \
+	X(StringConcat) \
+	X(StringNormalizer) \
+	X(StringSplit)
 
 /* control.c: If, Loop, Scan, SequenceMap */
 #define OX_OPS_CONTROL(X) \
