@@ -321,7 +321,8 @@ static void run_layer(int kind, const char *attrs, const layer_in *li, arr *out)
 		out[o] = (arr){(int)OnnxValue_Rank(v), {0}, NULL};
 		memcpy(out[o].dims, OnnxValue_Dims(v), (size_t)out[o].rank * sizeof(int64_t));
 		out[o].v = malloc(OnnxValue_Count(v) * sizeof(float) + 1);
-		memcpy(out[o].v, OnnxValue_Data(v), OnnxValue_Count(v) * sizeof(float));
+		if (OnnxValue_Count(v)) /* the data of an empty tensor is NULL */
+			memcpy(out[o].v, OnnxValue_Data(v), OnnxValue_Count(v) * sizeof(float));
 	}
 	OnnxSession_Free(s);
 	OnnxProto_Free(m);
