@@ -13,7 +13,8 @@
 	OX_OPS_TENSOR(X) \
 	OX_OPS_SEQUENCE(X) \
 	OX_OPS_CONTROL(X) \
-	OX_OPS_RNN(X)
+	OX_OPS_RNN(X) \
+	OX_OPS_MORE(X)
 
 /* core.c */
 #define OX_OPS_CORE(X) \
@@ -130,5 +131,40 @@
 	X(GRU) \
 	X(LSTM) \
 	X(RNN)
+
+/* quant.c, resize.c, gridsample.c, einsum.c, signal.c, random.c, attention.c, loss.c,
+ * misc.c: quantization, resampling, Einsum, signal processing, random generators and the
+ * remaining operators (ImageDecoder is left out: it needs image codecs) */
+#define OX_OPS_MORE(X) \
+	X(AffineGrid) \
+	X(Attention) \
+	X(Bernoulli) \
+	X(BlackmanWindow) \
+	X(DFT) \
+	X(DeformConv) \
+	X(DequantizeLinear) \
+	X(DynamicQuantizeLinear) \
+	X(Einsum) \
+	X(GridSample) \
+	X(HammingWindow) \
+	X(HannWindow) \
+	X(MelWeightMatrix) \
+	X(Multinomial) \
+	X(NegativeLogLikelihoodLoss) \
+	X(NonMaxSuppression) \
+	X(QLinearConv) \
+	X(QLinearMatMul) \
+	X(QuantizeLinear) \
+	X(RandomNormal) \
+	X(RandomNormalLike) \
+	X(RandomUniform) \
+	X(RandomUniformLike) \
+	X(Resize) \
+	X(RotaryEmbedding) \
+	X(STFT) \
+	X(SoftmaxCrossEntropyLoss) \
+	X(TensorScatter) \
+	X(TfIdfVectorizer) \
+	X(Upsample)
 
 #endif

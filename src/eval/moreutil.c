@@ -1,0 +1,216 @@
+/* Helpers shared by the quantization, resampling, Einsum, signal, random and remaining
+ * kernels (see moreutil.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "moreutil.h"
+
+void *ox_more_alloc(ox_k *k, int64_t n, size_t size, const char *what)
+{
+	if (n < 0 || (n > 0 && (uint64_t)n > OX_MAX_BYTES / size)) {
+		ox_kfail(k, "%s: %lld elements of %zu bytes are more than the %zu bytes allowed", what, (long long)n,
+			 size, (size_t)OX_MAX_BYTES);
+		return NULL;
+	}
+	void *p = malloc(n ? (size_t)n * size : 1);
+	if (!p)
+		ox_kfail(k, "%s: out of memory", what);
+	return p;
+}
+
+double *ox_more_load(ox_k *k, const ox_val *t, const char *what)
+{
+	double *d = ox_more_alloc(k, t->count, sizeof *d, what);
+	if (!d)
+		return NULL;
+	int64_t n = t->count;
+	switch (t->type) {
+	case OX_FLOAT:
+		for (int64_t i = 0; i < n; i++)
+			d[i] = ((const float *)t->data)[i];
+		break;
+	case OX_DOUBLE:
+		if (n)
+			memcpy(d, t->data, (size_t)n * sizeof *d);
+		break;
+	case OX_FLOAT16:
+		for (int64_t i = 0; i < n; i++)
+			d[i] = ox_f16_to_f32(((const uint16_t *)t->data)[i]);
+		break;
+	default:
+		for (int64_t i = 0; i < n; i++)
+			d[i] = ox_get_f64(t, i);
+		break;
+	}
+	return d;
+}
+
+/* Truncation toward zero, saturated to [lo, hi]; NaN becomes 0. */
+static double trunc_sat(double x, double lo, double hi)
+{
+	if (isnan(x))
+		return 0;
+	x = trunc(x);
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+static bool int_range(int type, double *lo, double *hi)
+{
+	switch (type) {
+	case OX_INT8: *lo = -128, *hi = 127; return true;
+	case OX_UINT8: *lo = 0, *hi = 255; return true;
+	case OX_INT16: *lo = -32768, *hi = 32767; return true;
+	case OX_UINT16: *lo = 0, *hi = 65535; return true;
+	case OX_INT32: *lo = -2147483648.0, *hi = 2147483647.0; return true;
+	case OX_UINT32: *lo = 0, *hi = 4294967295.0; return true;
+	case OX_INT4: *lo = -8, *hi = 7; return true;
+	case OX_UINT4: *lo = 0, *hi = 15; return true;
+	case OX_INT2: *lo = -2, *hi = 1; return true;
+	case OX_UINT2: *lo = 0, *hi = 3; return true;
+	default: return false;
+	}
+}
+
+void ox_more_store(ox_val *t, const double *src)
+{
+	int64_t n = t->count;
+	double lo, hi;
+	if (t->type == OX_FLOAT) {
+		for (int64_t i = 0; i < n; i++)
+			((float *)t->data)[i] = (float)src[i];
+	} else if (t->type == OX_DOUBLE) {
+		if (n)
+			memcpy(t->data, src, (size_t)n * sizeof *src);
+	} else if (int_range(t->type, &lo, &hi)) {
+		for (int64_t i = 0; i < n; i++)
+			ox_set_i64(t, i, (int64_t)trunc_sat(src[i], lo, hi));
+	} else if (t->type == OX_UINT64) {
+		for (int64_t i = 0; i < n; i++)
+			ox_set_f64(t, i, src[i] < 0 || isnan(src[i]) ? 0 : src[i]);
+	} else {
+		/* int64 saturates in ox_set_f64; float types round there */
+		for (int64_t i = 0; i < n; i++)
+			ox_set_f64(t, i, src[i]);
+	}
+}
+
+bool ox_more_is_real(int type)
+{
+	return type == OX_FLOAT || type == OX_DOUBLE || type == OX_FLOAT16 || type == OX_BFLOAT16;
+}
+
+int ox_more_check_type(ox_k *k, const ox_val *t, const char *what, const int *types)
+{
+	for (const int *p = types; *p; p++)
+		if (t->type == *p)
+			return 0;
+	char list[256];
+	size_t len = 0;
+	list[0] = 0;
+	for (const int *p = types; *p && len < sizeof list - 32; p++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", p == types ? "" : ", ",
+					ox_type_name(*p));
+	return ox_kfail(k, "%s has element type %s; expected one of %s", what, ox_type_name(t->type), list);
+}
+
+double ox_more_scalar_f64(const ox_val *t)
+{
+	return t->count ? ox_get_f64(t, 0) : 0;
+}
+
+int64_t ox_more_scalar_i64(const ox_val *t)
+{
+	return t->count ? ox_get_i64(t, 0) : 0;
+}
+
+int ox_more_in_int(ox_k *k, int i, int64_t *v, const char *what)
+{
+	int64_t n = ox_in_ints(k, i, v, 1, what);
+	if (n == 0)
+		return ox_kfail(k, "%s must hold one value, not none", what);
+	return n < 0 ? -1 : 0;
+}
+
+int64_t ox_more_mul(int64_t a, int64_t b)
+{
+	if (a < 0 || b < 0 || (b && a > OX_MAX_ELEMENTS / b) || a * b > OX_MAX_ELEMENTS)
+		return -1;
+	return a * b;
+}
+
+void ox_more_strides(int rank, const int64_t *dims, int64_t *strides)
+{
+	int64_t s = 1;
+	for (int i = rank - 1; i >= 0; i--) {
+		strides[i] = s;
+		s *= dims[i];
+	}
+}
+
+/* An INTS attribute of n values, or def for every value when absent. */
+static int conv_ints(ox_k *k, const char *name, int n, int64_t def, int64_t *out)
+{
+	const int64_t *v;
+	int64_t m = ox_attr_ints(k, name, &v);
+	if (m < 0) {
+		for (int i = 0; i < n; i++)
+			out[i] = def;
+		return 0;
+	}
+	if (m != n)
+		return ox_kfail(k, "attribute '%s' has %lld values; expected %d", name, (long long)m, n);
+	for (int i = 0; i < n; i++)
+		out[i] = v[i];
+	return 0;
+}
+
+/* Pads for auto_pad SAME_UPPER / SAME_LOWER: the output is ceil(in / stride). */
+static void conv_same(ox_more_conv *g, int i, bool lower)
+{
+	int64_t out = (g->in[i] + g->stride[i] - 1) / g->stride[i];
+	int64_t ext = (g->kernel[i] - 1) * g->dil[i] + 1;
+	int64_t total = (out - 1) * g->stride[i] + ext - g->in[i];
+	if (total < 0)
+		total = 0;
+	g->pad0[i] = lower ? total - total / 2 : total / 2;
+	g->pad1[i] = total - g->pad0[i];
+}
+
+int ox_more_conv_geom(ox_k *k, int nsp, const int64_t *in_sp, const int64_t *w_sp, ox_more_conv *g)
+{
+	int64_t pads[2 * OX_MAX_RANK];
+	g->nsp = nsp;
+	if (conv_ints(k, "kernel_shape", nsp, 1, g->kernel) < 0 || conv_ints(k, "strides", nsp, 1, g->stride) < 0 ||
+	    conv_ints(k, "dilations", nsp, 1, g->dil) < 0 || conv_ints(k, "pads", 2 * nsp, 0, pads) < 0)
+		return -1;
+	if (!ox_attr(k, "kernel_shape"))
+		memcpy(g->kernel, w_sp, (size_t)nsp * sizeof *w_sp);
+	bool upper = ox_attr_str_is(k, "auto_pad", "NOTSET", "SAME_UPPER");
+	bool lower = ox_attr_str_is(k, "auto_pad", "NOTSET", "SAME_LOWER");
+	bool valid = ox_attr_str_is(k, "auto_pad", "NOTSET", "VALID");
+	if (!upper && !lower && !valid && !ox_attr_str_is(k, "auto_pad", "NOTSET", "NOTSET"))
+		return ox_kfail(k, "auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+	for (int i = 0; i < nsp; i++) {
+		g->in[i] = in_sp[i];
+		if (g->kernel[i] != w_sp[i])
+			return ox_kfail(k, "kernel_shape[%d] is %lld but the weight has %lld", i, (long long)g->kernel[i],
+					(long long)w_sp[i]);
+		if (g->stride[i] < 1 || g->dil[i] < 1)
+			return ox_kfail(k, "strides and dilations must be positive");
+		g->pad0[i] = valid ? 0 : pads[i];
+		g->pad1[i] = valid ? 0 : pads[nsp + i];
+		if (g->pad0[i] < 0 || g->pad1[i] < 0)
+			return ox_kfail(k, "pads must not be negative");
+		if (upper || lower)
+			conv_same(g, i, lower);
+		int64_t ext = (g->kernel[i] - 1) * g->dil[i] + 1;
+		int64_t span = g->in[i] + g->pad0[i] + g->pad1[i] - ext;
+		if (span < 0)
+			return ox_kfail(k, "spatial dimension %d: the kernel (extent %lld) is larger than the padded input (%lld)",
+					i, (long long)ext, (long long)(g->in[i] + g->pad0[i] + g->pad1[i]));
+		g->out[i] = span / g->stride[i] + 1;
+	}
+	return 0;
+}
