@@ -517,7 +517,7 @@ double ox_get_f64(const ox_val *t, int64_t i)
 
 /* C conversion of an out-of-range double to an integer is undefined; wrap through
  * int64/uint64 the way common hardware does for in-range values, and saturate the rest. */
-static int64_t to_i64(double x)
+int64_t ox_f64_to_i64(double x)
 {
 	if (isnan(x))
 		return 0;
@@ -546,9 +546,9 @@ void ox_set_f64(ox_val *t, int64_t i, double x)
 		break;
 	case OX_UINT64:
 		((uint64_t *)d)[i] = x >= 18446744073709551615.0 ? UINT64_MAX
-				     : x >= 0 ? (uint64_t)x : (uint64_t)to_i64(x);
+				     : x >= 0 ? (uint64_t)x : (uint64_t)ox_f64_to_i64(x);
 		break;
-	default: ox_set_i64(t, i, to_i64(x)); break;
+	default: ox_set_i64(t, i, ox_f64_to_i64(x)); break;
 	}
 }
 
@@ -560,7 +560,7 @@ int64_t ox_get_i64(const ox_val *t, int64_t i)
 	case OX_UINT64: return (int64_t)((const uint64_t *)d)[i];
 	case OX_INT32: return ((const int32_t *)d)[i];
 	case OX_UINT32: return ((const uint32_t *)d)[i];
-	default: return to_i64(ox_get_f64(t, i));
+	default: return ox_f64_to_i64(ox_get_f64(t, i));
 	}
 }
 
