@@ -21,11 +21,86 @@
 	X(Constant) \
 	X(Identity)
 
-/* elementwise.c: unary, binary, variadic, comparison, logic, activations, Cast, Where */
-#define OX_OPS_ELEMENTWISE(X)
+/* elementwise.c: unary, binary, variadic, comparison, logic, activations, Where, Clip;
+ * cast.c: Cast, CastLike */
+#define OX_OPS_ELEMENTWISE(X) \
+	X(Abs) \
+	X(Acos) \
+	X(Acosh) \
+	X(Add) \
+	X(And) \
+	X(Asin) \
+	X(Asinh) \
+	X(Atan) \
+	X(Atanh) \
+	X(BitShift) \
+	X(BitwiseAnd) \
+	X(BitwiseNot) \
+	X(BitwiseOr) \
+	X(BitwiseXor) \
+	X(Cast) \
+	X(CastLike) \
+	X(Ceil) \
+	X(Celu) \
+	X(Clip) \
+	X(Cos) \
+	X(Cosh) \
+	X(Div) \
+	X(Elu) \
+	X(Equal) \
+	X(Erf) \
+	X(Exp) \
+	X(Floor) \
+	X(Gelu) \
+	X(Greater) \
+	X(GreaterOrEqual) \
+	X(HardSigmoid) \
+	X(HardSwish) \
+	X(IsInf) \
+	X(IsNaN) \
+	X(LeakyRelu) \
+	X(Less) \
+	X(LessOrEqual) \
+	X(Log) \
+	X(Max) \
+	X(Mean) \
+	X(Min) \
+	X(Mish) \
+	X(Mod) \
+	X(Mul) \
+	X(Neg) \
+	X(Not) \
+	X(Or) \
+	X(PRelu) \
+	X(Pow) \
+	X(Reciprocal) \
+	X(Relu) \
+	X(Round) \
+	X(Selu) \
+	X(Shrink) \
+	X(Sigmoid) \
+	X(Sign) \
+	X(Sin) \
+	X(Sinh) \
+	X(Softplus) \
+	X(Softsign) \
+	X(Sqrt) \
+	X(Sub) \
+	X(Sum) \
+	X(Tan) \
+	X(Tanh) \
+	X(ThresholdedRelu) \
+	X(Where) \
+	X(Xor)
 
 /* linalg.c, conv.c: MatMul, Gemm, Conv, ConvTranspose */
-#define OX_OPS_LINALG(X)
+#define OX_OPS_LINALG(X) \
+	X(Conv) \
+	X(ConvInteger) \
+	X(ConvTranspose) \
+	X(Gemm) \
+	X(MatMul) \
+	X(MatMulInteger)
 
 /* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
 #define OX_OPS_NN(X) \
