@@ -1,12 +1,13 @@
 /* RNN, GRU and LSTM: one recurrent layer over a batch of sequences, in every direction and
  * layout, with the optional inputs, activation functions, clip and sequence lengths of the
- * ONNX operators. The arithmetic (rnn_core.h) is in double for double tensors and in float
- * for the others, float16 and bfloat16 converted. */
+ * ONNX operators. The arithmetic (rnn_core.h) is in double for double tensors and in float,
+ * through the GEMM of gemm.h, for the others (float16 and bfloat16 converted). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "gemm.h"
 #include "kernel.h"
 
 enum { RNN_PLAIN, RNN_GRU, RNN_LSTM };
@@ -153,6 +154,27 @@ static int64_t gates_width(const rnn *R)
 static int64_t time_of(const rnn *R, bool rev, int64_t b, int64_t s)
 {
 	return rev ? R->lens[b] - 1 - s : s;
+}
+
+/* C[m x n] = A[m x k] * B^T, B of n rows of k (the weights as given): the float GEMM. */
+static int mm_bt_f(rnn *R, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+		   float *c, int64_t ldc)
+{
+	return ox_sgemm(false, true, m, n, k, 1, a, lda, b, ldb, 0, c, ldc) < 0 ? ox_kfail(R->k, "out of memory") : 0;
+}
+
+/* The same in double, as dot products of rows (both contiguous). */
+static int mm_bt_d(rnn *R, int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+		   int64_t ldb, double *c, int64_t ldc)
+{
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < n; j++) {
+			double sum = 0;
+			for (int64_t p = 0; p < k; p++)
+				sum += a[i * lda + p] * b[j * ldb + p];
+			c[i * ldc + j] = sum;
+		}
+	return 0;
 }
 
 #define REAL float

@@ -40,33 +40,6 @@ static void NAME(activate)(const act *a, REAL clip, REAL *x, int64_t n)
 	NAME(apply)(a, x, n);
 }
 
-/* ---- arithmetic ---------------------------------------------------------------------------- */
-
-/* C[m x n] = (acc ? C : 0) + A[m x k] * B[k x n], with row strides lda, ldb, ldc. */
-static void NAME(matmul)(int64_t m, int64_t n, int64_t k, const REAL *a, int64_t lda, const REAL *b, int64_t ldb,
-			 REAL *c, int64_t ldc, bool acc)
-{
-	for (int64_t i = 0; i < m; i++) {
-		REAL *ci = c + i * ldc;
-		if (!acc)
-			memset(ci, 0, (size_t)n * sizeof *ci);
-		for (int64_t p = 0; p < k; p++) {
-			REAL aip = a[i * lda + p];
-			const REAL *bp = b + p * ldb;
-			for (int64_t j = 0; j < n; j++)
-				ci[j] += aip * bp[j];
-		}
-	}
-}
-
-/* dst[cols x rows] = src[rows x cols] transposed. */
-static void NAME(transpose)(const REAL *src, int64_t rows, int64_t cols, REAL *dst)
-{
-	for (int64_t i = 0; i < rows; i++)
-		for (int64_t j = 0; j < cols; j++)
-			dst[j * rows + i] = src[i * cols + j];
-}
-
 /* ---- one direction ------------------------------------------------------------------------- */
 
 typedef struct NAME(dir) {
@@ -74,8 +47,8 @@ typedef struct NAME(dir) {
 	bool rev;
 	const act *acts;
 	REAL clip;
+	const REAL *r;   /* R of this direction [G*hid, hid] */
 	const REAL *rbh; /* GRU with linear_before_reset: Rb of the hidden gate, or NULL */
-	REAL *rt;        /* R^T [hid, G*hid] */
 	REAL *xw;        /* [seq * batch, G*hid]: X * W^T plus the biases that can go there */
 	REAL *g;         /* [batch, G*hid]: the gates of one step */
 	REAL *h, *c;     /* [batch, hid]: the state */
@@ -116,19 +89,13 @@ static int NAME(add_biases)(rnn *R, NAME(dir) *D)
 static int NAME(dir_open)(rnn *R, NAME(dir) *D, int d)
 {
 	int64_t gw = gates_width(R), H = R->hid, B = R->batch;
-	*D = (NAME(dir)){d, R->ndir == 2 ? d == 1 : R->reverse, R->acts[d], R->clip, NULL, NULL, NULL, NULL,
-			 NULL, NULL, NULL, NULL};
-	REAL *wt = buf(R, R->in, gw, 1);
-	if (!wt || !(D->rt = buf(R, H, gw, 1)) || !(D->xw = buf(R, R->seq * B, gw, 1)) || !(D->g = buf(R, B, gw, 1)) ||
-	    !(D->h = buf(R, B, H, 1)) || !(D->c = buf(R, B, H, 1)) || !(D->tmp = buf(R, B, H, 1)) ||
-	    !(D->hh = buf(R, B, H, 1))) {
-		free(wt);
+	*D = (NAME(dir)){d, R->ndir == 2 ? d == 1 : R->reverse, R->acts[d], R->clip, (const REAL *)R->r + d * gw * H,
+			 NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+	if (!(D->xw = buf(R, R->seq * B, gw, 1)) || !(D->g = buf(R, B, gw, 1)) || !(D->h = buf(R, B, H, 1)) ||
+	    !(D->c = buf(R, B, H, 1)) || !(D->tmp = buf(R, B, H, 1)) || !(D->hh = buf(R, B, H, 1)))
 		return -1;
-	}
-	NAME(transpose)((const REAL *)R->w + d * gw * R->in, gw, R->in, wt);
-	NAME(transpose)((const REAL *)R->r + d * gw * H, gw, H, D->rt);
-	NAME(matmul)(R->seq * B, gw, R->in, R->x, R->in, wt, gw, D->xw, gw, false);
-	free(wt);
+	if (NAME(mm_bt)(R, R->seq * B, gw, R->in, R->x, R->in, (const REAL *)R->w + d * gw * R->in, R->in, D->xw, gw) < 0)
+		return -1;
 	if (R->h0)
 		memcpy(D->h, (const REAL *)R->h0 + d * B * H, (size_t)(B * H) * sizeof(REAL));
 	if (R->c0)
@@ -138,16 +105,17 @@ static int NAME(dir_open)(rnn *R, NAME(dir) *D, int d)
 
 static void NAME(dir_close)(NAME(dir) *D)
 {
-	REAL *bufs[] = {D->rt, D->xw, D->g, D->h, D->c, D->tmp, D->hh};
+	REAL *bufs[] = {D->xw, D->g, D->h, D->c, D->tmp, D->hh};
 	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
 		free(bufs[i]);
 }
 
 /* Ht = f(Xt*(Wi^T) + Ht-1*(Ri^T) + Wbi + Rbi) */
-static void NAME(step_rnn)(rnn *R, NAME(dir) *D, int64_t s)
+static int NAME(step_rnn)(rnn *R, NAME(dir) *D, int64_t s)
 {
 	int64_t H = R->hid, B = R->batch;
-	NAME(matmul)(B, H, H, D->h, H, D->rt, H, D->g, H, false);
+	if (NAME(mm_bt)(R, B, H, H, D->h, H, D->r, H, D->g, H) < 0)
+		return -1;
 	for (int64_t b = 0; b < B; b++) {
 		if (s >= R->lens[b])
 			continue;
@@ -160,6 +128,7 @@ static void NAME(step_rnn)(rnn *R, NAME(dir) *D, int64_t s)
 		memcpy(D->h + b * H, g, (size_t)H * sizeof *g);
 		NAME(emit)(R, D, t, b);
 	}
+	return 0;
 }
 
 /* zt and rt of the active batch entries, in place in D->g; without linear_before_reset
@@ -185,13 +154,14 @@ static void NAME(gru_gates)(rnn *R, NAME(dir) *D, int64_t s)
  * ht = g(Xt*(Wh^T) + (rt (.) Ht-1)*(Rh^T) + Rbh + Wbh), or with linear_before_reset
  * ht = g(Xt*(Wh^T) + (rt (.) (Ht-1*(Rh^T) + Rbh)) + Wbh)
  * Ht = (1 - zt) (.) ht + zt (.) Ht-1 */
-static void NAME(step_gru)(rnn *R, NAME(dir) *D, int64_t s)
+static int NAME(step_gru)(rnn *R, NAME(dir) *D, int64_t s)
 {
 	int64_t H = R->hid, B = R->batch, gw = 3 * H;
-	NAME(matmul)(B, R->lbr ? gw : 2 * H, H, D->h, H, D->rt, gw, D->g, gw, false);
+	if (NAME(mm_bt)(R, B, R->lbr ? gw : 2 * H, H, D->h, H, D->r, H, D->g, gw) < 0)
+		return -1;
 	NAME(gru_gates)(R, D, s);
-	if (!R->lbr)
-		NAME(matmul)(B, H, H, D->tmp, H, D->rt + 2 * H, gw, D->hh, H, false);
+	if (!R->lbr && NAME(mm_bt)(R, B, H, H, D->tmp, H, D->r + 2 * H * H, H, D->hh, H) < 0)
+		return -1;
 	for (int64_t b = 0; b < B; b++) {
 		if (s >= R->lens[b])
 			continue;
@@ -205,6 +175,7 @@ static void NAME(step_gru)(rnn *R, NAME(dir) *D, int64_t s)
 			h[j] = (1 - z[j]) * n[j] + z[j] * h[j];
 		NAME(emit)(R, D, t, b);
 	}
+	return 0;
 }
 
 /* it = f(Xt*(Wi^T) + Ht-1*(Ri^T) + Pi (.) Ct-1 + Wbi + Rbi)
@@ -242,10 +213,11 @@ static void NAME(lstm_entry)(rnn *R, NAME(dir) *D, int64_t b, int64_t t)
 		D->h[b * H + j] = go[j] * tmp[j];
 }
 
-static void NAME(step_lstm)(rnn *R, NAME(dir) *D, int64_t s)
+static int NAME(step_lstm)(rnn *R, NAME(dir) *D, int64_t s)
 {
 	int64_t H = R->hid, B = R->batch;
-	NAME(matmul)(B, 4 * H, H, D->h, H, D->rt, 4 * H, D->g, 4 * H, false);
+	if (NAME(mm_bt)(R, B, 4 * H, H, D->h, H, D->r, H, D->g, 4 * H) < 0)
+		return -1;
 	for (int64_t b = 0; b < B; b++) {
 		if (s >= R->lens[b])
 			continue;
@@ -253,6 +225,7 @@ static void NAME(step_lstm)(rnn *R, NAME(dir) *D, int64_t s)
 		NAME(lstm_entry)(R, D, b, t);
 		NAME(emit)(R, D, t, b);
 	}
+	return 0;
 }
 
 /* Runs direction d over every step; the final states go to yh and yc (zeros for
@@ -267,19 +240,16 @@ static int NAME(run_direction)(rnn *R, int d)
 	int64_t longest = 0, H = R->hid, B = R->batch;
 	for (int64_t b = 0; b < B; b++)
 		longest = R->lens[b] > longest ? R->lens[b] : longest;
-	for (int64_t s = 0; s < longest; s++) {
-		if (R->kind == RNN_PLAIN)
-			NAME(step_rnn)(R, &D, s);
-		else if (R->kind == RNN_GRU)
-			NAME(step_gru)(R, &D, s);
-		else
-			NAME(step_lstm)(R, &D, s);
-	}
-	for (int64_t b = 0; b < B; b++)
+	int rc = 0;
+	for (int64_t s = 0; s < longest && rc == 0; s++)
+		rc = R->kind == RNN_PLAIN ? NAME(step_rnn)(R, &D, s)
+		     : R->kind == RNN_GRU ? NAME(step_gru)(R, &D, s)
+					  : NAME(step_lstm)(R, &D, s);
+	for (int64_t b = 0; rc == 0 && b < B; b++)
 		if (R->lens[b]) {
 			memcpy((REAL *)R->yh + (d * B + b) * H, D.h + b * H, (size_t)H * sizeof(REAL));
 			memcpy((REAL *)R->yc + (d * B + b) * H, D.c + b * H, (size_t)H * sizeof(REAL));
 		}
 	NAME(dir_close)(&D);
-	return 0;
+	return rc;
 }
