@@ -64,26 +64,12 @@ static void read_i(const ox_val *t, size_t o, size_t n, int64_t *buf)
 
 /* ---- writing ---------------------------------------------------------------------- */
 
-/* Floating point to integer is undefined beyond the target's range in C and in the ONNX
- * spec; truncate toward zero, NaN to 0, saturating at the int64 range, and let the
- * integer writer wrap to the target width, the way x86 converts in-range values. */
-static int64_t f2i(double x)
-{
-	if (isnan(x))
-		return 0;
-	if (x >= 9223372036854775807.0)
-		return INT64_MAX;
-	if (x <= -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)x;
-}
-
-/* The same for uint64 targets, which keep values in [2^63, 2^64). */
+/* ox_f64_to_i64 for uint64 targets, which keep values in [2^63, 2^64). */
 static int64_t f2u(double x)
 {
 	if (x >= 9223372036854775808.0)
 		return (int64_t)(x >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)x);
-	return f2i(x);
+	return ox_f64_to_i64(x);
 }
 
 /* d rounded to float "to odd": truncated, with the last bit set when inexact. Rounding
@@ -158,7 +144,7 @@ static void write_f(ox_val *t, size_t o, size_t n, const double *buf, const ox_c
 	case OX_BOOL: WRITE(uint8_t, buf[i] != 0);
 	default:
 		for (size_t i = 0; i < n; i++)
-			ib[i] = t->type == OX_UINT64 ? f2u(buf[i]) : f2i(buf[i]);
+			ib[i] = t->type == OX_UINT64 ? f2u(buf[i]) : ox_f64_to_i64(buf[i]);
 		write_i(t, o, n, ib, false, opts);
 		break;
 	}

@@ -13,6 +13,7 @@
 	OX_OPS_TENSOR(X) \
 	OX_OPS_SEQUENCE(X) \
 	OX_OPS_CONTROL(X) \
+	OX_OPS_RNN(X) \
 	OX_OPS_MORE(X)
 
 /* core.c */
@@ -193,8 +194,18 @@
 	X(StringNormalizer) \
 	X(StringSplit)
 
-/* control.c: If, Loop, Scan */
-#define OX_OPS_CONTROL(X)
+/* control.c: If, Loop, Scan, SequenceMap */
+#define OX_OPS_CONTROL(X) \
+	X(If) \
+	X(Loop) \
+	X(Scan) \
+	X(SequenceMap)
+
+/* rnn.c: recurrent layers */
+#define OX_OPS_RNN(X) \
+	X(GRU) \
+	X(LSTM) \
+	X(RNN)
 
 /* quant.c, resize.c, gridsample.c, einsum.c, signal.c, random.c, attention.c, loss.c,
  * misc.c: quantization, resampling, Einsum, signal processing, random generators and the
