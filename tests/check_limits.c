@@ -61,7 +61,8 @@ static void expect_memory_limit(OnnxStatus st, const OnnxError *e, size_t input,
 {
 	ck_assert_msg(st == ONNXTXT_ERR_LIMIT, "status %d: %s", st, e->message);
 	char want[200];
-	snprintf(want, sizeof want, "the model would take more than %zu MiB of memory (%d bytes per byte of %s, plus %u MiB)",
+	snprintf(want, sizeof want,
+		 "the model would take more than %zu MiB of memory (%d bytes per byte of %s, plus %u MiB)",
 		 ox_memory_limit(input) >> 20, ONNXTXT_MAX_EXPANSION, per, (unsigned)(ox_memory_base >> 20));
 	ck_assert_str_eq(e->message, want);
 }
@@ -211,6 +212,74 @@ START_TEST(eval_shapes_from_data_beyond_the_limits)
 }
 END_TEST
 
+/* If nodes nested 70 deep, built in memory from one parsed level: the text (64 brackets)
+ * and binary (192 messages) limits keep parsed models within the evaluator's 64 levels of
+ * sub-graphs, but a model built in C is not parsed. The session refuses it, naming the
+ * node where the limit was reached; 60 levels run. */
+static const char IF_TEXT[] = "<ir_version: 8, opset_import: [\"\" : 18]>\n"
+			      "g (bool c) => (float y) {\n"
+			      "  y = If <then_branch = t () => (float y) { y = Constant <value = float {1}> () },\n"
+			      "          else_branch = e () => (float y) { y = Constant <value = float {2}> () }> (c)\n"
+			      "}\n";
+
+static OnnxStatus run_nested_ifs(int levels, OnnxError *e)
+{
+	Onnx__ModelProto *m = tu_model(IF_TEXT);
+	Onnx__GraphProto *graphs = calloc((size_t)levels, sizeof *graphs);
+	Onnx__NodeProto *nodes = calloc((size_t)levels, sizeof *nodes);
+	Onnx__NodeProto **node_ptrs = calloc((size_t)levels, sizeof *node_ptrs);
+	Onnx__AttributeProto *attrs = calloc((size_t)levels, sizeof *attrs);
+	Onnx__AttributeProto **attr_ptrs = calloc(2 * (size_t)levels, sizeof *attr_ptrs);
+	ck_assert(graphs && nodes && node_ptrs && attrs && attr_ptrs);
+	const Onnx__NodeProto *top = m->graph->node[0];
+	Onnx__GraphProto *inner = top->attribute[0]->g; /* the innermost then_branch: a leaf */
+	for (int k = 0; k < levels; k++) {
+		/* level k: a graph t whose If's then_branch is level k - 1 */
+		attrs[k] = *top->attribute[0];
+		attrs[k].g = inner;
+		attr_ptrs[2 * k] = &attrs[k];
+		attr_ptrs[2 * k + 1] = top->attribute[1];
+		nodes[k] = *top;
+		nodes[k].attribute = &attr_ptrs[2 * k];
+		node_ptrs[k] = &nodes[k];
+		graphs[k] = *top->attribute[0]->g;
+		graphs[k].n_node = 1;
+		graphs[k].node = &node_ptrs[k];
+		inner = &graphs[k];
+	}
+	Onnx__GraphProto *saved = top->attribute[0]->g;
+	top->attribute[0]->g = inner;
+	OnnxSession *s;
+	OnnxStatus st = OnnxSession_New(m, &s, e);
+	if (st == ONNXTXT_OK) {
+		OnnxValue *c;
+		ck_assert_int_eq(OnnxValue_Parse("bool {1}", 8, &c, e), ONNXTXT_OK);
+		ck_assert_int_eq(OnnxSession_SetInput(s, "c", c, e), ONNXTXT_OK);
+		st = OnnxSession_Run(s, e);
+		OnnxValue_Free(c);
+		OnnxSession_Free(s);
+	}
+	top->attribute[0]->g = saved;
+	free(graphs);
+	free(nodes);
+	free(node_ptrs);
+	free(attrs);
+	free(attr_ptrs);
+	OnnxProto_Free(m);
+	return st;
+}
+
+START_TEST(eval_sub_graphs_nested_beyond_the_limit)
+{
+	OnnxError e;
+	OnnxStatus st = run_nested_ifs(60, &e);
+	ck_assert_msg(st == ONNXTXT_OK, "60 levels: %s", e.message);
+	st = run_nested_ifs(70, &e);
+	ck_assert_msg(st == ONNXTXT_ERR_LIMIT, "70 levels: status %d: %s", st, e.message);
+	ck_assert_msg(strstr(e.message, "sub-graphs nest deeper than 64"), "%s", e.message);
+}
+END_TEST
+
 static void reset_limits(void)
 {
 	ox_memory_base = ONNXTXT_MAX_MEMORY_BASE;
@@ -230,6 +299,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("evaluation");
 	tcase_add_test(tc, eval_shapes_from_data_beyond_the_limits);
+	tcase_add_test(tc, eval_sub_graphs_nested_beyond_the_limit);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

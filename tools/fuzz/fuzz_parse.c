@@ -30,7 +30,8 @@ static void check_streaming(const char *text, size_t size, OnnxStatus st, const 
 		free(want);
 	} else {
 		FZ_CHECK(strcmp(e2.message, err->message) == 0 && e2.offset == err->offset,
-			 "ParseToBinary: %s at %zu, Parse: %s at %zu", e2.message, e2.offset, err->message, err->offset);
+			 "ParseToBinary: %s at %zu, Parse: %s at %zu", e2.message, e2.offset, err->message,
+			 err->offset);
 	}
 	free(bytes);
 }
