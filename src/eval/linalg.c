@@ -147,6 +147,15 @@ static ox_val *widen(const ox_val *t)
 	return f;
 }
 
+/* The float tensor a product writes for output y: y itself, or for float16 and bfloat16 a
+ * fresh one, since y holds nothing yet to widen (valgrind: uninitialized reads). */
+static ox_val *widen_output(ox_val *y)
+{
+	if (y->type != OX_FLOAT16 && y->type != OX_BFLOAT16)
+		return ox_val_ref(y);
+	return ox_tensor_new(OX_FLOAT, y->rank, y->dims, NULL);
+}
+
 static void narrow(ox_val *dst, const ox_val *f)
 {
 	for (int64_t i = 0; i < dst->count; i++) {
@@ -202,7 +211,7 @@ int ox_op_MatMul(ox_k *k)
 		return -1;
 	if (y->count == 0)
 		return 0;
-	ox_val *af = widen(a), *bf = widen(b), *yf = widen(y);
+	ox_val *af = widen(a), *bf = widen(b), *yf = widen_output(y);
 	int rc = af && bf && yf ? matmul(&s, af, bf, yf) : -1;
 	if (rc == 0 && yf != y)
 		narrow(y, yf);
@@ -257,7 +266,7 @@ static void gemm_fill_c(ox_val *y, const ox_val *c, int64_t m, int64_t n)
 
 static int gemm_run(ox_k *k, prod *p, const ox_val *c)
 {
-	ox_val *af = widen(p->a), *bf = widen(p->b), *cf = c ? widen(c) : NULL, *y = p->y, *yf = widen(y);
+	ox_val *af = widen(p->a), *bf = widen(p->b), *cf = c ? widen(c) : NULL, *y = p->y, *yf = widen_output(y);
 	int rc = af && bf && yf && (cf || !c) ? 0 : -1;
 	if (rc == 0) {
 		p->a = af, p->b = bf, p->y = yf;
