@@ -1,10 +1,6 @@
-/* Allocation failure: this executable is linked with -Wl,--wrap for every allocating call the
- * library makes, so the N-th one can fail. Each test sweeps N over all allocations of one
- * operation (parse, stream, print, dot, check, read, write, write a file, external data,
- * evaluation) on a few representative inputs, in two modes (only the N-th fails; the N-th
- * and all later ones fail), and checks a clean outcome: success with the right result, or
- * ONNXTXT_ERR_NOMEM; nothing leaked (every block the library allocated is freed); no output
- * file damaged. */
+/* Allocation failure: the library's allocating calls are wrapped at link time (-Wl,--wrap),
+ * the N-th one fails, and every N of an operation must end in a clean result or
+ * ONNXTXT_ERR_NOMEM, with nothing leaked and no output file damaged. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +15,10 @@
 #include <unistd.h>
 
 #include "testutil.h"
+
+/* Each test sweeps N over all allocations of one operation (parse, stream, print, dot,
+ * check, read, write, write a file, external data, evaluation) on a few representative
+ * inputs, in two modes: only the N-th fails; the N-th and all later ones fail. */
 
 /* ---- the wrapped allocator ----------------------------------------------------------------- */
 

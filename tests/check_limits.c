@@ -1,7 +1,6 @@
-/* Limits against hostile input that check_hostile (text nesting, huge inputs), check_binary
- * (binary structure and nesting) and check_eval (nesting of calls) do not reach: the memory
- * one call may build from its input, in text and in binary, and shapes the evaluator
- * computes from data. Each test meets a limit and checks its error. */
+/* Limits against hostile input not met elsewhere (check_hostile: text nesting and size;
+ * check_binary: structure and depth; check_eval: calls): the memory one call builds from its
+ * input, and shapes and nesting in the evaluator. Each test meets a limit and its error. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>

@@ -1,9 +1,5 @@
-/* Fuzz harness: evaluation of small parsed models. A model that parses gets a session, its
- * inputs (from its "#@ input" lines, else zeros or bytes of the input for each declared
- * tensor type) and a run; every step succeeds or fails cleanly, and outputs print. Inputs
- * are bounded (text size, elements per bound tensor); models with Loop or Scan, which run
- * as long as their trip counts say, are left out. In the fuzz build the evaluator's tensor
- * size limit is lowered (meson.build), so no kernel can ask for gigabytes. */
+/* Fuzz harness: evaluation of small parsed models. A model that parses gets a session,
+ * inputs and a run; every step succeeds or fails cleanly, and the outputs print. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +8,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The inputs come from the model's "#@ input" lines, else from the bytes of the fuzz input
+ * for each declared tensor type. Inputs are bounded (text size, elements per bound tensor);
+ * models with Loop or Scan, which run as long as their trip counts say, are left out. In the
+ * fuzz build the evaluator's tensor size limit is lowered (meson.build), so that no kernel
+ * can ask for gigabytes or hours. */
 #define MAX_TEXT 8192
 #define MAX_ELEMENTS 4096
 

@@ -1,8 +1,6 @@
-/* Runs a fuzz harness over files instead of under libFuzzer, so that the seed corpus and
- * every regression input in corpus/fuzz/ are replayed by meson test in each build (plain,
- * ASan+UBSan, valgrind). Arguments are files or directories (their files, sorted); after
- * --text-to-binary, each text model is parsed and its packed bytes are fed instead, until
- * --raw. Prints TAP; a broken property aborts. */
+/* Runs a fuzz harness over files instead of under libFuzzer, so that meson test replays the
+ * seed corpus and the regression inputs of corpus/fuzz/ in every build (plain, ASan+UBSan,
+ * valgrind). Prints TAP; a broken property aborts. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
@@ -92,6 +90,8 @@ static void run_path(const char *path, int to_binary)
 	free(names);
 }
 
+/* Arguments are files or directories (their files, sorted); after --text-to-binary, each
+ * text model is parsed and its packed bytes are fed instead, until --raw. */
 int main(int argc, char **argv)
 {
 	int to_binary = 0;
