@@ -102,15 +102,64 @@ static int packed_ok(const ProtobufCFieldDescriptor *fd, const uint8_t *p, size_
 static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n, size_t base, const frame *f,
 		int depth, OnnxError *err);
 
+/* Whether a message of type d, in bytes p[0..n) already scanned, sets a member of a oneof. */
+static bool sets_oneof(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n)
+{
+	size_t at = 0;
+	uint64_t tag, v;
+	while (at < n && varint(p, n, &at, &tag)) {
+		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3));
+		if (fd && (fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF))
+			return true;
+		int wt = (int)(tag & 7);
+		if (wt == 0 || wt == 2) {
+			if (!varint(p, n, &at, &v))
+				return false;
+			at += wt == 2 ? (size_t)v : 0;
+		} else {
+			at += wt == 1 ? 8 : 4;
+		}
+	}
+	return false;
+}
+
+static bool has_oneof(const ProtobufCMessageDescriptor *d)
+{
+	for (unsigned i = 0; i < d->n_fields; i++)
+		if (d->fields[i].flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
+			return true;
+	return false;
+}
+
+/* A message field given more than once is merged; protobuf-c 1.4 fails to merge two
+ * messages of a type with a oneof (TypeProto) when neither sets it, where protobuf proper
+ * gives the empty message. *state, per field of the enclosing message: 0 not seen, 1 seen
+ * without the oneof, 2 seen with it. */
+static int mergeable(const ProtobufCFieldDescriptor *fd, const uint8_t *p, size_t len, unsigned char *state)
+{
+	if (fd->label == PROTOBUF_C_LABEL_REPEATED || !has_oneof(fd->descriptor))
+		return 1;
+	bool set = sets_oneof(fd->descriptor, p, len);
+	if (*state == 1 && !set)
+		return 0;
+	*state = *state == 2 || set ? 2 : 1;
+	return 1;
+}
+
 static int scan_field(const ProtobufCFieldDescriptor *fd, const uint8_t *p, size_t len, size_t base,
-		      const frame *here, int depth, OnnxError *err)
+		      const frame *here, int depth, unsigned char *merge_state, OnnxError *err)
 {
 	if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
 		if (depth >= ONNXTXT_MAX_MESSAGE_DEPTH)
 			return fail_with(err, ONNXTXT_ERR_LIMIT, here, base,
 					 "messages nested too deeply (more than " ONNXTXT_STR(ONNXTXT_MAX_MESSAGE_DEPTH)
 					 " levels)");
-		return scan(fd->descriptor, p, len, base, here, depth + 1, err);
+		if (!scan(fd->descriptor, p, len, base, here, depth + 1, err))
+			return 0;
+		if (!mergeable(fd, p, len, merge_state))
+			return fail(err, here, base,
+				    "given again, with no value either time, which protobuf-c cannot merge");
+		return 1;
 	}
 	if (fd->type == PROTOBUF_C_TYPE_STRING && memchr(p, '\0', len))
 		return fail(err, here, base, "a string with a NUL byte, which protobuf-c cannot keep");
@@ -123,6 +172,7 @@ static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n,
 		int depth, OnnxError *err)
 {
 	unsigned counts[64] = {0};
+	unsigned char merge_state[64] = {0}, spare = 0;
 	size_t at = 0;
 	while (at < n) {
 		size_t start = at;
@@ -132,11 +182,9 @@ static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n,
 			return fail(err, f, base + start, "malformed field tag");
 		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3));
 		int wt = (int)(tag & 7);
-		unsigned idx = 0;
-		if (fd) {
-			unsigned k = (unsigned)(fd - d->fields);
+		unsigned idx = 0, k = fd ? (unsigned)(fd - d->fields) : 64;
+		if (fd)
 			idx = k < 64 ? counts[k]++ : 0;
-		}
 		frame here = {f, fd, idx};
 		switch (wt) {
 		case 0:
@@ -155,7 +203,8 @@ static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n,
 				return fail(err, fd ? &here : f, base + start, "length runs past the end of the data");
 			if (at - len_at > 5)
 				return fail(err, fd ? &here : f, base + start, "malformed length (more than five bytes)");
-			if (fd && !scan_field(fd, p + at, (size_t)len, base + at, &here, depth, err))
+			if (fd && !scan_field(fd, p + at, (size_t)len, base + at, &here, depth,
+					      k < 64 ? &merge_state[k] : &spare, err))
 				return 0;
 			at += (size_t)len;
 			break;

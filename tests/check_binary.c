@@ -1185,6 +1185,30 @@ START_TEST(nul_in_a_string_field_is_refused)
 }
 END_TEST
 
+/* A TypeProto given twice with no value either time (found by fuzz_unpack): protobuf
+ * merges them into an empty one, protobuf-c 1.4 fails to; the scan refuses it with the
+ * path. With a value in either, or with values in both, it reads. */
+START_TEST(type_twice_without_a_value_is_refused)
+{
+	/* graph { input { type {} type {} } } */
+	bytes b = {0};
+	b_raw(&b, "\x3a\x06\x5a\x04\x12\x00\x12\x00", 8);
+	expect_error(&b, "graph.input[0].type: given again, with no value either time, which protobuf-c cannot merge "
+			 "(at byte 8)",
+		     8);
+	free(b.p);
+	static const char *const fine[] = {"\x3a\x08\x5a\x06\x12\x02\x0a\x00\x12\x00",
+					   "\x3a\x08\x5a\x06\x12\x00\x12\x02\x0a\x00",
+					   "\x3a\x0a\x5a\x08\x12\x02\x0a\x00\x12\x02\x0a\x00"};
+	for (size_t i = 0; i < 3; i++) {
+		b = (bytes){0};
+		b_raw(&b, fine[i], (size_t)fine[i][1] + 2);
+		OnnxProto_Free(expect_ok(&b));
+		free(b.p);
+	}
+}
+END_TEST
+
 /* ---- registration ----------------------------------------------------------------------- */
 
 static char *case_names[64];
@@ -1222,6 +1246,7 @@ int main(void)
 	tcase_add_test(tc, packed_and_unpacked_encodings_both_read);
 	tcase_add_test(tc, unknown_fields_survive_read_and_write);
 	tcase_add_test(tc, nul_in_a_string_field_is_refused);
+	tcase_add_test(tc, type_twice_without_a_value_is_refused);
 	tc = named_case(s, "%s", "write_file");
 	tcase_add_unchecked_fixture(tc, make_workdir, remove_workdir);
 	tcase_add_checked_fixture(tc, setup_workdir, teardown_workdir);
