@@ -30,7 +30,7 @@ import sys
 # them (since_version). Opsets 1 to 17 are onnx.defs of onnx 1.12 (Debian's python3-onnx);
 # 18 to 25 are onnx/defs/operator_sets.h of ONNX 1.20.0; opset 26 (ONNX 1.21.0) adds BitCast
 # and CumProd. Revisions of existing operators in opset 26, and ONNX 1.22 (opset 27, which
-# revises Range among others), are not listed: add them here, one version per operator.
+# revises Range among others), are not listed: append such versions to the entries below.
 SPEC_SOURCE = "ONNX 1.21.0, opset 26"
 SPEC = """
 Abs 1 6 13; Acos 7 22; Acosh 9 22; Add 1 6 7 13 14; AffineGrid 20; And 1 7; ArgMax 1 11 12 13
