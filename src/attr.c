@@ -15,6 +15,7 @@ ox_ab ox_attr_new(ox_parser *P, ox_tok name, const ox_tok *annotation, size_t an
 {
 	Onnx__AttributeProto *a = ox_new(P, &onnx__attribute_proto__descriptor);
 	a->name = ox_name(P, name);
+	ox_span_tok(P, a, name);
 	if (annotation) {
 		int t = ox_attr_type_lookup(annotation->p, annotation->n);
 		if (t < 0)

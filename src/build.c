@@ -212,6 +212,7 @@ Onnx__OperatorSetIdProto *ox_opset(ox_parser *P, ox_tok domain, ox_tok version)
 {
 	Onnx__OperatorSetIdProto *o = ox_new(P, &onnx__operator_set_id_proto__descriptor);
 	o->domain = ox_string(P, domain);
+	ox_span_tok(P, o, domain);
 	o->has_version = 1;
 	o->version = ox_int(P, version);
 	return o;
@@ -251,6 +252,7 @@ Onnx__GraphProto *ox_graph_new(ox_parser *P, ox_tok name, size_t ann)
 {
 	Onnx__GraphProto *g = ox_new(P, &onnx__graph_proto__descriptor);
 	g->name = ox_name(P, name);
+	ox_span_tok(P, g, name);
 	bool main_graph = P->sink && P->bodies == 0;
 	body_open(P, name);
 	if (main_graph)
@@ -318,6 +320,7 @@ static bool streaming(const ox_parser *P)
 
 size_t ox_nodes_begin(ox_parser *P)
 {
+	P->node_start = P->prev.p ? P->prev.p + P->prev.n : P->src;
 	if (streaming(P))
 		P->arena = P->node_arena;
 	return P->top;
@@ -370,6 +373,7 @@ void ox_function_opsets(ox_parser *P, Onnx__FunctionProto *f, size_t mark)
 void ox_function_name(ox_parser *P, Onnx__FunctionProto *f, ox_tok name)
 {
 	f->name = ox_name(P, name);
+	ox_span_tok(P, f, name);
 }
 
 void ox_function_attrs(ox_parser *P, Onnx__FunctionProto *f, size_t mark)
@@ -427,7 +431,7 @@ ox_nb ox_node_new(ox_parser *P, const ox_tok *label, size_t outputs, size_t ann)
 		n->name = ox_name(P, *label);
 	n->domain = "";
 	n->op_type = "";
-	ox_nb b = {n, ann, false};
+	ox_nb b = {n, ann, false, P->node_start};
 	return b;
 }
 
@@ -442,6 +446,11 @@ Onnx__NodeProto *ox_node_end(ox_parser *P, ox_nb *b, size_t inputs, size_t attrs
 	if (!b->dotted && P->node_domain_absent[P->bodies])
 		n->domain = NULL;
 	ox_annotate(P, n, b->ann);
+	if (P->spans) {
+		const char *end = P->prev.p + P->prev.n;
+		ox_span_add(P, n, b->start ? b->start : P->prev.p, end);
+		P->node_start = end;
+	}
 	return n;
 }
 
@@ -571,6 +580,7 @@ Onnx__ValueInfoProto *ox_value_info(ox_parser *P, const ox_type *type, ox_tok na
 {
 	Onnx__ValueInfoProto *vi = ox_new(P, &onnx__value_info_proto__descriptor);
 	vi->name = ox_name(P, name);
+	ox_span_tok(P, vi, name);
 	if (type)
 		vi->type = type->tp;
 	P->last_vi_type = type ? type->at : name;

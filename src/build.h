@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "lexer.h"
 #include "onnxtxt/onnxtxt.h"
+#include "spans.h"
 
 /* One slot of the scratch stack that holds list items until their list closes. */
 typedef union ox_slot {
@@ -68,6 +69,10 @@ typedef struct ox_parser {
 	struct ox_sink *sink;
 	ox_arena *model_arena, *node_arena;
 	int stream_body; /* the body (P->bodies level) whose nodes stream; 0: none */
+	/* Positions for the structural check (NULL: not wanted). A node's text starts after
+	 * the one before it, or after the '{' of its list. */
+	ox_spans *spans;
+	const char *node_start;
 } ox_parser;
 
 /* Results of a few nonterminals. */
@@ -95,6 +100,7 @@ typedef struct ox_nb {
 	Onnx__NodeProto *n;
 	size_t ann;
 	bool dotted; /* the op name was written with a domain part */
+	const char *start; /* where its text starts (for spans) */
 } ox_nb;
 
 typedef struct ox_alist {
@@ -139,6 +145,10 @@ size_t ox_push(ox_parser *P, void *p); /* returns the mark before the push */
 size_t ox_push_i64(ox_parser *P, int64_t v);
 size_t ox_push_pair(ox_parser *P, void *a, void *b);
 void ox_annot_push(ox_parser *P, ox_tok t);
+
+/* ---- positions (when P->spans is set) ---- */
+void ox_span_add(ox_parser *P, const void *msg, const char *start, const char *end);
+void ox_span_tok(ox_parser *P, const void *msg, ox_tok t);
 
 /* ---- strings ---- */
 char *ox_name(ox_parser *P, ox_tok t);   /* identifier or quoted name */

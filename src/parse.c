@@ -301,7 +301,8 @@ static void explain_syntax_error(ox_parser *P, int entry)
 
 /* Parses text from the entry point; with a sink, the main graph's nodes stream into it
  * (and are not in the result). */
-static OnnxStatus run(int entry, const char *text, size_t len, void **out, ox_sink *sink, OnnxError *err)
+static OnnxStatus run(int entry, const char *text, size_t len, void **out, ox_sink *sink, ox_spans *spans,
+		      OnnxError *err)
 {
 	OnnxError local;
 	if (!err)
@@ -317,7 +318,8 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, ox_si
 		ox_error_set(err, ONNXTXT_ERR_LIMIT, "text longer than %u bytes", ONNXTXT_MAX_TEXT);
 		return err->code;
 	}
-	ox_parser P = {.src = text ? text : "", .len = len, .err = err, .syntax_major = -1, .sink = sink};
+	ox_parser P = {.src = text ? text : "", .len = len, .err = err, .syntax_major = -1, .sink = sink,
+		     .spans = spans};
 	P.arena = P.model_arena = ox_arena_new();
 	P.node_arena = sink ? ox_arena_new() : NULL;
 	void *lemon = P.arena && (!sink || P.node_arena) ? ox_lemonAlloc(malloc, &P) : NULL;
@@ -353,47 +355,55 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, ox_si
 
 OnnxStatus OnnxParser_Parse(const char *text, size_t len, Onnx__ModelProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_MODEL, text, len, (void **)out, NULL, err);
+	return run(TK_ENTRY_MODEL, text, len, (void **)out, NULL, NULL, err);
+}
+
+OnnxStatus ox_parse_model_spans(const char *text, size_t len, Onnx__ModelProto **out, ox_spans *spans,
+				OnnxError *err)
+{
+	OnnxStatus st = run(TK_ENTRY_MODEL, text, len, (void **)out, NULL, spans, err);
+	ox_spans_sort(spans);
+	return st;
 }
 
 OnnxStatus OnnxParser_ParseGraph(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_GRAPH, text, len, (void **)out, NULL, err);
+	return run(TK_ENTRY_GRAPH, text, len, (void **)out, NULL, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseFunction(const char *text, size_t len, Onnx__FunctionProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_FUNCTION, text, len, (void **)out, NULL, err);
+	return run(TK_ENTRY_FUNCTION, text, len, (void **)out, NULL, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseNode(const char *text, size_t len, Onnx__NodeProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_NODE, text, len, (void **)out, NULL, err);
+	return run(TK_ENTRY_NODE, text, len, (void **)out, NULL, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseNodeList(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_NODES, text, len, (void **)out, NULL, err);
+	return run(TK_ENTRY_NODES, text, len, (void **)out, NULL, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseType(const char *text, size_t len, Onnx__TypeProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_TYPE, text, len, (void **)out, NULL, err);
+	return run(TK_ENTRY_TYPE, text, len, (void **)out, NULL, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseTensor(const char *text, size_t len, Onnx__TensorProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_TENSOR, text, len, (void **)out, NULL, err);
+	return run(TK_ENTRY_TENSOR, text, len, (void **)out, NULL, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseAttribute(const char *text, size_t len, Onnx__AttributeProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_ATTRIBUTE, text, len, (void **)out, NULL, err);
+	return run(TK_ENTRY_ATTRIBUTE, text, len, (void **)out, NULL, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseValueInfo(const char *text, size_t len, Onnx__ValueInfoProto **out, OnnxError *err)
 {
-	return run(TK_ENTRY_VALUE_INFO, text, len, (void **)out, NULL, err);
+	return run(TK_ENTRY_VALUE_INFO, text, len, (void **)out, NULL, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseToBinary(const char *text, size_t len, FILE *f, OnnxError *err)
@@ -407,7 +417,7 @@ OnnxStatus OnnxParser_ParseToBinary(const char *text, size_t len, FILE *f, OnnxE
 	}
 	ox_sink sink = {0};
 	Onnx__ModelProto *m;
-	OnnxStatus st = run(TK_ENTRY_MODEL, text, len, (void **)&m, &sink, err);
+	OnnxStatus st = run(TK_ENTRY_MODEL, text, len, (void **)&m, &sink, NULL, err);
 	if (st == ONNXTXT_OK) {
 		if (!ox_sink_write_model(&sink, m, f) || fflush(f) != 0) {
 			ox_error_set(err, ONNXTXT_ERR_IO, "cannot write the model");

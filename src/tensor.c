@@ -104,7 +104,12 @@ Onnx__TensorProto *ox_init_begin(ox_parser *P, Onnx__ValueInfoProto *vi, ox_tok 
 	if (!vi->type)
 		ox_fail(P, &P->last_vi_type, ONNXTXT_ERR_VALUE,
 			"initializer '%s' needs a type, such as 'float[2] %s = {...}'", vi->name, vi->name);
-	return new_tensor(P, vi->type, &P->last_vi_type, vi->name);
+	Onnx__TensorProto *t = new_tensor(P, vi->type, &P->last_vi_type, vi->name);
+	if (P->spans && P->spans->n && P->spans->v[P->spans->n - 1].msg == vi) {
+		ox_span at = P->spans->v[P->spans->n - 1]; /* the initializer is where its name is */
+		ox_span_add(P, t, P->src + at.start, P->src + at.end);
+	}
+	return t;
 }
 
 ox_value ox_tensor_begin(ox_parser *P, const ox_type *type, const ox_tok *name)

@@ -58,7 +58,7 @@ if run 2 "an unknown input name is a usage error" run id.onnxtxt --input 'Z=floa
 	check "unknown input message" "has err.txt \"the model has no input named 'Z'\""
 fi
 if run 1 "a malformed --input value is an error" run id.onnxtxt --input 'X=float[2,2] {1, 2'; then
-	check "the message names the input" "has err.txt '^onnxtxt: --input X: column'"
+	check "the message names the input" "has err.txt '^onnxtxt: error: --input X: column'"
 fi
 if run 3 "a missing model file is a file error" run nowhere.onnxtxt; then
 	check "file error message" "has err.txt 'nowhere.onnxtxt'"

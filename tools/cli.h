@@ -1,4 +1,5 @@
-/* What the subcommands of the CLI share: exit codes, messages, reading inputs. */
+/* What the subcommands of the CLI share: exit codes, the options every command takes
+ * (--quiet, --color), messages on standard error (coloured on terminals), reading inputs. */
 #ifndef ONNXTXT_CLI_H
 #define ONNXTXT_CLI_H
 
@@ -8,7 +9,7 @@
 
 enum exit_code {
 	EXIT_OK = 0,
-	EXIT_INPUT = 1, /* the model is invalid: syntax, values, malformed binary, limits */
+	EXIT_INPUT = 1, /* the model is invalid: syntax, values, malformed binary, limits, check */
 	EXIT_USAGE = 2, /* bad command line */
 	EXIT_IO = 3,    /* a file could not be read or written */
 	EXIT_SKIP = 77  /* test: every case was skipped */
@@ -16,11 +17,36 @@ enum exit_code {
 
 extern const char *prog;
 
-int usage_error(const char *fmt, const char *arg);
+/* --quiet: nothing but errors and the output asked for. */
+extern int cli_quiet;
+
+/* Long options every command takes, for the end of its getopt_long table: add "q" to its
+ * short options (and start them with ':' so that a missing argument reads as one) and
+ * pass what getopt_long returns to cli_common_option. */
+enum { CLI_OPT_COLOR = 900 };
+#define CLI_COMMON_OPTIONS {"quiet", no_argument, NULL, 'q'}, {"color", optional_argument, NULL, CLI_OPT_COLOR}
+/* 1: c was a common option, now handled; 0: it was not; -1: a usage error, reported. */
+int cli_common_option(int c, const char *arg);
+/* The lines every command's --help ends its options with. */
+#define CLI_COMMON_HELP \
+	"  -q, --quiet        print nothing but errors (and the output asked for)\n" \
+	"  --color[=WHEN]     colour messages: auto (on a terminal, unless NO_COLOR is set),\n" \
+	"                     always or never; --color alone means always\n" \
+	"  -h, --help         show this help\n"
+/* Reports what getopt_long returned for a bad option ('?' or ':') of cmd; EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* "onnxtxt: error: MESSAGE" on standard error. */
+void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "WHERE: error: MESSAGE": where is a file name, or a file name and a line. */
+void fail_at(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A usage error: "onnxtxt: error: MESSAGE" and a pointer to --help; returns EXIT_USAGE. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int exit_for(OnnxStatus st);
 /* Prints err as "FILE:LINE:COL: error: ..." with the source line and a caret. */
 void report(const OnnxError *err, const char *file, const char *text, size_t len);
-/* Reads a whole file, or standard input for "-"; reports failures. */
+/* Reads a whole file, or standard input for "-"; reports failures. The buffer ends with a
+ * NUL byte not counted in *len. */
 char *slurp(const char *path, size_t *len);
 const char *display_name(const char *path);
 /* Reads and decodes a model in either format; *text holds the input either way (NULL

@@ -114,18 +114,19 @@ static const char run_help[] =
 	"Usage: onnxtxt run MODEL [--input NAME=VALUE]... [--input-dir DIR] [--output-dir DIR]\n"
 	"Evaluate a model (text or binary) and print its outputs in the textual syntax.\n"
 	"\n"
-	"  MODEL               model file, or - for standard input\n"
+	"  MODEL              model file, or - for standard input\n"
 	"  -i, --input NAME=VALUE\n"
-	"                      bind input NAME to VALUE: a tensor constant of the textual syntax\n"
-	"                      ('float[2, 2] {1, 2, 3, 4}'), a sequence '[VALUE, ...]', 'none' (an\n"
-	"                      empty optional), or the path of a .pb file (a serialized TensorProto,\n"
-	"                      SequenceProto or OptionalProto)\n"
-	"  -i, --input FILE.pb bind a .pb file to the input its name field names, or else to the\n"
-	"                      next input without a value\n"
-	"  --input-dir DIR     bind DIR/input_N.pb to the N-th input without an initializer (the\n"
-	"                      ONNX backend test layout)\n"
-	"  --output-dir DIR    also write each output N to DIR/output_N.pb\n"
-	"  -h, --help          show this help\n"
+	"                     bind input NAME to VALUE: a tensor constant of the textual syntax\n"
+	"                     ('float[2, 2] {1, 2, 3, 4}'), a sequence '[VALUE, ...]', 'none' (an\n"
+	"                     empty optional), or the path of a .pb file (a serialized TensorProto,\n"
+	"                     SequenceProto or OptionalProto)\n"
+	"  -i, --input FILE.pb\n"
+	"                     bind a .pb file to the input its name field names, or else to the\n"
+	"                     next input without a value\n"
+	"  --input-dir DIR    bind DIR/input_N.pb to the N-th input without an initializer (the\n"
+	"                     ONNX backend test layout)\n"
+	"  --output-dir DIR   also write each output N to DIR/output_N.pb\n"
+	CLI_COMMON_HELP
 	"\n"
 	"A self-contained test case binds the inputs its '#@ input' lines give; --input-dir and\n"
 	"--input override them. Outputs print one per line as NAME = VALUE.\n"
@@ -221,7 +222,7 @@ static int print_outputs(const OnnxSession *s, const char *outdir)
 		OnnxError err;
 		char *text;
 		if (OnnxValue_Print(v, &text, NULL, &err) != ONNXTXT_OK) {
-			fprintf(stderr, "%s: %s\n", prog, err.message);
+			fail("%s", err.message);
 			return exit_for(err.code);
 		}
 		printf("%s = %s\n", OnnxSession_OutputName(s, i), text);
@@ -233,7 +234,7 @@ static int print_outputs(const OnnxSession *s, const char *outdir)
 			OnnxStatus st = path ? OnnxValue_WriteFile(v, OnnxSession_OutputName(s, i), path, &err)
 					     : ONNXTXT_ERR_NOMEM;
 			if (st != ONNXTXT_OK)
-				fprintf(stderr, "%s: %s\n", prog, path ? err.message : "out of memory");
+				fail("%s", path ? err.message : "out of memory");
 			free(path);
 			if (st != ONNXTXT_OK)
 				return exit_for(st);
@@ -256,7 +257,7 @@ static int load_eval_model(const char *path, Onnx__ModelProto **m, char **text, 
 		return rc;
 	OnnxError err;
 	if (OnnxModel_EmbedExternalData(*m, strcmp(path, "-") ? path : NULL, &err) != ONNXTXT_OK) {
-		fprintf(stderr, "%s: %s\n", display_name(path), err.message);
+		fail_at(display_name(path), "%s", err.message);
 		return exit_for(err.code);
 	}
 	return EXIT_OK;
@@ -274,16 +275,16 @@ static int run_model(const char *path, const run_opts *o)
 	if (rc == EXIT_OK && model_is_text(text, len) && OnnxCase_Parse(text, len, &items, &nitems, &err) != ONNXTXT_OK)
 		report(&err, display_name(path), text, len), rc = exit_for(err.code);
 	if (rc == EXIT_OK && OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
-		fprintf(stderr, "%s: %s\n", display_name(path), err.message), rc = exit_for(err.code);
+		fail_at(display_name(path), "%s", err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK && bind_case_inputs(s, items, nitems, &err) != ONNXTXT_OK)
-		fprintf(stderr, "%s:%u: %s\n", display_name(path), err.line, err.message), rc = exit_for(err.code);
+		fail_at(display_name(path), "line %u: %s", err.line, err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK && o->input_dir && bind_dir(s, o->input_dir, &err) != ONNXTXT_OK)
-		fprintf(stderr, "%s: %s\n", prog, err.message), rc = exit_for(err.code);
+		fail("%s", err.message), rc = exit_for(err.code);
 	for (size_t i = 0; rc == EXIT_OK && i < o->ninputs; i++)
 		if (bind_arg(s, o->inputs[i], &next_free, &err) != ONNXTXT_OK)
-			fprintf(stderr, "%s: %s\n", prog, err.message), rc = exit_for(err.code);
+			fail("%s", err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK && OnnxSession_Run(s, &err) != ONNXTXT_OK)
-		fprintf(stderr, "%s: %s\n", display_name(path), err.message), rc = exit_for(err.code);
+		fail_at(display_name(path), "%s", err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK)
 		rc = print_outputs(s, o->output_dir);
 	OnnxSession_Free(s);
@@ -299,12 +300,13 @@ int cmd_run(int argc, char **argv)
 					     {"input-dir", required_argument, NULL, OPT_INPUT_DIR},
 					     {"output-dir", required_argument, NULL, OPT_OUTPUT_DIR},
 					     {"help", no_argument, NULL, 'h'},
+					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
 	run_opts o = {calloc((size_t)argc + 1, sizeof(char *)), 0, NULL, NULL};
 	if (!o.inputs)
-		return fprintf(stderr, "%s: out of memory\n", prog), EXIT_INPUT;
-	int c, rc = -1;
-	while (rc < 0 && (c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		return fail("out of memory"), EXIT_INPUT;
+	int c, r, rc = -1;
+	while (rc < 0 && (c = getopt_long(argc, argv, ":i:hq", opts, NULL)) != -1) {
 		if (c == 'i')
 			o.inputs[o.ninputs++] = optarg;
 		else if (c == OPT_INPUT_DIR)
@@ -313,8 +315,10 @@ int cmd_run(int argc, char **argv)
 			o.output_dir = optarg;
 		else if (c == 'h')
 			rc = (fputs(run_help, stdout), EXIT_OK);
+		else if ((r = cli_common_option(c, optarg)) != 0)
+			rc = r < 0 ? EXIT_USAGE : rc;
 		else
-			rc = usage_error("run: invalid option%s", "");
+			rc = cli_bad_option("run", c, argv);
 	}
 	if (rc < 0 && optind != argc - 1)
 		rc = usage_error(optind < argc ? "run: one MODEL is expected, not %s" : "run: missing MODEL%s",
@@ -332,12 +336,13 @@ static const char test_help[] =
 	"Run test cases and report one line per case: PASS, FAIL (with the first mismatch) or\n"
 	"SKIP (with the operator the evaluator does not support), then a summary line.\n"
 	"\n"
-	"  PATH        a self-contained text case (a model with '#@ input' and '#@ expect'\n"
-	"              lines), an ONNX backend test folder (model.onnx, test_data_set_N/ with\n"
-	"              input_N.pb and output_N.pb, optional data.json with rtol and atol), or\n"
-	"              a folder searched for both (*.onnxtxt files, folders with model.onnx)\n"
-	"  -h, --help  show this help\n"
+	"  PATH               a self-contained text case (a model with '#@ input' and '#@ expect'\n"
+	"                     lines), an ONNX backend test folder (model.onnx, test_data_set_N/ with\n"
+	"                     input_N.pb and output_N.pb, optional data.json with rtol and atol), or\n"
+	"                     a folder searched for both (*.onnxtxt files, folders with model.onnx)\n"
+	CLI_COMMON_HELP
 	"\n"
+	"With --quiet, only failed and skipped cases and the summary are printed.\n"
 	"Tolerances default to rtol 1e-3 and atol 1e-7: |got - expected| <= atol + rtol *\n"
 	"|expected|. Exit status: 0 nothing failed, 1 a case failed, 2 usage error, 77 every\n"
 	"case was skipped.\n";
@@ -553,7 +558,7 @@ static int find_cases(cases *c, const char *path, int top)
 	struct dirent **list;
 	int n = scandir(path, &list, NULL, alphasort), rc = 0;
 	if (n < 0) {
-		fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno));
+		fail("cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
@@ -577,7 +582,7 @@ static double now(void)
 static int run_cases(const cases *c)
 {
 	size_t count[3] = {0, 0, 0};
-	int progress = isatty(STDERR_FILENO);
+	int progress = isatty(STDERR_FILENO) && !cli_quiet;
 	static const char *const words[] = {"PASS", "FAIL", "SKIP"};
 	for (size_t i = 0; i < c->n; i++) {
 		const char *p = c->paths[i];
@@ -590,9 +595,9 @@ static int run_cases(const cases *c)
 		if (progress)
 			fputs("\r\033[K", stderr);
 		count[v]++;
-		if (v == PASS)
+		if (v == PASS && !cli_quiet)
 			printf("PASS %s (%.1f ms)\n", p, ms);
-		else
+		else if (v != PASS)
 			printf("%s %s: %s\n", words[v], p, r.msg);
 		fflush(stdout);
 	}
@@ -604,12 +609,15 @@ static int run_cases(const cases *c)
 
 int cmd_test(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+	int c, r;
+	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
 		if (c == 'h')
 			return fputs(test_help, stdout), EXIT_OK;
-		return usage_error("test: invalid option%s", "");
+		if ((r = cli_common_option(c, optarg)) < 0)
+			return EXIT_USAGE;
+		if (r == 0)
+			return cli_bad_option("test", c, argv);
 	}
 	if (optind >= argc)
 		return usage_error("test: missing PATH%s", "");
@@ -617,7 +625,7 @@ int cmd_test(int argc, char **argv)
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc && rc == EXIT_OK; i++) {
 		if (access(argv[i], F_OK) != 0) {
-			fprintf(stderr, "%s: %s: %s\n", prog, argv[i], strerror(errno));
+			fail("%s: %s", argv[i], strerror(errno));
 			rc = EXIT_IO;
 		} else if (find_cases(&cs, argv[i], 1) < 0) {
 			rc = EXIT_IO;

@@ -15,107 +15,31 @@
 /* Long options without a short form. */
 enum { OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED, OPT_DROP_COMMENTS };
 
-const char *prog = "onnxtxt";
-
-int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
-	return EXIT_USAGE;
-}
-
-int exit_for(OnnxStatus st)
-{
-	switch (st) {
-	case ONNXTXT_OK: return EXIT_OK;
-	case ONNXTXT_ERR_IO: return EXIT_IO;
-	case ONNXTXT_ERR_ARG: return EXIT_USAGE;
-	default: return EXIT_INPUT;
-	}
-}
-
-/* Prints err as "FILE:LINE:COL: error: ..." with the source line and a caret. */
-void report(const OnnxError *err, const char *file, const char *text, size_t len)
-{
-	size_t n = OnnxError_Format(err, file, text, len, NULL, 0);
-	char *buf = malloc(n + 1);
-	if (!buf) {
-		fprintf(stderr, "%s: %s\n", file, err->message);
-		return;
-	}
-	OnnxError_Format(err, file, text, len, buf, n + 1);
-	fputs(buf, stderr);
-	free(buf);
-}
-
-/* Reads a whole file, or standard input for "-". */
-char *slurp(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n - 1, f);
-		if (ferror(f) || feof(f))
-			break;
-		char *more = realloc(buf, cap * 2);
-		if (!more) {
-			free(buf);
-			buf = NULL;
-		}
-		buf = more;
-		cap *= 2;
-	}
-	int failed = !buf || ferror(f);
-	if (failed)
-		fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, buf ? strerror(errno) : "out of memory");
-	if (f != stdin)
-		fclose(f);
-	if (failed) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-const char *display_name(const char *path)
-{
-	return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
-
 /* Writes bytes to standard output, or atomically to a file. */
 static int write_binary(const Onnx__ModelProto *m, const char *out)
 {
 	OnnxError err;
 	if (out && strcmp(out, "-") != 0) {
 		if (OnnxBinary_WriteFile(m, out, &err) != ONNXTXT_OK) {
-			fprintf(stderr, "%s: %s\n", prog, err.message);
+			fail("%s", err.message);
 			return exit_for(err.code);
 		}
 		return EXIT_OK;
 	}
 	if (isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "%s: refusing to write binary data to a terminal; use -o FILE or a redirection\n",
-			prog);
+		fail("refusing to write binary data to a terminal; use -o FILE or a redirection");
 		return EXIT_USAGE;
 	}
 	void *data;
 	size_t len;
 	if (OnnxBinary_Write(m, &data, &len, &err) != ONNXTXT_OK) {
-		fprintf(stderr, "%s: %s\n", prog, err.message);
+		fail("%s", err.message);
 		return exit_for(err.code);
 	}
 	int ok = fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0;
 	free(data);
 	if (!ok) {
-		fprintf(stderr, "%s: cannot write to standard output: %s\n", prog, strerror(errno));
+		fail("cannot write to standard output: %s", strerror(errno));
 		return EXIT_IO;
 	}
 	return EXIT_OK;
@@ -177,33 +101,39 @@ static const char to_binary_help[] =
 	"  --embed-external-data\n"
 	"                read tensors kept in external data files (relative to IN) into the\n"
 	"                model itself\n"
-	"  -h, --help    show this help\n";
+	CLI_COMMON_HELP
+	"\n"
+	"Exit status: 0 converted, 1 the model is invalid, 2 usage error, 3 file error.\n";
 
 static int cmd_to_binary(int argc, char **argv)
 {
 	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
 					     {"embed-external-data", no_argument, NULL, OPT_EMBED},
 					     {"help", no_argument, NULL, 'h'},
+					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
 	const char *out = NULL;
-	int c, embed = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	int c, r, embed = 0;
+	while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
 		if (c == 'o')
 			out = optarg;
 		else if (c == OPT_EMBED)
 			embed = 1;
 		else if (c == 'h')
 			return fputs(to_binary_help, stdout), EXIT_OK;
-		else
-			return usage_error("to-binary: invalid option%s", "");
+		else if ((r = cli_common_option(c, optarg)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+		} else {
+			return cli_bad_option("to-binary", c, argv);
+		}
 	}
 	if (optind != argc - 1)
-		return usage_error("to-binary: expected exactly one input file%s", "");
+		return usage_error("to-binary: expected exactly one input file");
 	const char *in = argv[optind];
 	int to_stdout = !out || strcmp(out, "-") == 0;
 	if (to_stdout && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "%s: refusing to write binary data to a terminal; use -o FILE or a redirection\n",
-			prog);
+		fail("refusing to write binary data to a terminal; use -o FILE or a redirection");
 		return EXIT_USAGE;
 	}
 	size_t len;
@@ -220,7 +150,7 @@ static int cmd_to_binary(int argc, char **argv)
 		 * input as binary after all */
 		if (st == ONNXTXT_OK || err.line == 0) {
 			if (st != ONNXTXT_OK)
-				fprintf(stderr, "%s: %s\n", prog, err.message);
+				fail("%s", err.message);
 			free(text);
 			return exit_for(st);
 		}
@@ -229,7 +159,7 @@ static int cmd_to_binary(int argc, char **argv)
 	rc = decode_model(in, text, len, &m);
 	if (rc == EXIT_OK && embed &&
 	    OnnxModel_EmbedExternalData(m, strcmp(in, "-") ? in : NULL, &err) != ONNXTXT_OK) {
-		fprintf(stderr, "%s: %s\n", prog, err.message);
+		fail("%s", err.message);
 		rc = exit_for(err.code);
 	}
 	if (rc == EXIT_OK)
@@ -257,7 +187,9 @@ static const char to_text_help[] =
 	"                     back no longer gives the identical model\n"
 	"  --float-literals   write float16, bfloat16, float8 and float4 data as numbers\n"
 	"                     instead of bit patterns\n"
-	"  -h, --help         show this help\n";
+	CLI_COMMON_HELP
+	"\n"
+	"Exit status: 0 printed, 1 the model is invalid, 2 usage error, 3 file error.\n";
 
 static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out)
 {
@@ -269,7 +201,7 @@ static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out
 		snprintf(err.message, sizeof err.message, "cannot write to standard output: %s", strerror(errno));
 	}
 	if (st != ONNXTXT_OK)
-		fprintf(stderr, "%s: %s\n", prog, err.message);
+		fail("%s", err.message);
 	return exit_for(st);
 }
 
@@ -286,7 +218,7 @@ static int check_output(const char *out)
 	free(dir);
 	if (!err)
 		return EXIT_OK;
-	fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(err));
+	fail("cannot write %s: %s", out, strerror(err));
 	return EXIT_IO;
 }
 
@@ -296,7 +228,7 @@ static int externalize(Onnx__ModelProto *m, const char *out, const char *locatio
 	OnnxError err;
 	if (OnnxModel_ExternalizeData(m, out, location, threshold, &err) == ONNXTXT_OK)
 		return EXIT_OK;
-	fprintf(stderr, "%s: %s\n", prog, err.message);
+	fail("%s", err.message);
 	return exit_for(err.code);
 }
 
@@ -322,12 +254,13 @@ static int cmd_to_text(int argc, char **argv)
 					     {"external-data", required_argument, NULL, OPT_EXTERNAL},
 					     {"size-threshold", required_argument, NULL, OPT_THRESHOLD},
 					     {"help", no_argument, NULL, 'h'},
+					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
 	const char *out = NULL, *external = NULL;
 	size_t threshold = 1024;
 	unsigned flags = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	int c, r;
+	while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
 		if (c == 'o')
 			out = optarg;
 		else if (c == OPT_EXTERNAL)
@@ -342,11 +275,15 @@ static int cmd_to_text(int argc, char **argv)
 			flags |= ONNXTXT_PRINT_FLOAT_LITERALS;
 		else if (c == 'h')
 			return fputs(to_text_help, stdout), EXIT_OK;
-		else
-			return usage_error("to-text: invalid option%s", "");
+		else if ((r = cli_common_option(c, optarg)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+		} else {
+			return cli_bad_option("to-text", c, argv);
+		}
 	}
 	if (optind != argc - 1)
-		return usage_error("to-text: expected exactly one input file%s", "");
+		return usage_error("to-text: expected exactly one input file");
 	size_t len;
 	char *text;
 	Onnx__ModelProto *m;
@@ -365,19 +302,40 @@ static int cmd_to_text(int argc, char **argv)
 
 static const char fmt_help[] =
 	"Usage: onnxtxt fmt [-i | --check] [--drop-comments] FILE...\n"
-	"Rewrite models in the textual syntax in the canonical layout. Comments are not kept\n"
-	"(annotations, the '#@' lines, are).\n"
+	"Rewrite models in the textual syntax in the canonical layout. Comments, a test case's\n"
+	"'#@ input' and '#@ expect' lines among them, are not kept; annotations (the other '#@'\n"
+	"lines) are.\n"
 	"\n"
 	"  FILE             a text model, or - for standard input\n"
 	"  -i               rewrite each file in place (atomically) instead of printing it;\n"
-	"                   a file with comments is left alone unless --drop-comments\n"
+	"                   a file with comments (test case lines included) is left alone\n"
+	"                   unless --drop-comments\n"
 	"  --check          print nothing but the names of files that are not canonical;\n"
 	"                   exit 1 if there are any\n"
 	"  --drop-comments  let -i rewrite files that have comments\n"
-	"  -h, --help       show this help\n";
+	CLI_COMMON_HELP
+	"\n"
+	"Exit status: 0 done (with --check: every file is canonical), 1 a model is invalid or,\n"
+	"with --check, a file is not canonical, 2 usage error, 3 file error.\n";
+
+/* Whether a "#@" line at t is a test case's "#@ input" or "#@ expect" line, which the
+ * lexer reads as a comment. */
+static int case_line(const char *t, size_t n)
+{
+	size_t i = 2;
+	while (i < n && (t[i] == ' ' || t[i] == '\t'))
+		i++;
+	for (int k = 0; k < 2; k++) {
+		const char *word = k ? "expect" : "input";
+		size_t w = strlen(word);
+		if (n - i > w && !memcmp(t + i, word, w) && (t[i + w] == ' ' || t[i + w] == '\t'))
+			return 1;
+	}
+	return 0;
+}
 
 /* Whether text has comments ('#' outside strings, but for "#@" annotation lines), which
- * the canonical text cannot keep. */
+ * the canonical text cannot keep; a test case's lines are comments too. */
 static int has_comments(const char *t, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -385,7 +343,7 @@ static int has_comments(const char *t, size_t n)
 			for (i++; i < n && t[i] != '"'; i++)
 				i += t[i] == '\\';
 		} else if (t[i] == '#') {
-			if (i + 1 == n || t[i + 1] != '@')
+			if (i + 1 == n || t[i + 1] != '@' || case_line(t + i, n - i))
 				return 1;
 			while (i < n && t[i] != '\n')
 				i++;
@@ -411,13 +369,13 @@ static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
 		/* text may hold control bytes (in strings), so only a failed parse says binary */
 		Onnx__ModelProto *b = NULL;
 		if (looks_binary(text, len) && OnnxBinary_Read(text, len, &b, NULL) == ONNXTXT_OK)
-			fprintf(stderr, "%s: %s is a binary model; fmt formats text (use to-text)\n", prog, name);
+			fail("%s is a binary model; fmt formats text (use to-text)", name);
 		else
 			report(&err, name, text, len);
 		OnnxProto_Free(b);
 		rc = exit_for(err.code);
 	} else if (OnnxPrinter_Print(m, 0, &pretty, &plen, &err) != ONNXTXT_OK) {
-		fprintf(stderr, "%s: %s\n", prog, err.message);
+		fail("%s", err.message);
 		rc = exit_for(err.code);
 	} else {
 		*changed = plen != len || memcmp(pretty, text, len) != 0;
@@ -426,14 +384,14 @@ static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
 				printf("%s\n", name);
 		} else if (mode == FMT_IN_PLACE) {
 			if (*changed && has_comments(text, len) && !drop_comments) {
-				fprintf(stderr, "%s: %s: left as it is: formatting would drop its comments "
-						"(--drop-comments allows it)\n", prog, name);
+				fail("%s: left as it is: formatting would drop its comments (--drop-comments allows it)",
+				     name);
 				rc = EXIT_INPUT;
 			} else if (*changed) {
 				rc = write_text(m, 0, path);
 			}
 		} else if (fwrite(pretty, 1, plen, stdout) != plen) {
-			fprintf(stderr, "%s: cannot write to standard output: %s\n", prog, strerror(errno));
+			fail("cannot write to standard output: %s", strerror(errno));
 			rc = EXIT_IO;
 		}
 	}
@@ -448,9 +406,10 @@ static int cmd_fmt(int argc, char **argv)
 	static const struct option opts[] = {{"check", no_argument, NULL, OPT_CHECK},
 					     {"drop-comments", no_argument, NULL, OPT_DROP_COMMENTS},
 					     {"help", no_argument, NULL, 'h'},
+					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
-	int in_place = 0, check = 0, drop_comments = 0, c;
-	while ((c = getopt_long(argc, argv, "ih", opts, NULL)) != -1) {
+	int in_place = 0, check = 0, drop_comments = 0, c, r;
+	while ((c = getopt_long(argc, argv, ":ihq", opts, NULL)) != -1) {
 		if (c == 'i')
 			in_place = 1;
 		else if (c == OPT_CHECK)
@@ -459,65 +418,236 @@ static int cmd_fmt(int argc, char **argv)
 			drop_comments = 1;
 		else if (c == 'h')
 			return fputs(fmt_help, stdout), EXIT_OK;
-		else
-			return usage_error("fmt: invalid option%s", "");
+		else if ((r = cli_common_option(c, optarg)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+		} else {
+			return cli_bad_option("fmt", c, argv);
+		}
 	}
 	if (optind == argc)
-		return usage_error("fmt: expected at least one file%s", "");
+		return usage_error("fmt: expected at least one file");
 	if (in_place && check)
-		return usage_error("fmt: -i and --check exclude each other%s", "");
+		return usage_error("fmt: -i and --check exclude each other");
 	for (int i = optind; in_place && i < argc; i++)
 		if (strcmp(argv[i], "-") == 0)
-			return usage_error("fmt: -i cannot rewrite standard input%s", "");
+			return usage_error("fmt: -i cannot rewrite standard input");
 	int mode = in_place ? FMT_IN_PLACE : check ? FMT_CHECK : FMT_PRINT;
 	int rc = EXIT_OK, any_changed = 0;
 	for (int i = optind; i < argc; i++) {
-		int changed = 0, r = fmt_one(argv[i], mode, drop_comments, &changed);
+		int changed = 0, one = fmt_one(argv[i], mode, drop_comments, &changed);
 		any_changed |= changed;
-		if (r > rc)
-			rc = r;
+		if (one > rc)
+			rc = one;
 	}
 	return rc == EXIT_OK && check && any_changed ? EXIT_INPUT : rc;
 }
 
+static const char check_help[] =
+	"Usage: onnxtxt check [-q] MODEL...\n"
+	"Check models for structural errors, as the ONNX checker does: names defined once and\n"
+	"before they are used (nodes in topological order), an opset import for every domain\n"
+	"used, required fields, tensor data, and the operators of the default domain (names\n"
+	"up to opset 23, inputs and attributes up to opset 17). Every problem is reported, at\n"
+	"FILE:LINE:COL for text; binary models get the path of the element (graph.node[3]).\n"
+	"\n"
+	"  MODEL              a model, text or binary (told apart by its content), or - for\n"
+	"                     standard input\n"
+	CLI_COMMON_HELP
+	"\n"
+	"Prints 'MODEL: ok' for each valid model, unless --quiet.\n"
+	"Exit status: 0 every model is valid, 1 a model is invalid, 2 usage error, 3 file error.\n";
+
+/* Checks one model: text with positions, binary without. */
+static int check_one(const char *path)
+{
+	size_t len;
+	char *text = slurp(path, &len);
+	if (!text)
+		return EXIT_IO;
+	const char *name = display_name(path);
+	OnnxError err, *problems = NULL;
+	size_t count = 0;
+	OnnxStatus st = ONNXTXT_ERR_SYNTAX;
+	const char *shown = text;
+	if (!looks_binary(text, len))
+		st = OnnxModel_CheckText(text, len, &problems, &count, &err);
+	int rc = EXIT_OK;
+	if (st != ONNXTXT_OK && st != ONNXTXT_ERR_INVALID && st != ONNXTXT_ERR_NOMEM) {
+		/* not text after all, or text with an error decode_model reports */
+		Onnx__ModelProto *m;
+		rc = decode_model(path, text, len, &m);
+		if (rc == EXIT_OK)
+			st = OnnxModel_Check(m, &problems, &count, &err);
+		shown = NULL;
+		OnnxProto_Free(m);
+	}
+	if (rc == EXIT_OK && st == ONNXTXT_ERR_INVALID)
+		for (size_t i = 0; i < count; i++)
+			report(&problems[i], name, shown, len);
+	else if (rc == EXIT_OK && st != ONNXTXT_OK)
+		fail("%s: %s", name, err.message);
+	if (rc == EXIT_OK && st == ONNXTXT_OK && !cli_quiet)
+		printf("%s: ok\n", name);
+	free(problems);
+	free(text);
+	return rc != EXIT_OK ? rc : exit_for(st);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+	int c, r;
+	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
+		if (c == 'h')
+			return fputs(check_help, stdout), EXIT_OK;
+		if ((r = cli_common_option(c, optarg)) < 0)
+			return EXIT_USAGE;
+		if (r == 0)
+			return cli_bad_option("check", c, argv);
+	}
+	if (optind == argc)
+		return usage_error("check: expected at least one model");
+	int rc = EXIT_OK;
+	for (int i = optind; i < argc; i++) {
+		int one = check_one(argv[i]);
+		if (one > rc)
+			rc = one;
+	}
+	return rc;
+}
+
+static const char dot_help[] =
+	"Usage: onnxtxt dot [-o OUT] MODEL\n"
+	"Draw a model's graph in the Graphviz DOT language: a box per node with its op type,\n"
+	"name and attributes, ellipses for the graph's inputs and outputs, edges labelled with\n"
+	"the types the model declares, and the graphs of If, Loop and Scan as clusters.\n"
+	"Render it with Graphviz:\n"
+	"    onnxtxt dot m.onnx | dot -Tsvg > m.svg\n"
+	"\n"
+	"  MODEL              a model, text or binary, or - for standard input\n"
+	"  -o, --output OUT   write to OUT (atomically) instead of standard output\n"
+	CLI_COMMON_HELP
+	"\n"
+	"Exit status: 0 drawn, 1 the model is invalid, 2 usage error, 3 file error.\n";
+
+static int cmd_dot(int argc, char **argv)
+{
+	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+					     {"help", no_argument, NULL, 'h'},
+					     CLI_COMMON_OPTIONS,
+					     {NULL, 0, NULL, 0}};
+	const char *out = NULL;
+	int c, r;
+	while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else if (c == 'h')
+			return fputs(dot_help, stdout), EXIT_OK;
+		else if ((r = cli_common_option(c, optarg)) < 0)
+			return EXIT_USAGE;
+		else if (r == 0)
+			return cli_bad_option("dot", c, argv);
+	}
+	if (optind != argc - 1)
+		return usage_error("dot: expected exactly one model");
+	size_t len;
+	char *text;
+	Onnx__ModelProto *m;
+	int rc = load_model(argv[optind], &m, &text, &len);
+	OnnxError err;
+	OnnxStatus st = ONNXTXT_OK;
+	if (rc == EXIT_OK)
+		st = out && strcmp(out, "-") ? OnnxPrinter_DotFile(m, out, &err) : OnnxPrinter_Dot(m, stdout, &err);
+	if (st != ONNXTXT_OK) {
+		fail("%s", err.message);
+		rc = exit_for(st);
+	}
+	OnnxProto_Free(m);
+	free(text);
+	return rc;
+}
+
 static const char main_help[] =
-	"Usage: onnxtxt COMMAND [OPTIONS] [ARGS]\n"
-	"Read, write and convert ONNX models in the ONNX textual syntax.\n"
+	"Usage: onnxtxt [--color[=WHEN]] [-q] COMMAND [OPTIONS] [ARGS]\n"
+	"Read, write, check and draw ONNX models in the ONNX textual syntax.\n"
 	"\n"
 	"Commands:\n"
 	"  to-binary IN [-o OUT]   convert a model to a binary .onnx file\n"
 	"  to-text IN [-o OUT]     print a model in the textual syntax\n"
 	"  fmt [-i|--check] FILE   rewrite text models in the canonical layout\n"
+	"  check MODEL...          check models for structural errors\n"
+	"  dot MODEL [-o OUT]      draw a model's graph for Graphviz (| dot -Tsvg > m.svg)\n"
 	"  run MODEL [--input ...] evaluate a model and print its outputs\n"
 	"  test PATH...            run self-contained text cases and backend test folders\n"
 	"\n"
-	"Options:\n"
-	"  -h, --help      show this help (COMMAND --help for a command's own)\n"
-	"  -V, --version   show the version\n"
+	"Options (also accepted after COMMAND):\n"
+	"  -q, --quiet        print nothing but errors\n"
+	"  --color[=WHEN]     colour messages: auto (on a terminal, unless NO_COLOR is set),\n"
+	"                     always or never; --color alone means always\n"
+	"  -h, --help         show this help (COMMAND --help for a command's own)\n"
+	"  -V, --version      show the version\n"
 	"\n"
-	"Exit status: 0 success, 1 invalid input model (or, for fmt --check, a file that is\n"
-	"not canonical; for run, a model that fails to evaluate; for test, a failed case),\n"
-	"2 usage error, 3 file error, 77 (test) every case was skipped.\n";
+	"Exit status:\n"
+	"  0  success\n"
+	"  1  an input model is invalid (syntax, values, malformed binary, a limit, a check\n"
+	"     problem), fmt --check found a file that is not canonical, run could not\n"
+	"     evaluate a model, or test had a failing case\n"
+	"  2  usage error\n"
+	"  3  a file could not be read or written\n"
+	"  77 test: every case was skipped (operators the evaluator does not support)\n"
+	"\n"
+	"Manual: man onnxtxt. Every command has --help.\n";
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{"to-binary", cmd_to_binary},
+	{"to-text", cmd_to_text},
+	{"fmt", cmd_fmt},
+	{"check", cmd_check},
+	{"dot", cmd_dot},
+	{"run", cmd_run},
+	{"test", cmd_test},
+};
+
+/* The options before the command; returns the index of the command, or -1 after
+ * printing help or version (*rc set), or after a usage error. */
+static int global_options(int argc, char **argv, int *rc)
+{
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     CLI_COMMON_OPTIONS,
+					     {NULL, 0, NULL, 0}};
+	int c, r;
+	*rc = EXIT_OK;
+	/* '+': stop at the command, whose options are its own */
+	while ((c = getopt_long(argc, argv, "+:hVq", opts, NULL)) != -1) {
+		if (c == 'h')
+			return fputs(main_help, stdout), -1;
+		if (c == 'V')
+			return printf("onnxtxt %s\n", OnnxTxt_Version()), -1;
+		if ((r = cli_common_option(c, optarg)) == 0)
+			r = (cli_bad_option("onnxtxt", c, argv), -1);
+		if (r < 0)
+			return *rc = EXIT_USAGE, -1;
+	}
+	if (optind == argc)
+		return *rc = usage_error("missing command"), -1;
+	return optind;
+}
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
-		return usage_error("missing command%s", "");
-	const char *cmd = argv[1];
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
-		return fputs(main_help, stdout), EXIT_OK;
-	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version"))
-		return printf("onnxtxt %s\n", OnnxTxt_Version()), EXIT_OK;
-	optind = 1;
-	if (!strcmp(cmd, "to-binary"))
-		return cmd_to_binary(argc - 1, argv + 1);
-	if (!strcmp(cmd, "to-text"))
-		return cmd_to_text(argc - 1, argv + 1);
-	if (!strcmp(cmd, "fmt"))
-		return cmd_fmt(argc - 1, argv + 1);
-	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 1, argv + 1);
-	if (!strcmp(cmd, "test"))
-		return cmd_test(argc - 1, argv + 1);
+	int rc, at = global_options(argc, argv, &rc);
+	if (at < 0)
+		return rc;
+	const char *cmd = argv[at];
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(cmd, commands[i].name)) {
+			optind = 0; /* glibc: start afresh, argument order rules included */
+			return commands[i].run(argc - at, argv + at);
+		}
 	return usage_error("unknown command '%s'", cmd);
 }

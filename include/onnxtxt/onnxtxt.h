@@ -66,7 +66,8 @@ typedef enum OnnxStatus {
 	ONNXTXT_ERR_NOMEM,   /* out of memory */
 	ONNXTXT_ERR_ARG,     /* invalid argument, such as a NULL pointer */
 	ONNXTXT_ERR_UNSUPPORTED, /* the evaluator does not support an operator or type */
-	ONNXTXT_ERR_EVAL     /* a model cannot be evaluated: structure, shapes, types */
+	ONNXTXT_ERR_EVAL,    /* a model cannot be evaluated: structure, shapes, types */
+	ONNXTXT_ERR_INVALID  /* the model breaks a structural rule (OnnxModel_Check) */
 } OnnxStatus;
 
 /* Where and why a call failed. Line and column are 1-based (columns count UTF-8
@@ -137,6 +138,42 @@ ONNXTXT_API OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *model, const 
 ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *model, const char *model_path,
 						   OnnxError *err);
 
+/* ---- structural check ----------------------------------------------------------------------
+ * Checks a model as the ONNX checker (onnx.checker.check_model) does, without shape
+ * inference:
+ *   - the header: ir_version set; opset_import present from IR version 3 on, and covering
+ *     the domain of every node ("ai.onnx" is the default domain "");
+ *   - names: graph inputs, initializers and node outputs in single static assignment
+ *     form (no name defined twice, none shadowing an enclosing graph's); every node input
+ *     defined before the node (nodes in topological order, sub-graphs seeing the names of
+ *     the graphs around them); every graph and function output defined;
+ *   - required fields: names (graphs and functions included), op types, nodes with an
+ *     input or an output, types with an element type and a shape for the main graph's
+ *     inputs and outputs, tensor element types, one data field of the right kind per
+ *     tensor;
+ *   - attributes: a name, a type, one value of that type, no name twice in a node,
+ *     references ("@name") only in functions;
+ *   - operators of the default domain: the operator exists in the imported opset (names
+ *     are known up to opset 23), takes as many inputs and outputs as some version of it
+ *     does, and has the attributes it requires and no others, of the right types, as the
+ *     operator schemas of opsets 1 to 17 describe them; for a later opset only the types
+ *     of known attributes are checked.
+ * Returns ONNXTXT_OK, or ONNXTXT_ERR_INVALID with the first problem in *err. When problems
+ * is not NULL, it receives a malloc'd array of every problem found (at most
+ * ONNXTXT_MAX_PROBLEMS), in model order, for the caller to free; *count their number.
+ * Each message starts with the element's path in the model, as in
+ * "graph.node[3] (Relu): input 'h' is not defined (...)"; the nodes of an attribute's
+ * graph follow its name ("graph.node[2].then_branch.node[0] (Add): ..."). */
+#define ONNXTXT_MAX_PROBLEMS 100
+ONNXTXT_API OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError **problems, size_t *count,
+				       OnnxError *err);
+/* Parses text as OnnxParser_Parse does and checks the model; each problem then also has
+ * the line, column and byte range of the text it is about (the node's op type, input or
+ * output, the attribute's or the value's name), or line 0 when it has no place there (a
+ * missing ir_version). A text that does not parse gives that error, with no problems. */
+ONNXTXT_API OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problems, size_t *count,
+					   OnnxError *err);
+
 /* ---- messages -> text ----------------------------------------------------------------------
  * Prints a model, graph, function, node, type, tensor, attribute or value info in the
  * canonical layout. By default the text carries annotations ("#@" lines) for everything
@@ -150,6 +187,16 @@ ONNXTXT_API OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, ch
 ONNXTXT_API OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxError *err);
 ONNXTXT_API OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path,
 					     OnnxError *err);
+
+/* Draws a model's main graph in the Graphviz DOT language, for `dot -Tsvg`: a box per node
+ * with its op type, name, attributes and the initializers it reads; ellipses for the
+ * graph's inputs and outputs; edges labelled with the type of the value they carry where
+ * the model declares one (an input, output or value_info); the graphs of attributes (If,
+ * Loop, Scan) as clusters whose outputs lead to their node with dashed edges. Inputs that
+ * nothing defines are drawn in red. */
+ONNXTXT_API OnnxStatus OnnxPrinter_Dot(const Onnx__ModelProto *model, FILE *f, OnnxError *err);
+/* The same, replacing path atomically. */
+ONNXTXT_API OnnxStatus OnnxPrinter_DotFile(const Onnx__ModelProto *model, const char *path, OnnxError *err);
 
 /* ---- evaluation --------------------------------------------------------------------------
  * A session runs a model's main graph: bind inputs, run, read outputs. Values are tensors

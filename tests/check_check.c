@@ -1,0 +1,393 @@
+/* The structural check (OnnxModel_Check, OnnxModel_CheckText): every file of corpus/check
+ * gives exactly the problems its "# error:" lines list, at those places, and the same
+ * messages without places when the model comes from binary; valid models (the examples,
+ * the shared backend models) pass; where in a node's text a problem points; tensor and
+ * attribute rules only binary can break; the problem limit; the API's arguments. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char check_dir[4096];
+static char **check_files;
+
+/* The "# error:" lines of a corpus file, in order, NULL-terminated (malloc'd). */
+static char **expected_problems(const char *text)
+{
+	char **v = calloc(ONNXTXT_MAX_PROBLEMS + 1, sizeof *v);
+	size_t n = 0;
+	for (const char *p = text; p && *p && n < ONNXTXT_MAX_PROBLEMS; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (!strncmp(p, "# error: ", 9))
+			v[n++] = strndup(p + 9, strcspn(p + 9, "\n"));
+	return v;
+}
+
+static void free_list(char **v)
+{
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A problem as a "# error:" line writes it: "LINE:COL: MESSAGE", or the message alone. */
+static const char *show(const OnnxError *e)
+{
+	static char buf[700];
+	if (e->line)
+		snprintf(buf, sizeof buf, "%u:%u: %s", e->line, e->column, e->message);
+	else
+		snprintf(buf, sizeof buf, "%s", e->message);
+	return buf;
+}
+
+START_TEST(corpus_file_gives_its_problems)
+{
+	const char *name = check_files[_i];
+	size_t len;
+	char *text = tu_read(tu_path(check_dir, name), &len);
+	char **want = expected_problems(text);
+	OnnxError err, *problems;
+	size_t count, nwant = 0;
+	while (want[nwant])
+		nwant++;
+	ck_assert_msg(nwant > 0, "%s: no '# error:' lines", name);
+	OnnxStatus st = OnnxModel_CheckText(text, len, &problems, &count, &err);
+	ck_assert_msg(st == ONNXTXT_ERR_INVALID, "%s: status %d: %s", name, st, err.message);
+	for (size_t i = 0; i < count || i < nwant; i++)
+		ck_assert_msg(i < count && i < nwant && !strcmp(show(&problems[i]), want[i]), "%s: problem %zu:\n  want %s\n  got  %s",
+			      name, i, i < nwant ? want[i] : "(none)", i < count ? show(&problems[i]) : "(none)");
+	ck_assert_str_eq(err.message, problems[0].message);
+	ck_assert_uint_eq(err.line, problems[0].line);
+	free(problems);
+	free_list(want);
+	free(text);
+}
+END_TEST
+
+/* A binary model gets the same messages, without places. */
+START_TEST(corpus_file_from_binary)
+{
+	const char *name = check_files[_i];
+	size_t len, blen;
+	char *text = tu_read(tu_path(check_dir, name), &len);
+	Onnx__ModelProto *m = tu_model(text), *b;
+	unsigned char *bytes = tu_pack(m, &blen);
+	OnnxError err, *bin, *txt;
+	size_t nbin, ntxt;
+	ck_assert_int_eq(OnnxBinary_Read(bytes, blen, &b, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxModel_Check(b, &bin, &nbin, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_int_eq(OnnxModel_CheckText(text, len, &txt, &ntxt, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(nbin, ntxt);
+	for (size_t i = 0; i < nbin; i++) {
+		ck_assert_str_eq(bin[i].message, txt[i].message);
+		ck_assert_uint_eq(bin[i].line, 0);
+		ck_assert_int_eq(bin[i].code, ONNXTXT_ERR_INVALID);
+	}
+	free(bin);
+	free(txt);
+	OnnxProto_Free(b);
+	OnnxProto_Free(m);
+	free(bytes);
+	free(text);
+}
+END_TEST
+
+static void assert_valid_text(const char *name, const char *text, size_t len)
+{
+	OnnxError err, *problems = (OnnxError *)1;
+	size_t count = 99;
+	OnnxStatus st = OnnxModel_CheckText(text, len, &problems, &count, &err);
+	ck_assert_msg(st == ONNXTXT_OK, "%s: %s", name, show(&err));
+	ck_assert_ptr_null(problems);
+	ck_assert_uint_eq(count, 0);
+}
+
+START_TEST(examples_are_valid)
+{
+	static const char *const files[] = {"corpus/examples/relu.onnxtxt", "corpus/valid/mlp_classifier.onnxtxt",
+					    "corpus/golden/control_flow.onnxtxt"};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		size_t len;
+		char *text = tu_read(tu_path(tu_source_root(), files[i]), &len);
+		assert_valid_text(files[i], text, len);
+		free(text);
+	}
+}
+END_TEST
+
+/* Every model of the shared ONNX backend data passes (they pass onnx.checker). */
+START_TEST(backend_models_are_valid)
+{
+	char **models = tu_find(tu_path(tu_shared(), "onnx-backend-data"), "model.onnx");
+	size_t n = 0;
+	for (; models && models[n]; n++) {
+		Onnx__ModelProto *m;
+		OnnxError err;
+		ck_assert_int_eq(OnnxBinary_ReadFile(models[n], &m, &err), ONNXTXT_OK);
+		OnnxStatus st = OnnxModel_Check(m, NULL, NULL, &err);
+		ck_assert_msg(st == ONNXTXT_OK, "%s: %s", models[n], err.message);
+		OnnxProto_Free(m);
+	}
+	if (models)
+		tu_free_list(models);
+	/* without the shared data there is nothing to check; with it, there must be models */
+	ck_assert_msg(n > 0 || access(tu_path(tu_shared(), "onnx-backend-data"), F_OK) != 0, "no model.onnx found");
+}
+END_TEST
+
+/* The first problem of text, as "LINE:COL: MESSAGE". */
+static const char *first_problem(const char *text)
+{
+	static char buf[700];
+	OnnxError err;
+	OnnxStatus st = OnnxModel_CheckText(text, strlen(text), NULL, NULL, &err);
+	snprintf(buf, sizeof buf, "%s", st == ONNXTXT_OK ? "ok" : show(&err));
+	return buf;
+}
+
+#define HEAD "<ir_version: 8, opset_import: [\"\" : 17, \"x\" : 1, \"x.y\" : 1]>\n"
+
+/* Outputs and inputs are found by their place in the node's lists, whatever comes
+ * before them: labels, annotations, empty elements, attributes, dotted op names. */
+START_TEST(node_parts_are_located)
+{
+	ck_assert_str_eq(first_problem(HEAD "g (float[N] p) => (float[N] y) {\n"
+					      "  #@ doc_string: \"d\"\n"
+					      "  [lbl] y, , w = x.y.Op <k = 1> (p, , q)\n}"),
+			 "4:39: graph.node[0] (x.y.Op): input 'q' is not defined anywhere");
+	ck_assert_str_eq(first_problem(HEAD "g (float[N] p) => (float[N] y) {\n"
+					      "  y, , p = x.Op (p)\n}"),
+			 "3:8: graph.node[0] (x.Op): output 'p' is already defined by an input");
+	/* the same name inside an attribute's graph is not the node's input */
+	ck_assert_str_eq(first_problem(HEAD "g (float[N] p, bool c) => (float[N] y) {\n"
+					      "  y = x.If (c, z) <g = b () => (float[N] z) { z = Identity (p) }>\n}"),
+			 "3:16: graph.node[0] (x.If): input 'z' is not defined anywhere");
+	ck_assert_str_eq(first_problem(HEAD "g (float[N] p, bool c) => (float[N] y) {\n"
+					      "  y = x.If <g = b () => (float[N] z) { z = Identity (p) }> (c, z)\n}"),
+			 "3:64: graph.node[0] (x.If): input 'z' is not defined anywhere");
+	ck_assert_str_eq(first_problem(HEAD "g (float[N] p) => (float[N] y) {\n"
+					      "  y = com.example.Op (p)\n}"),
+			 "3:7: graph.node[0] (com.example.Op): no opset_import for domain 'com.example'");
+	ck_assert_str_eq(first_problem(HEAD "g (float[N] p) => (float[N] y) {\n"
+					      "  y = Relu <\"my attr\" = 1> (p)\n}"),
+			 "3:13: graph.node[0] (Relu): unknown attribute 'my attr'");
+}
+END_TEST
+
+/* "ai.onnx" is the default domain; operators are checked against the imported opset. */
+START_TEST(default_domain_and_versions)
+{
+	ck_assert_str_eq(first_problem("<ir_version: 8, opset_import: [\"ai.onnx\" : 17]>\n"
+				       "g (float[N] p) => (float[N] y) { y = ai.onnx.Relu (p) }"),
+			 "ok");
+	/* operators of opsets 18 to 23 are known by name ... */
+	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 21]>\n"
+				       "g (float[N] p) => (float[N] y) { y = Gelu <approximate = \"tanh\"> (p) }"),
+			 "ok");
+	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 21]>\n"
+				       "g (float[N] p) => (float[N] y) { y = Gelx (p) }"),
+			 "2:38: graph.node[0] (Gelx): no operator 'Gelx' in the default domain (did you mean 'Gelu'?)");
+	ck_assert_str_eq(first_problem("<ir_version: 9, opset_import: [\"\" : 19]>\n"
+				       "g (float[N] p) => (float[N] y) { y = Gelu (p) }"),
+			 "2:38: graph.node[0] (Gelu): the operator first appears in opset 20, but the default domain "
+			 "is imported at opset 19");
+	/* ... beyond opset 23, not even that, and beyond 17 no inputs, outputs or attribute names */
+	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 99]>\n"
+				       "g (float[N] p) => (float[N] y) { y = Gelx (p) }"),
+			 "ok");
+	ck_assert_str_eq(first_problem("<ir_version: 9, opset_import: [\"\" : 18]>\n"
+				       "g (float[N] p, int64[1] a) => (float[1] y) { y = ReduceMean (p, a) }"),
+			 "ok");
+	/* ... but the types of the attributes it knows are */
+	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 21]>\n"
+				       "g (float[N] p) => (float[N] y) { y = LeakyRelu <alpha = 1> (p) }"),
+			 "2:49: graph.node[0] (LeakyRelu): attribute 'alpha' must be float, not int (write a float "
+			 "literal: 1.0, not 1)");
+	/* attributes of older versions are known: Add's broadcast (opsets 1 to 6) */
+	ck_assert_str_eq(first_problem("<ir_version: 3, opset_import: [\"\" : 6]>\n"
+				       "g (float[N] p) => (float[N] y) { y = Add <broadcast = 1> (p, p) }"),
+			 "ok");
+	/* either type an operator ever took: Cast's 'to' was a string in opset 1 */
+	ck_assert_str_eq(first_problem("<ir_version: 3, opset_import: [\"\" : 1]>\n"
+				       "g (float[N] p) => (float[N] y) { y = Cast <to = \"FLOAT\"> (p) }"),
+			 "ok");
+}
+END_TEST
+
+/* A function's nodes see the function's own opset imports and its inputs. */
+START_TEST(functions)
+{
+	ck_assert_str_eq(first_problem("<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
+				       "g (float[N] p) => (float[N] y) { y = local.F <alpha = 0.5> (p) }\n"
+				       "<domain: \"local\", opset_import: [\"\" : 17]>\n"
+				       "F <alpha> (a) => (b) { b = LeakyRelu <alpha: float = @alpha> (a) }"),
+			 "ok");
+	ck_assert_str_eq(first_problem("<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
+				       "g (float[N] p) => (float[N] y) { y = local.F (p) }\n"
+				       "<domain: \"local\", opset_import: [\"\" : 17]>\n"
+				       "F (a) => (b) { b = x.Op (a) }"),
+			 "4:20: functions[0].node[0] (x.Op): no opset_import for domain 'x'");
+	ck_assert_str_eq(first_problem("<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
+				       "g (float[N] p) => (float[N] y) { y = local.F (p) }\n"
+				       "<domain: \"local\", opset_import: [\"\" : 17]>\n"
+				       "F (a) => (b) { b = Relu (a) }\n"
+				       "<domain: \"local\", opset_import: [\"\" : 17]>\n"
+				       "F (a) => (b) { b = Relu (a) }"),
+			 "6:1: functions[1]: function 'F' of domain 'local' is defined twice");
+}
+END_TEST
+
+/* Binary models can break rules the text cannot express. */
+static Onnx__ModelProto *relu_model(void)
+{
+	return tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+			"g (float[2] p) => (float[2] y) <float[2] w = {1, 2}> { y = LeakyRelu <alpha = 0.5> (p) }");
+}
+
+static const char *model_problem(const Onnx__ModelProto *m)
+{
+	static char buf[700];
+	OnnxError err;
+	OnnxStatus st = OnnxModel_Check(m, NULL, NULL, &err);
+	snprintf(buf, sizeof buf, "%s", st == ONNXTXT_OK ? "ok" : err.message);
+	return buf;
+}
+
+START_TEST(tensor_rules)
+{
+	Onnx__ModelProto *m = relu_model();
+	Onnx__TensorProto *w = m->graph->initializer[0];
+	ck_assert_str_eq(model_problem(m), "ok");
+	w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has no element type (data_type)");
+	w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w': int64 values belong in int64_data, not float_data");
+	w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+	static uint8_t raw[8];
+	w->has_raw_data = 1;
+	w->raw_data.data = raw;
+	w->raw_data.len = sizeof raw;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' needs its values in exactly one data field, not 2");
+	w->n_float_data = 0;
+	ck_assert_str_eq(model_problem(m), "ok");
+	w->has_data_location = 1;
+	w->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' is stored externally but also has raw_data");
+	w->has_data_location = 0;
+	w->dims[0] = 0;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has no elements but has raw_data");
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(attribute_rules)
+{
+	Onnx__ModelProto *m = relu_model();
+	Onnx__AttributeProto *a = m->graph->node[0]->attribute[0];
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	ck_assert_str_eq(model_problem(m), "graph.node[0] (LeakyRelu): attribute 'alpha' is declared int but holds a float value");
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+	a->has_i = 1;
+	ck_assert_str_eq(model_problem(m), "graph.node[0] (LeakyRelu): attribute 'alpha' has 2 values; an attribute has one");
+	a->has_i = 0;
+	a->has_type = 0;
+	ck_assert_str_eq(model_problem(m), "graph.node[0] (LeakyRelu): attribute 'alpha' has no type");
+	a->has_type = 1;
+	a->name = "";
+	ck_assert_str_eq(model_problem(m), "graph.node[0] (LeakyRelu): an attribute has no name");
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* At most ONNXTXT_MAX_PROBLEMS problems are collected. */
+START_TEST(problem_limit)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	fputs(HEAD "g (float[N] p) => (float[N] y) {\n  y = Relu (p)\n", f);
+	for (int i = 0; i < 2 * ONNXTXT_MAX_PROBLEMS; i++)
+		fprintf(f, "  t%d = Relu (u%d)\n", i, i);
+	fputs("}\n", f);
+	fclose(f);
+	OnnxError err, *problems;
+	size_t count;
+	ck_assert_int_eq(OnnxModel_CheckText(text, size, &problems, &count, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(count, ONNXTXT_MAX_PROBLEMS);
+	ck_assert_str_eq(show(&problems[count - 1]), "103:15: graph.node[100] (Relu): input 'u99' is not defined anywhere");
+	free(problems);
+	free(text);
+}
+END_TEST
+
+/* Long chains grow the name tables; a valid one passes. */
+START_TEST(many_nodes)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	fputs(HEAD "g (float[N] t0) => (float[N] y) {\n", f);
+	for (int i = 0; i < 5000; i++)
+		fprintf(f, "  t%d = Relu (t%d)\n", i + 1, i);
+	fputs("  y = Identity (t5000)\n}\n", f);
+	fclose(f);
+	assert_valid_text("chain", text, size);
+	free(text);
+}
+END_TEST
+
+START_TEST(arguments)
+{
+	OnnxError err, *problems;
+	size_t count;
+	const char *bad = HEAD "g (float[N] p) => (float[N] y) { y = Relu (p }";
+	ck_assert_int_eq(OnnxModel_Check(NULL, NULL, NULL, &err), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxModel_CheckText(bad, strlen(bad), &problems, NULL, &err), ONNXTXT_ERR_ARG);
+	/* a syntax error is returned as such, with its place and no problems */
+	ck_assert_int_eq(OnnxModel_CheckText(bad, strlen(bad), &problems, &count, &err), ONNXTXT_ERR_SYNTAX);
+	ck_assert_uint_eq(err.line, 2);
+	ck_assert_ptr_null(problems);
+	ck_assert_uint_eq(count, 0);
+	/* without problems, err alone says what was first */
+	const char *invalid = HEAD "g (float[N] p) => (float[N] y) { y = Relu (q) }";
+	ck_assert_int_eq(OnnxModel_CheckText(invalid, strlen(invalid), NULL, NULL, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_int_eq(err.code, ONNXTXT_ERR_INVALID);
+	ck_assert_str_eq(show(&err), "2:44: graph.node[0] (Relu): input 'q' is not defined anywhere");
+	ck_assert_uint_eq(err.offset, strlen(HEAD) + 43);
+	ck_assert_uint_eq(err.length, 1);
+	ck_assert_int_eq(OnnxModel_CheckText(invalid, strlen(invalid), NULL, NULL, NULL), ONNXTXT_ERR_INVALID);
+}
+END_TEST
+
+int main(void)
+{
+	snprintf(check_dir, sizeof check_dir, "%s", tu_path(tu_source_root(), "corpus/check"));
+	check_files = tu_list(check_dir, ".onnxtxt");
+	int n = 0;
+	while (check_files[n])
+		n++;
+	Suite *s = suite_create("check");
+	TCase *corpus = tcase_create("corpus/check");
+	tcase_add_loop_test(corpus, corpus_file_gives_its_problems, 0, n);
+	tcase_add_loop_test(corpus, corpus_file_from_binary, 0, n);
+	suite_add_tcase(s, corpus);
+	TCase *tc = tcase_create("check");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, examples_are_valid);
+	tcase_add_test(tc, backend_models_are_valid);
+	tcase_add_test(tc, node_parts_are_located);
+	tcase_add_test(tc, default_domain_and_versions);
+	tcase_add_test(tc, functions);
+	tcase_add_test(tc, tensor_rules);
+	tcase_add_test(tc, attribute_rules);
+	tcase_add_test(tc, problem_limit);
+	tcase_add_test(tc, many_nodes);
+	tcase_add_test(tc, arguments);
+	suite_add_tcase(s, tc);
+	int rc = tu_run(s);
+	tu_free_list(check_files);
+	return rc;
+}
