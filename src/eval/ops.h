@@ -24,7 +24,13 @@
 #define OX_OPS_ELEMENTWISE(X)
 
 /* linalg.c, conv.c: MatMul, Gemm, Conv, ConvTranspose */
-#define OX_OPS_LINALG(X)
+#define OX_OPS_LINALG(X) \
+	X(Conv) \
+	X(ConvInteger) \
+	X(ConvTranspose) \
+	X(Gemm) \
+	X(MatMul) \
+	X(MatMulInteger)
 
 /* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
 #define OX_OPS_NN(X) \

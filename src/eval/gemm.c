@@ -1,0 +1,583 @@
+/* The packed SGEMM core (BLIS-style): operands are packed block by block into panels
+ * that fit the caches, and register-blocked micro-kernels (scalar, AVX2+FMA, AVX-512)
+ * multiply one panel of A by one panel of B into a tile of C. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "gemm.h"
+
+#if OX_X86
+#include <immintrin.h>
+#endif
+
+/* A micro-kernel: the MR x NR tile at c (row stride ldc) becomes
+ * alpha * (a panel) * (b panel) + beta * tile, of which only the top-left mr x nr part is
+ * stored. beta == 0 means the tile is not read; nt asks for stores that bypass the caches
+ * (where the tile is aligned), for results too large to stay in them. */
+typedef void (*ukernel)(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, float alpha,
+			float beta, int mr, int nr, bool nt);
+
+typedef struct variant {
+	ox_gemm_variant pub;
+	ukernel run;
+	int64_t mc, kc, nc; /* cache blocks: MC x KC of A in L2, KC x NR of B in L1, KC x NC in L3 */
+} variant;
+
+/* ---- packing --------------------------------------------------------------------- */
+
+static void pack_rows_contiguous(const float *src, int64_t sk, float *dst, int64_t rows, int64_t kc, int w)
+{
+	for (int64_t k = 0; k < kc; k++) {
+		memcpy(dst + k * w, src + k * sk, (size_t)rows * sizeof(float));
+		if (rows < w)
+			memset(dst + k * w + rows, 0, (size_t)(w - rows) * sizeof(float));
+	}
+}
+
+static void pack_rows_strided(const float *src, int64_t si, int64_t sk, float *dst, int64_t rows, int64_t kc,
+			      int w)
+{
+	for (int64_t r = 0; r < rows; r++) {
+		const float *s = src + r * si;
+		for (int64_t k = 0; k < kc; k++)
+			dst[k * w + r] = s[k * sk];
+	}
+	for (int64_t r = rows; r < w; r++)
+		for (int64_t k = 0; k < kc; k++)
+			dst[k * w + r] = 0;
+}
+
+#if OX_X86
+/* dst[j*ds + i] = src[i*si + j] for i, j < 16: a 16 x 16 transpose in registers, by
+ * interleaving 32-bit, then 64-bit elements, then 128-bit lanes twice. */
+OX_TARGET_AVX512 static void transpose16(const float *src, int64_t si, float *dst, int64_t ds)
+{
+	__m512 r[16], t[16];
+	for (int i = 0; i < 16; i++)
+		r[i] = _mm512_loadu_ps(src + i * si);
+	for (int i = 0; i < 8; i++) {
+		t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+	for (int i = 0; i < 4; i++)
+		for (int c = 0; c < 4; c++) {
+			__m512d x = _mm512_castps_pd(t[4 * i + (c >> 1)]), y = _mm512_castps_pd(t[4 * i + 2 + (c >> 1)]);
+			r[4 * i + c] = _mm512_castpd_ps(c & 1 ? _mm512_unpackhi_pd(x, y) : _mm512_unpacklo_pd(x, y));
+		}
+	for (int c = 0; c < 4; c++) {
+		__m512 v = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
+		__m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd), w1 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
+		_mm512_storeu_ps(dst + c * ds, _mm512_shuffle_f32x4(v, w, 0x88));
+		_mm512_storeu_ps(dst + (8 + c) * ds, _mm512_shuffle_f32x4(v, w, 0xdd));
+		_mm512_storeu_ps(dst + (4 + c) * ds, _mm512_shuffle_f32x4(v1, w1, 0x88));
+		_mm512_storeu_ps(dst + (12 + c) * ds, _mm512_shuffle_f32x4(v1, w1, 0xdd));
+	}
+}
+
+/* A panel of w (a multiple of 16) rows that are contiguous in depth, 16 x 16 blocks at a
+ * time; the rest element by element. */
+static void pack_rows_transposed(const float *src, int64_t si, float *dst, int64_t rows, int64_t kc, int w)
+{
+	int64_t full = rows / 16 * 16, k16 = kc / 16 * 16;
+	for (int64_t r = 0; r < full; r += 16)
+		for (int64_t k = 0; k < k16; k += 16)
+			transpose16(src + r * si + k, si, dst + k * w + r, w);
+	for (int64_t r = 0; r < w; r++)
+		for (int64_t k = r < full ? k16 : 0; k < kc; k++)
+			dst[k * w + r] = r < rows ? src[r * si + k] : 0;
+}
+#endif
+
+void ox_gemm_pack_strided(const ox_gemm_src *s, float *dst, int64_t i0, int64_t ni, int64_t k0, int64_t kc, int w)
+{
+#if OX_X86
+	bool t16 = s->sk == 1 && w % 16 == 0 && ox_cpu_level() >= OX_CPU_AVX512;
+#endif
+	for (int64_t p = 0; p < ni; p += w) {
+		int64_t rows = ni - p < w ? ni - p : w;
+		const float *src = s->p + (i0 + p) * s->si + k0 * s->sk;
+		if (s->si == 1)
+			pack_rows_contiguous(src, s->sk, dst, rows, kc, w);
+#if OX_X86
+		else if (t16)
+			pack_rows_transposed(src, s->si, dst, rows, kc, w);
+#endif
+		else
+			pack_rows_strided(src, s->si, s->sk, dst, rows, kc, w);
+		dst += (int64_t)w * kc;
+	}
+}
+
+ox_gemm_src ox_gemm_a(const float *a, int64_t lda, bool trans)
+{
+	ox_gemm_src s = {ox_gemm_pack_strided, a, trans ? 1 : lda, trans ? lda : 1, NULL};
+	return s;
+}
+
+ox_gemm_src ox_gemm_b(const float *b, int64_t ldb, bool trans)
+{
+	ox_gemm_src s = {ox_gemm_pack_strided, b, trans ? ldb : 1, trans ? 1 : ldb, NULL};
+	return s;
+}
+
+/* ---- storing tiles --------------------------------------------------------------- */
+
+/* Stores the part mr x nr of a full tile t (row stride nr_full) that the vector kernels
+ * without masks could not store directly. */
+static void store_tile(const float *t, int nr_full, float *c, int64_t ldc, float beta, int mr, int nr)
+{
+	for (int i = 0; i < mr; i++)
+		for (int j = 0; j < nr; j++)
+			c[i * ldc + j] = beta == 0 ? t[i * nr_full + j] : t[i * nr_full + j] + beta * c[i * ldc + j];
+}
+
+/* ---- scalar ---------------------------------------------------------------------- */
+
+enum { S_MR = 4, S_NR = 8 };
+
+static void k_scalar(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, float alpha, float beta,
+		     int mr, int nr, bool nt)
+{
+	float t[S_MR * S_NR] = {0};
+	for (int64_t p = 0; p < kc; p++, a += S_MR, b += S_NR)
+		for (int i = 0; i < S_MR; i++)
+			for (int j = 0; j < S_NR; j++)
+				t[i * S_NR + j] += a[i] * b[j];
+	for (int i = 0; i < S_MR * S_NR; i++)
+		t[i] *= alpha;
+	store_tile(t, S_NR, c, ldc, beta, mr, nr);
+}
+
+#if OX_X86
+/* ---- AVX2 + FMA: 6 x 16 ---------------------------------------------------------- */
+
+OX_TARGET_AVX2 static void k_avx2_6x16(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+					float alpha, float beta, int mr, int nr, bool nt)
+{
+	__m256 acc[6][2];
+	for (int i = 0; i < 6; i++)
+		acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+	for (int64_t p = 0; p < kc; p++, a += 6, b += 16) {
+		__m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+		for (int i = 0; i < 6; i++) {
+			__m256 ai = _mm256_broadcast_ss(a + i);
+			acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+			acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+		}
+	}
+	__m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+	if (mr == 6 && nr == 16) {
+		for (int i = 0; i < 6; i++)
+			for (int h = 0; h < 2; h++) {
+				float *ci = c + i * ldc + h * 8;
+				__m256 v = _mm256_mul_ps(acc[i][h], va);
+				if (beta != 0)
+					v = _mm256_fmadd_ps(_mm256_loadu_ps(ci), vb, v);
+				if (nt && ((uintptr_t)ci & 31) == 0)
+					_mm256_stream_ps(ci, v);
+				else
+					_mm256_storeu_ps(ci, v);
+			}
+		return;
+	}
+	float t[6 * 16];
+	for (int i = 0; i < 6; i++)
+		for (int h = 0; h < 2; h++)
+			_mm256_storeu_ps(t + i * 16 + h * 8, _mm256_mul_ps(acc[i][h], va));
+	store_tile(t, 16, c, ldc, beta, mr, nr);
+}
+
+/* ---- AVX-512: MR x 32 ------------------------------------------------------------ */
+
+/* The body of every AVX-512 kernel: MR rows of A broadcast against two vectors of B.
+ * Inlined into one function per MR so that the accumulators stay in registers. */
+OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
+k_avx512(const int MR, int64_t kc, const float *a, const float *b, float *c, int64_t ldc, float alpha, float beta,
+	 int mr, int nr, bool nt)
+{
+	__m512 acc[16][2];
+	for (int i = 0; i < MR; i++)
+		acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+	for (int64_t p = 0; p < kc; p++, a += MR, b += 32) {
+		__m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+		for (int i = 0; i < MR; i++) {
+			__m512 ai = _mm512_set1_ps(a[i]);
+			acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+			acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+		}
+	}
+	__m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+	__mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
+	__mmask16 m1 = nr >= 32 ? 0xffff : nr <= 16 ? 0 : (__mmask16)((1u << (nr - 16)) - 1);
+	for (int i = 0; i < MR; i++) {
+		if (i >= mr)
+			break;
+		float *ci = c + i * ldc;
+		__m512 v0 = _mm512_mul_ps(acc[i][0], va), v1 = _mm512_mul_ps(acc[i][1], va);
+		if (beta != 0) {
+			v0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m0, ci), vb, v0);
+			v1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m1, ci + 16), vb, v1);
+		}
+		if (nt && nr == 32 && ((uintptr_t)ci & 63) == 0) {
+			_mm512_stream_ps(ci, v0);
+			_mm512_stream_ps(ci + 16, v1);
+		} else {
+			_mm512_mask_storeu_ps(ci, m0, v0);
+			_mm512_mask_storeu_ps(ci + 16, m1, v1);
+		}
+	}
+}
+
+OX_TARGET_AVX512 static void k_avx512_14x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+					     float alpha, float beta, int mr, int nr, bool nt)
+{
+	k_avx512(14, kc, a, b, c, ldc, alpha, beta, mr, nr, nt);
+}
+
+OX_TARGET_AVX512 static void k_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+					    float alpha, float beta, int mr, int nr, bool nt)
+{
+	k_avx512(8, kc, a, b, c, ldc, alpha, beta, mr, nr, nt);
+}
+#endif
+
+/* ---- the variants ---------------------------------------------------------------- */
+
+static const variant variants[] = {
+	{{"scalar 4x8", OX_CPU_SCALAR, S_MR, S_NR}, k_scalar, 128, 256, 4096},
+#if OX_X86
+	{{"avx2 6x16", OX_CPU_AVX2, 6, 16}, k_avx2_6x16, 120, 256, 4096},
+	{{"avx512 14x32", OX_CPU_AVX512, 14, 32}, k_avx512_14x32, 448, 256, 4096},
+	{{"avx512 8x32", OX_CPU_AVX512, 8, 32}, k_avx512_8x32, 128, 256, 4096},
+#endif
+};
+enum { NVARIANTS = sizeof variants / sizeof variants[0] };
+
+int ox_gemm_nvariants(void)
+{
+	return NVARIANTS;
+}
+
+const ox_gemm_variant *ox_gemm_variant_info(int v)
+{
+	return v >= 0 && v < NVARIANTS ? &variants[v].pub : NULL;
+}
+
+/* The variant for a product at a level: the widest kernel, but a shorter one when M is
+ * small, where a tall tile would mostly multiply the zero rows of padding. */
+static const variant *pick(int level, int64_t m)
+{
+	int l = ox_cpu_level();
+	if (level < l)
+		l = level;
+#if OX_X86
+	if (l >= OX_CPU_AVX512)
+		return &variants[m % 14 == 0 || m > 112 ? 2 : 3];
+	if (l >= OX_CPU_AVX2)
+		return &variants[1];
+#endif
+	(void)m;
+	return &variants[0];
+}
+
+/* ---- the blocked loops ----------------------------------------------------------- */
+
+/* Elements of C (16 MB) from which stores bypass the caches: measured here, a 64 MB C is
+ * written 1.5x faster that way and a 4 or 16 MB one no faster, while a C left in the
+ * caches is quicker for whatever reads it next. */
+enum { NT_MIN = 1 << 22 };
+
+static int64_t round_up(int64_t x, int64_t to)
+{
+	return (x + to - 1) / to * to;
+}
+
+static void scale_c(int64_t m, int64_t n, float beta, float *c, int64_t ldc)
+{
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < n; j++)
+			c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j];
+}
+
+/* One block of A (mc rows) against the packed block of B (nc columns). */
+static void block(const variant *v, int64_t mc, int64_t nc, int64_t kc, const float *ap, const float *bp,
+		  float alpha, float beta, float *c, int64_t ldc, bool nt)
+{
+	int mr = v->pub.mr, nr = v->pub.nr;
+	for (int64_t j = 0; j < nc; j += nr) {
+		const float *bj = bp + j * kc;
+		int nrr = nc - j < nr ? (int)(nc - j) : nr;
+		for (int64_t i = 0; i < mc; i += mr) {
+			int mrr = mc - i < mr ? (int)(mc - i) : mr;
+			v->run(kc, ap + i * kc, bj, c + i * ldc + j, ldc, alpha, beta, mrr, nrr, nt);
+		}
+	}
+}
+
+/* A C written in one pass and larger than the caches goes straight to memory: the stores
+ * then need no read of the lines they overwrite. */
+static bool streams(int64_t m, int64_t n, int64_t k, int64_t kc, float beta)
+{
+	return beta == 0 && k <= kc && m * n >= NT_MIN;
+}
+
+/* When all of A fits one block, each panel of B is packed just before the tiles that use
+ * it, so it goes from the source to L1 and is never written back to L2 or L3. */
+static void small_m(const variant *v, int64_t m, int64_t n, int64_t kc, int64_t pc, const float *ap, float *bp,
+		    const ox_gemm_src *b, float alpha, float beta, float *c, int64_t ldc, bool nt)
+{
+	int nr = v->pub.nr;
+	for (int64_t j = 0; j < n; j += nr) {
+		int64_t ncc = n - j < nr ? n - j : nr;
+		b->pack(b, bp, j, ncc, pc, kc, nr);
+		block(v, m, ncc, kc, ap, bp, alpha, beta, c + j, ldc, nt);
+	}
+}
+
+static void large_m(const variant *v, int64_t m, int64_t n, int64_t k, int64_t mc, int64_t kc, int64_t nc,
+		    float *ap, float *bp, float alpha, const ox_gemm_src *a, const ox_gemm_src *b, float beta,
+		    float *c, int64_t ldc, bool nt)
+{
+	for (int64_t jc = 0; jc < n; jc += nc) {
+		int64_t ncc = n - jc < nc ? n - jc : nc;
+		for (int64_t pc = 0; pc < k; pc += kc) {
+			int64_t kcc = k - pc < kc ? k - pc : kc;
+			b->pack(b, bp, jc, ncc, pc, kcc, v->pub.nr);
+			for (int64_t ic = 0; ic < m; ic += mc) {
+				int64_t mcc = m - ic < mc ? m - ic : mc;
+				a->pack(a, ap, ic, mcc, pc, kcc, v->pub.mr);
+				block(v, mcc, ncc, kcc, ap, bp, alpha, pc == 0 ? beta : 1, c + ic * ldc + jc, ldc, nt);
+			}
+		}
+	}
+}
+
+static int run(const variant *v, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
+	       const ox_gemm_src *b, float beta, float *c, int64_t ldc)
+{
+	if (m <= 0 || n <= 0)
+		return 0;
+	if (k <= 0) {
+		scale_c(m, n, beta, c, ldc);
+		return 0;
+	}
+	int64_t kc = k < v->kc ? k : v->kc;
+	bool small = m <= v->mc, nt = streams(m, n, k, kc, beta);
+	int64_t mc = small ? round_up(m, v->pub.mr) : v->mc;
+	int64_t nc = small ? v->pub.nr : n < v->nc ? round_up(n, v->pub.nr) : v->nc;
+	float *ap = aligned_alloc(64, (size_t)round_up(mc * kc * (int64_t)sizeof(float), 64));
+	float *bp = aligned_alloc(64, (size_t)round_up(nc * kc * (int64_t)sizeof(float), 64));
+	if (!ap || !bp) {
+		free(ap);
+		free(bp);
+		return -1;
+	}
+	if (small) {
+		for (int64_t pc = 0; pc < k; pc += kc) {
+			int64_t kcc = k - pc < kc ? k - pc : kc;
+			a->pack(a, ap, 0, m, pc, kcc, v->pub.mr);
+			small_m(v, m, n, kcc, pc, ap, bp, b, alpha, pc == 0 ? beta : 1, c, ldc, nt);
+		}
+	} else {
+		large_m(v, m, n, k, mc, kc, nc, ap, bp, alpha, a, b, beta, c, ldc, nt);
+	}
+#if OX_X86
+	if (nt)
+		_mm_sfence(); /* the streamed stores are ordered before whatever reads C next */
+#endif
+	free(ap);
+	free(bp);
+	return 0;
+}
+
+/* ---- matrix times vector ------------------------------------------------------------ */
+
+/* A product with one row or one column is bound by reading the matrix once: it is done
+ * as dot products (matrix rows contiguous) or as sums of scaled rows (columns contiguous),
+ * without packing. */
+static float dot_scalar(const float *a, const float *b, int64_t n)
+{
+	float s[4] = {0};
+	int64_t i = 0;
+	for (; i + 4 <= n; i += 4)
+		for (int l = 0; l < 4; l++)
+			s[l] += a[i + l] * b[i + l];
+	for (; i < n; i++)
+		s[0] += a[i] * b[i];
+	return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+static void axpy_scalar(float *y, const float *x, float a, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] += a * x[i];
+}
+
+#if OX_X86
+OX_TARGET_AVX2 static float dot_avx2(const float *a, const float *b, int64_t n)
+{
+	__m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+	int64_t i = 0;
+	for (; i + 16 <= n; i += 16) {
+		s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+		s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+	}
+	float t[8], s = 0;
+	_mm256_storeu_ps(t, _mm256_add_ps(s0, s1));
+	for (int l = 0; l < 8; l++)
+		s += t[l];
+	for (; i < n; i++)
+		s += a[i] * b[i];
+	return s;
+}
+
+OX_TARGET_AVX2 static void axpy_avx2(float *y, const float *x, float a, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] += a * x[i];
+}
+
+OX_TARGET_AVX512 static float dot_avx512(const float *a, const float *b, int64_t n)
+{
+	__m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+	int64_t i = 0;
+	for (; i + 32 <= n; i += 32) {
+		s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+		s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+	}
+	if (i < n) {
+		__mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+		s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s0);
+		i += 16;
+	}
+	if (i < n) {
+		__mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+		s1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s1);
+	}
+	return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+OX_TARGET_AVX512 static void axpy_avx512(float *y, const float *x, float a, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] += a * x[i];
+}
+#endif
+
+typedef struct vec_ops {
+	float (*dot)(const float *a, const float *b, int64_t n);
+	void (*axpy)(float *y, const float *x, float a, int64_t n);
+} vec_ops;
+
+static vec_ops vec_ops_at(int level)
+{
+	int l = ox_cpu_level() < level ? ox_cpu_level() : level;
+	vec_ops v = {dot_scalar, axpy_scalar};
+#if OX_X86
+	if (l >= OX_CPU_AVX512)
+		v = (vec_ops){dot_avx512, axpy_avx512};
+	else if (l >= OX_CPU_AVX2)
+		v = (vec_ops){dot_avx2, axpy_avx2};
+#endif
+	(void)l;
+	return v;
+}
+
+/* y[r*ys] = alpha * sum over q of M(r, q) * x[q*xs] + beta * y[r*ys] for r < rows, with
+ * M(r, q) = p[r*si + q*sk] and si or sk equal to 1. */
+typedef struct gemv_args {
+	int64_t rows, k;
+	const float *p;
+	int64_t si, sk;
+	const float *x;
+	int64_t xs;
+	float *y;
+	int64_t ys;
+} gemv_args;
+
+static int gemv(int level, const gemv_args *g, float alpha, float beta)
+{
+	vec_ops v = vec_ops_at(level);
+	bool dot = g->sk == 1;
+	float *t = malloc((size_t)(dot ? g->k : g->rows) * sizeof(float) + 1);
+	if (!t)
+		return -1;
+	if (dot) {
+		for (int64_t q = 0; q < g->k; q++)
+			t[q] = g->x[q * g->xs];
+	} else {
+		memset(t, 0, (size_t)g->rows * sizeof(float));
+		for (int64_t q = 0; q < g->k; q++)
+			v.axpy(t, g->p + q * g->sk, g->x[q * g->xs], g->rows);
+	}
+	for (int64_t r = 0; r < g->rows; r++) {
+		float s = alpha * (dot ? v.dot(g->p + r * g->si, t, g->k) : t[r]);
+		float *y = g->y + r * g->ys;
+		*y = beta == 0 ? s : s + beta * *y;
+	}
+	free(t);
+	return 0;
+}
+
+/* A product of one row or one column of strided operands as a gemv; 1 when it is neither. */
+static int as_gemv(int level, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
+		   const ox_gemm_src *b, float beta, float *c, int64_t ldc)
+{
+	bool strided = a->pack == ox_gemm_pack_strided && b->pack == ox_gemm_pack_strided;
+	if (!strided || k <= 0 || m <= 0 || n <= 0 || (m != 1 && n != 1))
+		return 1;
+	gemv_args g;
+	if (m == 1)
+		g = (gemv_args){n, k, b->p, b->si, b->sk, a->p, a->sk, c, 1};
+	else
+		g = (gemv_args){m, k, a->p, a->si, a->sk, b->p, b->sk, c, ldc};
+	if (g.si != 1 && g.sk != 1)
+		return 1;
+	return gemv(level, &g, alpha, beta);
+}
+
+int ox_sgemm_src(int level, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
+		 const ox_gemm_src *b, float beta, float *c, int64_t ldc)
+{
+	int rc = as_gemv(level, m, n, k, alpha, a, b, beta, c, ldc);
+	return rc <= 0 ? rc : run(pick(level, m), m, n, k, alpha, a, b, beta, c, ldc);
+}
+
+int ox_sgemm_variant(int v, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
+		     const ox_gemm_src *b, float beta, float *c, int64_t ldc)
+{
+	if (v < 0 || v >= NVARIANTS)
+		return -1;
+	return run(&variants[v], m, n, k, alpha, a, b, beta, c, ldc);
+}
+
+int ox_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+	     const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
+{
+	ox_gemm_src sa = ox_gemm_a(a, lda, ta), sb = ox_gemm_b(b, ldb, tb);
+	return ox_sgemm_src(OX_CPU_AVX512, m, n, k, alpha, &sa, &sb, beta, c, ldc);
+}
+
+/* ---- double ---------------------------------------------------------------------- */
+
+void ox_dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t lda,
+	      const double *b, int64_t ldb, double beta, double *c, int64_t ldc)
+{
+	int64_t ai = ta ? 1 : lda, ak = ta ? lda : 1, bk = tb ? 1 : ldb, bj = tb ? ldb : 1;
+	for (int64_t i = 0; i < m; i++) {
+		double *ci = c + i * ldc;
+		for (int64_t j = 0; j < n; j++)
+			ci[j] = beta == 0 ? 0 : beta * ci[j];
+		for (int64_t p = 0; p < k; p++) {
+			double x = alpha * a[i * ai + p * ak];
+			const double *bp = b + p * bk;
+			for (int64_t j = 0; j < n; j++)
+				ci[j] += x * bp[j * bj];
+		}
+	}
+}
