@@ -50,7 +50,7 @@ struct ox_plan {
 	ox_val **init; /* per slot: an initializer's value, owned by the plan */
 	int *inputs, *outputs;
 	size_t ninputs, noutputs;
-	const Onnx__ValueInfoProto **input_info; /* main graphs only */
+	const Onnx__ValueInfoProto **input_info; /* graphs, not function bodies */
 	ox_node *nodes;
 	size_t nnodes;
 	capture *caps;
@@ -636,19 +636,22 @@ static void describe_inputs(ox_val *const *in, int nin, char *buf, size_t size)
 	}
 }
 
+/* The label is formatted only on failure: loop bodies call kernels millions of times. */
 static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **out)
 {
-	char msg[OX_MSG] = "", label[300];
-	node_label(N->proto, i, label, sizeof label);
+	char msg[OX_MSG], label[300];
+	msg[0] = '\0';
 	if (N->fn) {
 		ox_status inner;
 		if (run_plan(N->fn, NULL, in, (size_t)N->nin, out, (size_t)N->nout, &inner) == 0)
 			return 0;
+		node_label(N->proto, i, label, sizeof label);
 		return run_fail(F->st, inner.code, "%s: %s", label, inner.msg);
 	}
 	ox_k k = {N, N->proto, N->version, in, N->nin, out, N->nout, N->attrs, N->nattrs, F, msg};
 	if (N->op->run(&k) == 0)
 		return 0;
+	node_label(N->proto, i, label, sizeof label);
 	char shapes[200];
 	describe_inputs(in, N->nin, shapes, sizeof shapes);
 	return run_fail(F->st, ONNXTXT_ERR_EVAL, "%s: %s%s%s%s", label, msg[0] ? msg : "failed", N->nin ? " (inputs: " : "",
@@ -693,6 +696,17 @@ static int run_node(frame *F, size_t i)
 	return rc;
 }
 
+/* A graph input declared optional(T) that is given a T holds it as a present optional, as
+ * its type says: a Loop carries the sequence its body returns into the body input declared
+ * optional(seq(T)), and OptionalHasElement before opset 18 takes optionals only. */
+static ox_val *bind_input(const ox_plan *p, size_t i, ox_val *x)
+{
+	const Onnx__TypeProto *t = p->input_info ? p->input_info[i]->type : NULL;
+	if (!t || t->value_case != ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE || x->kind == OX_OPTIONAL)
+		return ox_val_ref(x);
+	return ox_optional_new(x->kind, x->type, ox_val_ref(x));
+}
+
 static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t nin, ox_val **out, size_t nout,
 		    ox_status *st)
 {
@@ -705,12 +719,13 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 		v[s] = ox_val_ref(p->init[s]);
 	for (size_t c = 0; c < p->ncaps; c++)
 		v[p->caps[c].local] = ox_val_ref(parent->v[p->caps[c].outer]);
+	int rc = 0;
 	for (size_t i = 0; i < p->ninputs && i < nin; i++)
 		if (in[i]) {
 			ox_val_unref(v[p->inputs[i]]);
-			v[p->inputs[i]] = ox_val_ref(in[i]);
+			if (!(v[p->inputs[i]] = bind_input(p, i, in[i])))
+				rc = run_fail(st, ONNXTXT_ERR_NOMEM, "out of memory");
 		}
-	int rc = 0;
 	for (size_t i = 0; i < p->nnodes && rc == 0; i++)
 		rc = run_node(&F, i);
 	for (size_t o = 0; o < nout; o++)

@@ -194,3 +194,26 @@ void ox_broadcast_strides(int rank, const int64_t *dims, int orank, const int64_
 		(void)odims;
 	}
 }
+
+void ox_to_f64(const ox_val *t, double *d)
+{
+	int64_t n = t->count;
+	switch (t->type) {
+	case OX_FLOAT:
+		for (int64_t i = 0; i < n; i++)
+			d[i] = ((const float *)t->data)[i];
+		break;
+	case OX_DOUBLE:
+		if (n)
+			memcpy(d, t->data, (size_t)n * sizeof *d);
+		break;
+	case OX_FLOAT16:
+		for (int64_t i = 0; i < n; i++)
+			d[i] = ox_f16_to_f32(((const uint16_t *)t->data)[i]);
+		break;
+	default:
+		for (int64_t i = 0; i < n; i++)
+			d[i] = ox_get_f64(t, i);
+		break;
+	}
+}

@@ -82,6 +82,8 @@ int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t
  * (orank, odims): 0 on broadcast dims. */
 void ox_broadcast_strides(int rank, const int64_t *dims, int orank, const int64_t *odims,
 			  int64_t *strides);
+/* The elements of a numeric tensor as doubles, into d[0..count). */
+void ox_to_f64(const ox_val *t, double *d);
 /* A tensor converted from an attribute's TensorProto (Constant, ConstantOfShape). */
 ox_val *ox_val_from_attr_tensor(ox_k *k, const Onnx__TensorProto *t);
 

@@ -13,6 +13,7 @@
 	OX_OPS_TENSOR(X) \
 	OX_OPS_SEQUENCE(X) \
 	OX_OPS_CONTROL(X) \
+	OX_OPS_RNN(X) \
 	OX_OPS_MORE(X)
 
 /* core.c */
@@ -20,8 +21,77 @@
 	X(Constant) \
 	X(Identity)
 
-/* elementwise.c: unary, binary, variadic, comparison, logic, activations, Cast, Where */
-#define OX_OPS_ELEMENTWISE(X)
+/* elementwise.c: unary, binary, variadic, comparison, logic, activations, Where, Clip;
+ * cast.c: Cast, CastLike */
+#define OX_OPS_ELEMENTWISE(X) \
+	X(Abs) \
+	X(Acos) \
+	X(Acosh) \
+	X(Add) \
+	X(And) \
+	X(Asin) \
+	X(Asinh) \
+	X(Atan) \
+	X(Atanh) \
+	X(BitShift) \
+	X(BitwiseAnd) \
+	X(BitwiseNot) \
+	X(BitwiseOr) \
+	X(BitwiseXor) \
+	X(Cast) \
+	X(CastLike) \
+	X(Ceil) \
+	X(Celu) \
+	X(Clip) \
+	X(Cos) \
+	X(Cosh) \
+	X(Div) \
+	X(Elu) \
+	X(Equal) \
+	X(Erf) \
+	X(Exp) \
+	X(Floor) \
+	X(Gelu) \
+	X(Greater) \
+	X(GreaterOrEqual) \
+	X(HardSigmoid) \
+	X(HardSwish) \
+	X(IsInf) \
+	X(IsNaN) \
+	X(LeakyRelu) \
+	X(Less) \
+	X(LessOrEqual) \
+	X(Log) \
+	X(Max) \
+	X(Mean) \
+	X(Min) \
+	X(Mish) \
+	X(Mod) \
+	X(Mul) \
+	X(Neg) \
+	X(Not) \
+	X(Or) \
+	X(PRelu) \
+	X(Pow) \
+	X(Reciprocal) \
+	X(Relu) \
+	X(Round) \
+	X(Selu) \
+	X(Shrink) \
+	X(Sigmoid) \
+	X(Sign) \
+	X(Sin) \
+	X(Sinh) \
+	X(Softplus) \
+	X(Softsign) \
+	X(Sqrt) \
+	X(Sub) \
+	X(Sum) \
+	X(Tan) \
+	X(Tanh) \
+	X(ThresholdedRelu) \
+	X(Where) \
+	X(Xor)
 
 /* linalg.c, conv.c: MatMul, Gemm, Conv, ConvTranspose */
 #define OX_OPS_LINALG(X) \
@@ -124,8 +194,18 @@
 	X(StringNormalizer) \
 	X(StringSplit)
 
-/* control.c: If, Loop, Scan */
-#define OX_OPS_CONTROL(X)
+/* control.c: If, Loop, Scan, SequenceMap */
+#define OX_OPS_CONTROL(X) \
+	X(If) \
+	X(Loop) \
+	X(Scan) \
+	X(SequenceMap)
+
+/* rnn.c: recurrent layers */
+#define OX_OPS_RNN(X) \
+	X(GRU) \
+	X(LSTM) \
+	X(RNN)
 
 /* quant.c, resize.c, gridsample.c, einsum.c, signal.c, random.c, attention.c, loss.c,
  * misc.c: quantization, resampling, Einsum, signal processing, random generators and the

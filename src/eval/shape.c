@@ -542,6 +542,23 @@ int ox_op_Size(ox_k *k)
 	return y ? 0 : -1;
 }
 
+/* Fills y with copies of one element (zeros when elem is NULL): the copied prefix doubles
+ * each step, so a weight tensor of millions of elements takes a few dozen memcpy calls
+ * rather than one per element. */
+static void fill(ox_val *y, const void *elem)
+{
+	size_t es = ox_elem_size(y->type), total = (size_t)y->count * es;
+	if (!total)
+		return;
+	if (!elem) {
+		memset(y->data, 0, total);
+		return;
+	}
+	memcpy(y->data, elem, es);
+	for (size_t have = es; have < total; have *= 2)
+		memcpy((char *)y->data + have, y->data, have < total - have ? have : total - have);
+}
+
 int ox_op_ConstantOfShape(ox_k *k)
 {
 	int64_t dims[OX_MAX_RANK];
@@ -555,19 +572,13 @@ int ox_op_ConstantOfShape(ox_k *k)
 	const Onnx__TensorProto *t = ox_attr_tensor(k, "value");
 	if (t && !(v = ox_val_from_attr_tensor(k, t)))
 		return -1;
-	if (v && v->count != 1) {
+	if (v && (v->count != 1 || v->type == OX_STRING)) {
 		ox_val_unref(v);
-		return ox_kfail(k, "attribute 'value' must hold one element");
+		return ox_kfail(k, "attribute 'value' must hold one number or bool");
 	}
 	ox_val *y = ox_out_tensor(k, 0, v ? v->type : OX_FLOAT, (int)n, dims);
-	if (y) {
-		size_t es = ox_elem_size(y->type);
-		for (int64_t i = 0; i < y->count; i++)
-			if (v)
-				memcpy((char *)y->data + i * (int64_t)es, v->data, es);
-			else
-				((float *)y->data)[i] = 0;
-	}
+	if (y)
+		fill(y, v ? v->data : NULL);
 	int rc = y ? ox_out_own(k, y) : -1;
 	ox_val_unref(v);
 	return rc;

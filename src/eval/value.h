@@ -100,6 +100,9 @@ uint8_t ox_f32_to_f4(float f);
  * type-generic kernels, not hot loops. */
 double ox_get_f64(const ox_val *t, int64_t i);
 void ox_set_f64(ox_val *t, int64_t i, double x);
+/* Truncation toward zero, NaN to 0, saturating at the int64 range (C leaves out-of-range
+ * conversions undefined). */
+int64_t ox_f64_to_i64(double x);
 /* The same through int64, exact for 64-bit integers. */
 int64_t ox_get_i64(const ox_val *t, int64_t i);
 void ox_set_i64(ox_val *t, int64_t i, int64_t x);
