@@ -34,7 +34,7 @@ void ox_annot_push(ox_parser *P, ox_tok t)
 		size_t cap = P->capannots ? 2 * P->capannots : 16;
 		ox_tok *a = realloc(P->annots, cap * sizeof *a);
 		if (!a)
-			ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+			ox_fail_memory(P);
 		P->annots = a;
 		P->capannots = cap;
 	}
@@ -130,7 +130,7 @@ static void *decode_message(ox_parser *P, const item *it, const ox_annval *v, co
 	ProtobufCAllocator alloc = ox_arena_allocator(P->arena);
 	void *m = protobuf_c_message_unpack(d, &alloc, len, bytes);
 	if (!m)
-		ox_fail(P, &v->tok, ONNXTXT_ERR_NOMEM, "out of memory");
+		ox_fail_memory(P);
 	return m;
 }
 
@@ -308,7 +308,7 @@ static void raw(ox_parser *P, const item *it, ProtobufCMessage *m)
 	if (t->n_string_data)
 		ox_fail(P, &it->at, ONNXTXT_ERR_VALUE, "a string tensor cannot be stored as raw data");
 	if (!ox_tensor_make_raw(P->arena, t))
-		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+		ox_fail_memory(P);
 }
 
 static void node_domain(ox_parser *P, const item *it, ProtobufCMessage *m)

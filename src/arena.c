@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "onnxtxt/onnxtxt.h"
+
 #define FIRST_BLOCK 4096u
 #define MAX_BLOCK (8u << 20)
 #define BIG_BLOCK (2u << 20)
@@ -24,7 +26,28 @@ typedef struct block {
 struct ox_arena {
 	block *head;
 	size_t next_size, total;
+	size_t limit; /* of total; 0: none */
+	bool over;    /* a block was refused for the limit */
 };
+
+size_t ox_memory_base = ONNXTXT_MAX_MEMORY_BASE;
+
+size_t ox_memory_limit(size_t input_len)
+{
+	size_t k = ONNXTXT_MAX_EXPANSION;
+	return input_len > (SIZE_MAX - ox_memory_base) / k ? SIZE_MAX : input_len * k + ox_memory_base;
+}
+
+void ox_arena_set_limit(ox_arena *a, size_t limit)
+{
+	a->limit = limit;
+	a->over = false;
+}
+
+bool ox_arena_over(const ox_arena *a)
+{
+	return a->over;
+}
 
 typedef struct root_header {
 	uint64_t magic;
@@ -90,6 +113,10 @@ static block *grow(ox_arena *a, size_t size)
 		a->next_size *= 2;
 	if (size > want)
 		want = size;
+	if (a->limit && (want > a->limit || a->total > a->limit - want)) {
+		a->over = true;
+		return NULL;
+	}
 	block *b = new_block(want);
 	if (!b)
 		return NULL;

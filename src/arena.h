@@ -2,6 +2,7 @@
 #ifndef OX_ARENA_H
 #define OX_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <protobuf-c/protobuf-c.h>
@@ -17,6 +18,15 @@ void *ox_arena_memdup(ox_arena *a, const void *p, size_t n);
 /* Copies n bytes and appends a NUL. */
 char *ox_arena_strndup(ox_arena *a, const char *s, size_t n);
 size_t ox_arena_bytes(const ox_arena *a);
+/* Refuses blocks that would take the arena beyond limit bytes in all (0: no limit), so
+ * that hostile input cannot make one call take memory out of proportion to its size;
+ * ox_arena_over() then tells that apart from the system running out of memory. */
+void ox_arena_set_limit(ox_arena *a, size_t limit);
+bool ox_arena_over(const ox_arena *a);
+/* The limit for messages built from input_len bytes: ONNXTXT_MAX_EXPANSION per byte, plus
+ * ox_memory_base (ONNXTXT_MAX_MEMORY_BASE; tests lower it to reach the limit cheaply). */
+size_t ox_memory_limit(size_t input_len);
+extern size_t ox_memory_base;
 /* Frees everything but the first block, which is zeroed for reuse: an arena for one
  * short-lived thing at a time (a node being streamed) allocates nothing in steady state. */
 void ox_arena_reset(ox_arena *a);

@@ -2,6 +2,7 @@
  * path of the first problem (protobuf-c's unpack recurses without a limit and only says
  * "failed"); then protobuf-c unpacks into an arena and packs back out. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +127,8 @@ static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n,
 	while (at < n) {
 		size_t start = at;
 		uint64_t tag, len;
-		if (!varint(p, n, &at, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
+		/* protobuf-c reads tags and lengths of at most five bytes */
+		if (!varint(p, n, &at, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff || at - start > 5)
 			return fail(err, f, base + start, "malformed field tag");
 		const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, (unsigned)(tag >> 3));
 		int wt = (int)(tag & 7);
@@ -147,13 +149,17 @@ static int scan(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n,
 				return fail(err, fd ? &here : f, base + start, "truncated fixed-width value");
 			at += wt == 1 ? 8 : 4;
 			break;
-		case 2:
+		case 2: {
+			size_t len_at = at;
 			if (!varint(p, n, &at, &len) || len > n - at)
 				return fail(err, fd ? &here : f, base + start, "length runs past the end of the data");
+			if (at - len_at > 5)
+				return fail(err, fd ? &here : f, base + start, "malformed length (more than five bytes)");
 			if (fd && !scan_field(fd, p + at, (size_t)len, base + at, &here, depth, err))
 				return 0;
 			at += (size_t)len;
 			break;
+		}
 		default:
 			return fail(err, fd ? &here : f, base + start, "unsupported wire type (groups are not used by ONNX)");
 		}
@@ -169,25 +175,54 @@ int ox_binary_check(const ProtobufCMessageDescriptor *d, const void *data, size_
 	return scan(d, data, len, 0, NULL, 0, err);
 }
 
+/* protobuf-c's allocator over an arena, remembering whether an allocation failed: unpack
+ * then returns NULL, as it does for bytes it cannot read. */
+typedef struct unpack_alloc {
+	ox_arena *arena;
+	bool failed;
+} unpack_alloc;
+
+static void *unpack_alloc_fn(void *data, size_t size)
+{
+	unpack_alloc *u = data;
+	void *p = ox_arena_alloc(u->arena, size);
+	u->failed |= !p;
+	return p;
+}
+
+static void unpack_free_fn(void *data, void *p)
+{
+	(void)data;
+	(void)p;
+}
+
 void *ox_binary_unpack(const ProtobufCMessageDescriptor *d, const void *data, size_t len, OnnxError *err)
 {
 	if (!ox_binary_check(d, data, len, err))
 		return NULL;
-	ox_arena *a = ox_arena_new();
-	if (!a) {
+	unpack_alloc u = {ox_arena_new(), false};
+	if (!u.arena) {
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	ProtobufCAllocator alloc = ox_arena_allocator(a);
+	ox_arena_set_limit(u.arena, ox_memory_limit(len));
+	ProtobufCAllocator alloc = {.alloc = unpack_alloc_fn, .free = unpack_free_fn, .allocator_data = &u};
 	ProtobufCMessage *m = protobuf_c_message_unpack(d, &alloc, len, data);
-	void *root = m ? ox_arena_root(a, d->sizeof_message) : NULL;
+	void *root = m ? ox_arena_root(u.arena, d->sizeof_message) : NULL;
 	if (!root) {
-		ox_arena_free(a);
-		/* the scan accepted the bytes, so protobuf-c can only have run out of memory */
-		ox_error_set(err, m ? ONNXTXT_ERR_NOMEM : ONNXTXT_ERR_BINARY,
-			     m ? "out of memory" : "protobuf-c could not unpack the data");
+		bool nomem = !m ? u.failed : true, over = ox_arena_over(u.arena);
+		ox_arena_free(u.arena);
+		if (over)
+			ox_error_set(err, ONNXTXT_ERR_LIMIT,
+				     "the model would take more than %zu MiB of memory (%d bytes per byte of input, plus "
+				     "%u MiB)",
+				     ox_memory_limit(len) >> 20, ONNXTXT_MAX_EXPANSION, (unsigned)(ox_memory_base >> 20));
+		else
+			ox_error_set(err, nomem ? ONNXTXT_ERR_NOMEM : ONNXTXT_ERR_BINARY,
+				     nomem ? "out of memory" : "protobuf-c could not unpack the data");
 		return NULL;
 	}
+	ox_arena_set_limit(u.arena, 0); /* the limit was for unpacking */
 	memcpy(root, m, d->sizeof_message); /* nothing points at the top-level struct */
 	return root;
 }

@@ -13,7 +13,7 @@ void *ox_alloc(ox_parser *P, size_t size)
 {
 	void *p = ox_arena_alloc(P->arena, size);
 	if (!p)
-		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+		ox_fail_memory(P);
 	return p;
 }
 
@@ -37,7 +37,7 @@ static void reserve(ox_parser *P, size_t more)
 		cap *= 2;
 	ox_slot *s = realloc(P->stack, cap * sizeof *s);
 	if (!s)
-		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+		ox_fail_memory(P);
 	P->stack = s;
 	P->cap = cap;
 }
@@ -333,7 +333,7 @@ void ox_nodes_add(ox_parser *P, Onnx__NodeProto *n)
 		return;
 	}
 	if (!ox_sink_node(P->sink, n))
-		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+		ox_fail_memory(P);
 	ox_arena_reset(P->node_arena);
 }
 

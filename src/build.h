@@ -132,6 +132,8 @@ ProtobufCBinaryData ox_bytes(ox_parser *P, ox_tok t);
 _Noreturn void ox_fail(ox_parser *P, const ox_tok *at, OnnxStatus code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 _Noreturn void ox_fail_depth(ox_parser *P);
+/* Out of memory, or the arena's limit for this input (ONNXTXT_ERR_LIMIT) was reached. */
+_Noreturn void ox_fail_memory(ox_parser *P);
 /* The grammar met a token it cannot shift: records it and fails; the driver then writes
  * the message (ox_syntax_message) from a replay that knows what was expected. Inside an
  * annotation block the message is written at once, from the parser's current state. */

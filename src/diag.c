@@ -75,6 +75,16 @@ void ox_fail(ox_parser *P, const ox_tok *at, OnnxStatus code, const char *fmt, .
 	fail_at(P, at, code, msg);
 }
 
+void ox_fail_memory(ox_parser *P)
+{
+	bool over = ox_arena_over(P->model_arena) || (P->node_arena && ox_arena_over(P->node_arena));
+	if (!over)
+		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+	ox_fail(P, &P->cur, ONNXTXT_ERR_LIMIT,
+		"the model would take more than %zu MiB of memory (%d bytes per byte of text, plus %u MiB)",
+		ox_memory_limit(P->len) >> 20, ONNXTXT_MAX_EXPANSION, (unsigned)(ox_memory_base >> 20));
+}
+
 void ox_fail_depth(ox_parser *P)
 {
 	ox_fail(P, &P->cur, ONNXTXT_ERR_LIMIT, "nesting too deep: more than %d levels of brackets",

@@ -90,7 +90,7 @@ static void put_quoted(ox_out *o, const char *s)
 static char *brief(dot *d, const void *msg, size_t width)
 {
 	ox_out s;
-	ox_out_init(&s, NULL, ONNXTXT_PRINT_NO_ANNOTATIONS);
+	ox_out_init(&s, NULL, ONNXTXT_PRINT_NO_ANNOTATIONS, &d->nomem);
 	s.limit = 4 * width; /* long lists stop printing there */
 	ox_print_message(&s, msg);
 	size_t n = 0, chars = 0;
@@ -397,9 +397,9 @@ OnnxStatus OnnxPrinter_Dot(const Onnx__ModelProto *model, FILE *f, OnnxError *er
 		return err->code;
 	}
 	ox_out o;
-	ox_out_init(&o, f, 0);
 	dot d = {.o = &o};
-	ox_out_init(&d.edges, NULL, 0);
+	ox_out_init(&o, f, 0, &d.nomem);
+	ox_out_init(&d.edges, NULL, 0, &d.nomem);
 	const Onnx__GraphProto *g = model->graph;
 	ox_puts(&o, "digraph ");
 	put_quoted(&o, g && g->name ? g->name : "model");

@@ -91,26 +91,45 @@ static bool inside(const char *real_dir, const char *real)
 	return strncmp(real, real_dir, n) == 0 && (real[n] == '/' || real[n] == '\0' || strcmp(real_dir, "/") == 0);
 }
 
-/* Whether path, with symbolic links resolved, stays inside real_dir. A file that does not
- * exist yet counts by its directory; a link that leads nowhere never does. */
-static bool stays_inside(const char *real_dir, const char *path)
+/* Whether path, with symbolic links resolved, stays inside real_dir: 1 inside, 0 not, -1
+ * out of memory. A file that does not exist yet counts by its directory; a link that leads
+ * nowhere never does. */
+static int stays_inside(const char *real_dir, const char *path)
 {
 	char real[PATH_MAX];
 	struct stat st;
 	if (realpath(path, real))
 		return inside(real_dir, real);
 	if (lstat(path, &st) == 0) /* there, but not resolvable: a dangling or looping link */
-		return false;
+		return 0;
 	char *parent = strdup(path), *slash = parent ? strrchr(parent, '/') : NULL;
+	if (!parent)
+		return -1;
 	if (!slash) {
 		free(parent);
-		return false;
+		return 0;
 	}
 	*slash = '\0';
 	/* a missing directory is left to fail when the file is opened */
-	bool ok = !realpath(parent, real) ? errno == ENOENT : inside(real_dir, real);
+	int ok = !realpath(parent, real) ? errno == ENOENT : inside(real_dir, real);
 	free(parent);
 	return ok;
+}
+
+/* The file a location names, relative to dir unless absolute, with no check of where it
+ * leads: for ONNXTXT_EXTERNAL_ANY_PATH. */
+static char *resolve_anywhere(const char *dir, const char *loc, OnnxError *err)
+{
+	char *path = NULL;
+	if (!loc || !*loc) {
+		ox_error_set(err, ONNXTXT_ERR_VALUE, "external data location is empty");
+		return NULL;
+	}
+	if (loc[0] == '/' ? !(path = strdup(loc)) : asprintf(&path, "%s/%s", dir, loc) < 0) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	return path;
 }
 
 /* The file a location names, after checking that, symbolic links resolved, it does not
@@ -133,7 +152,13 @@ static char *resolve(const char *dir, const char *loc, OnnxError *err)
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	if (!stays_inside(real_dir, path)) {
+	int in = stays_inside(real_dir, path);
+	if (in < 0) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		free(path);
+		return NULL;
+	}
+	if (!in) {
 		ox_error_set(err, ONNXTXT_ERR_VALUE,
 			     "external data location \"%s\" leads outside the model's directory (through a symbolic link)",
 			     loc);
@@ -160,6 +185,7 @@ typedef struct moved {
 } moved;
 
 typedef struct externalize_job {
+	OnnxError *err;
 	Onnx__ModelProto *m;
 	ox_arena *arena;
 	size_t threshold;
@@ -187,6 +213,14 @@ static bool movable(const Onnx__TensorProto *t, size_t threshold)
 	return !external && !t->n_string_data && t->data_type != DT(STRING) && raw_size(t) >= threshold;
 }
 
+/* Records an out-of-memory error and returns 0, so that the write that failed reports it
+ * rather than an I/O error. */
+static int out_of_memory(OnnxError *err)
+{
+	ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
 /* Writes a large tensor's little-endian bytes to the data file and remembers where. */
 static int write_one(Onnx__TensorProto *t, void *ctx)
 {
@@ -196,12 +230,12 @@ static int write_one(Onnx__TensorProto *t, void *ctx)
 	/* the bytes come from a copy: the tensor changes only once the whole file is written */
 	Onnx__TensorProto raw = *t;
 	if (!ox_tensor_make_raw(job->arena, &raw))
-		return 0;
+		return out_of_memory(job->err);
 	if (job->n == job->cap) {
 		size_t cap = job->cap ? 2 * job->cap : 64;
 		moved *l = realloc(job->list, cap * sizeof *l);
 		if (!l)
-			return 0;
+			return out_of_memory(job->err);
 		job->list = l;
 		job->cap = cap;
 	}
@@ -219,7 +253,7 @@ static int any_movable(Onnx__TensorProto *t, void *ctx)
 static int write_data_file(FILE *f, void *ctx, OnnxError *err)
 {
 	externalize_job *job = ctx;
-	(void)err;
+	job->err = err;
 	job->f = f;
 	return each_tensor(job->m, write_one, job);
 }
@@ -267,13 +301,16 @@ static bool same_file(const struct stat *a, const struct stat *b)
 }
 
 /* path with its directory resolved ("/real/dir/name"), or NULL when the directory cannot
- * be: a name for the file that links in the directory part cannot disguise. */
-static char *resolved_name(const char *path)
+ * be: a name for the file that links in the directory part cannot disguise. *nomem is set
+ * when memory ran out. */
+static char *resolved_name(const char *path, bool *nomem)
 {
 	char *dir = dir_of(path), real[PATH_MAX], *full = NULL;
 	const char *slash = strrchr(path, '/');
-	if (dir && realpath(dir, real) && asprintf(&full, "%s/%s", real, slash ? slash + 1 : path) < 0)
+	if (!dir || (realpath(dir, real) && asprintf(&full, "%s/%s", real, slash ? slash + 1 : path) < 0)) {
 		full = NULL;
+		*nomem = true;
+	}
 	free(dir);
 	return full;
 }
@@ -318,11 +355,15 @@ OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *m, const char *model_path
 		free(dir);
 		return err->code ? err->code : (ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory"), err->code);
 	}
-	externalize_job job = {m, a, threshold ? threshold : 1, NULL, 0, 0, 0, NULL};
+	externalize_job job = {err, m, a, threshold ? threshold : 1, NULL, 0, 0, 0, NULL};
 	struct stat data;
 	used_job used = {&data, dir, location};
-	char *model_name = model_path ? resolved_name(model_path) : NULL, *data_name = resolved_name(path);
-	if (model_name && data_name && strcmp(model_name, data_name) == 0)
+	bool nomem = false;
+	char *model_name = model_path ? resolved_name(model_path, &nomem) : NULL,
+	     *data_name = resolved_name(path, &nomem);
+	if (nomem)
+		out_of_memory(err);
+	else if (model_name && data_name && strcmp(model_name, data_name) == 0)
 		ox_error_set(err, ONNXTXT_ERR_VALUE, "external data location \"%s\" is the model file itself", location);
 	else if (stat(path, &data) == 0 && !each_tensor(m, not_in_file, &used))
 		ox_error_set(err, ONNXTXT_ERR_VALUE,
@@ -348,6 +389,7 @@ OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *m, const char *model_path
 typedef struct embed_job {
 	ox_arena *arena;
 	const char *dir;
+	unsigned flags;
 	OnnxError *err;
 } embed_job;
 
@@ -397,11 +439,12 @@ static int read_range(const char *path, uint64_t offset, uint64_t *length, bool 
 	*data = ox_arena_alloc(a, *length ? *length : 1);
 	errno = 0;
 	int ok = *data && fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(*data, 1, *length, f) == *length;
-	if (!ok) {
+	if (!ok && !*data) {
+		out_of_memory(err);
+	} else if (!ok) {
 		int e = errno ? errno : EIO;
-		ox_error_set(err, *data ? ONNXTXT_ERR_IO : ONNXTXT_ERR_NOMEM, "external data of '%s': cannot read %s: %s",
-			     tensor, path, strerror(e));
-		err->sys_errno = *data ? e : 0;
+		ox_error_set(err, ONNXTXT_ERR_IO, "external data of '%s': cannot read %s: %s", tensor, path, strerror(e));
+		err->sys_errno = e;
 	}
 	fclose(f);
 	return ok;
@@ -442,7 +485,8 @@ static int embed_one(Onnx__TensorProto *t, void *ctx)
 			     name);
 		return 0;
 	}
-	char *path = resolve(job->dir, loc, job->err);
+	char *path = job->flags & ONNXTXT_EXTERNAL_ANY_PATH ? resolve_anywhere(job->dir, loc, job->err)
+							     : resolve(job->dir, loc, job->err);
 	void *data;
 	int ok = path && read_range(path, offset, &length, !len, &data, job->arena, job->err, name);
 	free(path);
@@ -463,23 +507,29 @@ static int embed_one(Onnx__TensorProto *t, void *ctx)
 	return 1;
 }
 
-OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *m, const char *model_path, OnnxError *err)
+OnnxStatus OnnxModel_EmbedExternalDataWith(Onnx__ModelProto *m, const char *model_path, unsigned flags,
+					   OnnxError *err)
 {
 	OnnxError local;
 	if (!err)
 		err = &local;
 	memset(err, 0, sizeof *err);
 	ox_arena *a = m ? ox_root_arena(m) : NULL;
-	if (!a) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: a model from onnxtxt is needed");
+	if (!a || (flags & ~ONNXTXT_EXTERNAL_ANY_PATH)) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s", a ? "unknown flags" : "a model from onnxtxt is needed");
 		return err->code;
 	}
 	char *dir = dir_of(model_path);
-	embed_job job = {a, dir, err};
+	embed_job job = {a, dir, flags, err};
 	if (!dir)
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 	else
 		each_tensor(m, embed_one, &job);
 	free(dir);
 	return err->code;
+}
+
+OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *m, const char *model_path, OnnxError *err)
+{
+	return OnnxModel_EmbedExternalDataWith(m, model_path, 0, err);
 }

@@ -146,6 +146,10 @@ static OnnxStatus replace(const char *path, const char *target, const char *dir,
 			  ox_writer *write_fn, void *ctx, OnnxError *err)
 {
 	int fd = create_temp(dir, tmp);
+	if (fd < 0 && !*tmp) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return err->code;
+	}
 	if (fd < 0)
 		return io_error(err, "cannot create a temporary file for", path);
 	if (old) {

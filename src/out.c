@@ -12,7 +12,7 @@
 
 #define FLUSH_AT (1u << 20)
 
-void ox_out_init(ox_out *o, FILE *f, unsigned flags)
+void ox_out_init(ox_out *o, FILE *f, unsigned flags, bool *nomem)
 {
 	/* field by field: scratch buffers are made for every node, and breaks[] is only
 	 * read below nbreaks */
@@ -20,6 +20,7 @@ void ox_out_init(ox_out *o, FILE *f, unsigned flags)
 	o->len = o->cap = o->flushed = o->line = o->limit = 0;
 	o->f = f;
 	o->failed = false;
+	o->nomem = nomem;
 	o->flags = flags;
 	o->indent = 0;
 	o->last.open = false;
@@ -64,7 +65,7 @@ bool ox_out_reserve(ox_out *o, size_t n)
 	size_t cap = o->cap ? o->cap : 4096;
 	while (cap - o->len < n) {
 		if (cap > SIZE_MAX / 2) {
-			o->failed = true;
+			o->failed = *o->nomem = true;
 			return false;
 		}
 		cap *= 2;
@@ -73,7 +74,7 @@ bool ox_out_reserve(ox_out *o, size_t n)
 		cap = o->limit; /* so that every write past it comes here */
 	char *b = realloc(o->buf, cap);
 	if (!b) {
-		o->failed = true;
+		o->failed = *o->nomem = true;
 		return false;
 	}
 	o->buf = b;
@@ -315,7 +316,7 @@ void ox_note_message(ox_out *o, const void *message)
 	size_t n = protobuf_c_message_get_packed_size(message);
 	unsigned char *bytes = malloc(n ? n : 1);
 	if (!bytes) {
-		o->failed = true;
+		o->failed = *o->nomem = true;
 		return;
 	}
 	protobuf_c_message_pack(message, bytes);

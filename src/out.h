@@ -23,6 +23,7 @@ typedef struct ox_out {
 	size_t len, cap;
 	FILE *f;      /* flushed to when len passes a threshold; NULL keeps everything */
 	bool failed;  /* out of memory or a write error */
+	bool *nomem;  /* set when memory ran out, shared with every scratch buffer of one print */
 	unsigned flags; /* ONNXTXT_PRINT_* */
 	int indent;   /* spaces at the start of a new line */
 	size_t flushed; /* bytes already written to f */
@@ -37,7 +38,9 @@ typedef struct ox_out {
 /* Lines are filled up to this many columns. */
 #define OX_WIDTH 100
 
-void ox_out_init(ox_out *o, FILE *f, unsigned flags);
+/* nomem: the print's out-of-memory flag; scratch buffers pass their parent's, so that a
+ * measurement that ran out of memory cannot pass for one that found no notes or no room. */
+void ox_out_init(ox_out *o, FILE *f, unsigned flags, bool *nomem);
 void ox_out_free(ox_out *o);
 /* Makes room for n more bytes; false when that failed (o->failed is set). */
 bool ox_out_reserve(ox_out *o, size_t n);

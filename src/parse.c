@@ -240,7 +240,7 @@ void ox_parse_nested(ox_parser *P, int entry, const char *text, size_t len)
 {
 	void *lemon = P->nested = ox_lemonAlloc(malloc, P);
 	if (!lemon)
-		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+		ox_fail_memory(P);
 	ox_tok prev = P->prev, cur = P->cur;
 	int depth = P->depth;
 	ox_lexer L;
@@ -274,6 +274,16 @@ static int guarded(ox_parser *P, void *lemon, int entry, const char *stop)
 	return 1;
 }
 
+/* Fills the error for an allocation that failed outside the grammar's actions: out of
+ * memory, or the input's limit (kept apart from run() for the same reason as guarded()). */
+static void record_memory_error(ox_parser *P)
+{
+	jmp_buf fail;
+	P->fail = &fail;
+	if (!setjmp(fail))
+		ox_fail_memory(P);
+}
+
 /* Rewrites a syntax error with what the grammar expected, from a replay that stops just
  * before the offending token (the failed parse already reduced past that state). */
 static void explain_syntax_error(ox_parser *P, int entry)
@@ -285,8 +295,10 @@ static void explain_syntax_error(ox_parser *P, int entry)
 	P->prev.p = NULL;
 	P->prev.n = 0;
 	void *lemon = ox_lemonAlloc(malloc, P);
-	if (!lemon)
+	if (!lemon) { /* a bare "syntax error" would hide the real cause */
+		ox_error_set(P->err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return;
+	}
 	const char *stop = major ? found.p : P->src + P->len;
 	if (guarded(P, lemon, entry, stop)) {
 		unsigned char ok[128] = {0};
@@ -323,14 +335,20 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, ox_si
 	P.arena = P.model_arena = ox_arena_new();
 	P.node_arena = sink ? ox_arena_new() : NULL;
 	void *lemon = P.arena && (!sink || P.node_arena) ? ox_lemonAlloc(malloc, &P) : NULL;
+	if (lemon) {
+		ox_arena_set_limit(P.model_arena, ox_memory_limit(len));
+		if (P.node_arena)
+			ox_arena_set_limit(P.node_arena, ox_memory_limit(len));
+	}
 	if (lemon && guarded(&P, lemon, entry, NULL)) {
 		const ProtobufCMessage *r = P.result;
 		void *root = ox_arena_root(P.model_arena, r->descriptor->sizeof_message);
 		if (root) {
 			memcpy(root, r, r->descriptor->sizeof_message);
+			ox_arena_set_limit(P.model_arena, 0); /* the limit was for building from the text */
 			*out = root;
 		} else {
-			ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+			record_memory_error(&P);
 		}
 	} else if (!lemon) {
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");

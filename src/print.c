@@ -167,7 +167,7 @@ static void note_unknown(ox_out *o, const char *path, const ProtobufCMessage *m)
 		len += 5 + m->unknown_fields[i].len;
 	unsigned char *b = malloc(len), *p = b;
 	if (!b) {
-		o->failed = true;
+		o->failed = *o->nomem = true;
 		return;
 	}
 	for (unsigned i = 0; i < m->n_unknown_fields; i++) {
@@ -221,7 +221,7 @@ static void note_proto(ox_out *o, const void *m)
 typedef void notes_fn(ox_out *o, const void *elem, const void *extra);
 static bool collect(ox_out *scratch, const ox_out *o, notes_fn *notes, const void *elem, const void *extra)
 {
-	ox_out_init(scratch, NULL, o->flags);
+	ox_out_init(scratch, NULL, o->flags, o->nomem);
 	scratch->indent = o->indent;
 	if (notes_on(o))
 		notes(scratch, elem, extra);
@@ -801,7 +801,7 @@ static bool attrs_multiline(const ox_out *o, size_t nnames, char *const *names, 
 	if (column + 2 >= OX_WIDTH)
 		return column - tail + 2 < OX_WIDTH; /* only a long tail: its line breaks anyway */
 	ox_out line;
-	ox_out_init(&line, NULL, o->flags);
+	ox_out_init(&line, NULL, o->flags, o->nomem);
 	line.limit = OX_WIDTH - column;
 	print_attrs(&line, nnames, names, n, attrs, false);
 	bool fits = !line.failed && !memchr(line.buf, '\n', line.len);
@@ -962,7 +962,7 @@ static void graph_notes(ox_out *o, const void *elem, const void *extra)
 static void print_vi_list(ox_out *o, char open, char close, size_t n, Onnx__ValueInfoProto *const *vis)
 {
 	ox_out line;
-	ox_out_init(&line, NULL, o->flags);
+	ox_out_init(&line, NULL, o->flags, o->nomem);
 	bool multiline = false;
 	for (size_t i = 0; i < n && !multiline; i++) {
 		ox_out notes;
@@ -1371,9 +1371,12 @@ static OnnxStatus print_into(ox_out *o, const void *message, OnnxError *err)
 	o->nbreaks = 0; /* printing is over: no line breaks anywhere any more, all goes out */
 	o->last.open = false;
 	ox_out_flush(o);
+	if (*o->nomem) {
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return err->code;
+	}
 	if (o->failed) {
-		ox_error_set(err, o->f ? ONNXTXT_ERR_IO : ONNXTXT_ERR_NOMEM, "%s",
-			     o->f ? "cannot write the text" : "out of memory");
+		ox_error_set(err, ONNXTXT_ERR_IO, "cannot write the text");
 		return err->code;
 	}
 	return ONNXTXT_OK;
@@ -1390,7 +1393,8 @@ OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, char **text, s
 		return err->code;
 	}
 	ox_out o;
-	ox_out_init(&o, NULL, flags);
+	bool nomem = false;
+	ox_out_init(&o, NULL, flags, &nomem);
 	OnnxStatus st = print_into(&o, message, err);
 	if (st == ONNXTXT_OK)
 		ox_putc(&o, '\0');
@@ -1420,7 +1424,8 @@ OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxE
 		return err->code;
 	}
 	ox_out o;
-	ox_out_init(&o, f, flags);
+	bool nomem = false;
+	ox_out_init(&o, f, flags, &nomem);
 	OnnxStatus st = print_into(&o, message, err);
 	ox_out_free(&o);
 	return st;

@@ -137,7 +137,7 @@ static void *next_slot(ox_parser *P)
 		size_t cap = td->cap ? td->cap * 2 : 4096;
 		void *buf = realloc(td->buf, cap);
 		if (!buf)
-			ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+			ox_fail_memory(P);
 		td->buf = buf;
 		td->cap = cap;
 	}
@@ -285,7 +285,7 @@ void ox_tdata_close(ox_parser *P, ox_tok brace)
 		n = pack_subbyte(td->buf, n, bits);
 	void *data = n ? ox_arena_memdup(P->arena, td->buf, n * td->elem_size) : NULL;
 	if (n && !data)
-		ox_fail(P, NULL, ONNXTXT_ERR_NOMEM, "out of memory");
+		ox_fail_memory(P);
 	switch (field_of(t->data_type)) {
 	case F_INT32: t->n_int32_data = n; t->int32_data = data; break;
 	case F_INT64: t->n_int64_data = n; t->int64_data = data; break;

@@ -629,6 +629,17 @@ START_TEST(varints_longer_than_ten_bytes)
 	b_raw(&b, "\x80\x80\x80", 3);
 	expect_error(&b, "ir_version: malformed varint (at byte 0)", 0);
 	free(b.p);
+	/* tags and lengths: at most five bytes, as protobuf-c reads them (a longer, padded
+	 * encoding of a small number is refused by the scan, with its path) */
+	b = (bytes){0};
+	b_int(&b, MODEL_IR_VERSION, 8);
+	b_raw(&b, "\x88\x80\x80\x80\x80\x00\x08", 7);
+	expect_error(&b, "malformed field tag (at byte 2)", 2);
+	free(b.p);
+	b = (bytes){0};
+	b_raw(&b, "\x12\x81\x80\x80\x80\x80\x00" "a", 8);
+	expect_error(&b, "producer_name: malformed length (more than five bytes) (at byte 0)", 0);
+	free(b.p);
 	/* ten bytes is the longest valid varint: -1 as int64 */
 	b = (bytes){0};
 	b_tag(&b, MODEL_IR_VERSION, 0);

@@ -1079,6 +1079,34 @@ START_TEST(refuses_a_linked_directory_leading_outside)
 }
 END_TEST
 
+/* ONNXTXT_EXTERNAL_ANY_PATH: absolute locations, ".." and links leading outside are followed
+ * (by embedding only), and the data read is the file's; unknown flags are refused. */
+START_TEST(any_path_flag_allows_locations_outside)
+{
+	write_bytes(at("outside/w.bin"), FLOATS_1234, 16);
+	ck_assert_int_eq(symlink(at("outside"), at("models/out")), 0);
+	char abs[4400];
+	snprintf(abs, sizeof abs, "%s", at("outside/w.bin"));
+	const char *const locs[] = {abs, "../outside/w.bin", "out/w.bin"};
+	for (size_t i = 0; i < sizeof locs / sizeof *locs; i++) {
+		expect_embed_refused(locs[i]);
+		char pairs[4600];
+		snprintf(pairs, sizeof pairs, "\"location\": \"%s\", \"offset\": \"0\", \"length\": \"16\"", locs[i]);
+		Onnx__ModelProto *m = ext_model(pairs);
+		OnnxError e;
+		OnnxStatus st = OnnxModel_EmbedExternalDataWith(m, at("models/model.onnx"), ONNXTXT_EXTERNAL_ANY_PATH, &e);
+		ck_assert_msg(st == ONNXTXT_OK, "embed from \"%s\" with ONNXTXT_EXTERNAL_ANY_PATH: %s", locs[i], e.message);
+		Onnx__TensorProto *t = tensor_named(m, "w");
+		ck_assert(t && !is_external(t) && t->raw_data.len == 16 && !memcmp(t->raw_data.data, FLOATS_1234, 16));
+		OnnxProto_Free(m);
+	}
+	Onnx__ModelProto *m = ext_model("\"location\": \"w.bin\"");
+	OnnxError e;
+	ck_assert_int_eq(OnnxModel_EmbedExternalDataWith(m, at("models/model.onnx"), 0x80, &e), ONNXTXT_ERR_ARG);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 /* A link that leads nowhere (to a file that would be created outside) is refused. */
 START_TEST(refuses_a_dangling_link_leading_outside)
 {
@@ -1569,6 +1597,7 @@ int main(void)
 	tcase_add_test(tc, refuses_absolute_locations);
 	tcase_add_test(tc, refuses_a_linked_directory_leading_outside);
 	tcase_add_test(tc, refuses_a_dangling_link_leading_outside);
+	tcase_add_test(tc, any_path_flag_allows_locations_outside);
 	tcase_add_test(tc, refuses_a_data_file_linked_outside);
 	tcase_add_test(tc, accepts_links_that_stay_inside);
 	tcase_add_test(tc, model_directory_behind_a_link);

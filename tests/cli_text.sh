@@ -362,6 +362,20 @@ external_data() {
 		'[ "$status" -ge 1 ] && [ "$status" -le 3 ]'
 	check "$label: the refusal of the absolute location names it and writes nothing" \
 		'has err.txt "outside/$label-w.bin" && [ ! -e "$label-emb/back.onnx" ] && empty out.txt'
+	# --allow-external-outside follows both, and gives back the original bytes
+	for m in m abs; do
+		[ $m = m ] && what="the link to outside" || what="the absolute location"
+		if run 0 "$label: --allow-external-outside embeds through $what" \
+			to-binary --embed-external-data --allow-external-outside "$label-emb/$m.txt" -o "$label-emb/back.onnx"; then
+			check "$label: embedding through $what gives back the original bytes" \
+				'same "$label-emb/back.onnx" "$model"'
+		fi
+		rm -f "$label-emb/back.onnx"
+	done
+	if run 2 "$label: --allow-external-outside without --embed-external-data is a usage error" \
+		to-binary --allow-external-outside "$label-emb/m.txt" -o "$label-emb/back.onnx"; then
+		check "$label: the usage error names the missing option" 'has err.txt "needs --embed-external-data"'
+	fi
 	mkdir "$label-miss"
 	cp "$label-o/sub/m.txt" "$label-miss/m.txt"
 	if run 3 "$label: embedding a missing data file exits 3" \

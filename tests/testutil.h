@@ -16,7 +16,14 @@ const char *tu_path(const char *root, const char *rel);
 char *tu_read(const char *path, size_t *len);
 /* Sorted names of the regular files in dir ending with suffix; NULL-terminated, malloc'd. */
 char **tu_list(const char *dir, const char *suffix);
-/* Every model.onnx below dir, recursively, sorted. */
+/* Whether the suite runs under a slow checker such as valgrind (ONNXTXT_SLOW is set, as the
+ * valgrind test setup does): loops then run fewer rounds and time limits relax. */
+int tu_slow(void);
+/* n rounds of a loop, or a twentieth of them (at least one) when tu_slow(). */
+int tu_rounds(int n);
+
+/* Every model.onnx below dir, recursively, sorted; when tu_slow(), only those of at most
+ * 256 KiB (valgrind would take minutes on each of the large ones). */
 char **tu_find(const char *dir, const char *name);
 void tu_free_list(char **list);
 

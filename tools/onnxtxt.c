@@ -13,7 +13,10 @@
 #include "cli.h"
 
 /* Long options without a short form. */
-enum { OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED, OPT_DROP_COMMENTS };
+enum {
+	OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED,
+	OPT_DROP_COMMENTS, OPT_ANY_PATH
+};
 
 /* Writes bytes to standard output, or atomically to a file. */
 static int write_binary(const Onnx__ModelProto *m, const char *out)
@@ -91,7 +94,7 @@ int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
 }
 
 static const char to_binary_help[] =
-	"Usage: onnxtxt to-binary [-o OUT] IN\n"
+	"Usage: onnxtxt to-binary [-o OUT] [--embed-external-data [--allow-external-outside]] IN\n"
 	"Convert a model in the ONNX textual syntax to a binary .onnx file (a binary input,\n"
 	"detected from the content, is rewritten as protobuf-c packs it).\n"
 	"\n"
@@ -100,7 +103,10 @@ static const char to_binary_help[] =
 	"                written atomically, so it is never left truncated\n"
 	"  --embed-external-data\n"
 	"                read tensors kept in external data files (relative to IN) into the\n"
-	"                model itself\n"
+	"                model itself; their locations must stay inside IN's directory\n"
+	"  --allow-external-outside\n"
+	"                also follow absolute locations, '..' and links leading out of IN's\n"
+	"                directory (only for models you trust)\n"
 	CLI_COMMON_HELP
 	"\n"
 	"Exit status: 0 converted, 1 the model is invalid, 2 usage error, 3 file error.\n";
@@ -109,16 +115,20 @@ static int cmd_to_binary(int argc, char **argv)
 {
 	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
 					     {"embed-external-data", no_argument, NULL, OPT_EMBED},
+					     {"allow-external-outside", no_argument, NULL, OPT_ANY_PATH},
 					     {"help", no_argument, NULL, 'h'},
 					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
 	const char *out = NULL;
 	int c, r, embed = 0;
+	unsigned embed_flags = 0;
 	while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
 		if (c == 'o')
 			out = optarg;
 		else if (c == OPT_EMBED)
 			embed = 1;
+		else if (c == OPT_ANY_PATH)
+			embed_flags |= ONNXTXT_EXTERNAL_ANY_PATH;
 		else if (c == 'h')
 			return fputs(to_binary_help, stdout), EXIT_OK;
 		else if ((r = cli_common_option(c, optarg)) != 0) {
@@ -130,6 +140,8 @@ static int cmd_to_binary(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_error("to-binary: expected exactly one input file");
+	if (embed_flags && !embed)
+		return usage_error("to-binary: --allow-external-outside needs --embed-external-data");
 	const char *in = argv[optind];
 	int to_stdout = !out || strcmp(out, "-") == 0;
 	if (to_stdout && isatty(STDOUT_FILENO)) {
@@ -158,7 +170,7 @@ static int cmd_to_binary(int argc, char **argv)
 	Onnx__ModelProto *m;
 	rc = decode_model(in, text, len, &m);
 	if (rc == EXIT_OK && embed &&
-	    OnnxModel_EmbedExternalData(m, strcmp(in, "-") ? in : NULL, &err) != ONNXTXT_OK) {
+	    OnnxModel_EmbedExternalDataWith(m, strcmp(in, "-") ? in : NULL, embed_flags, &err) != ONNXTXT_OK) {
 		fail("%s", err.message);
 		rc = exit_for(err.code);
 	}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite: sets up, builds and runs every test under meson (unit suites,
 # corpus loops, interop with the official onnx package, CLI, install), then the same
-# suites again in an ASan+UBSan build. Ends with "N passed, N failed".
+# suites again in an ASan+UBSan build, the C suites under valgrind, and each libFuzzer
+# harness for FUZZ_SECONDS (default 20) under ASan+UBSan. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 tools/setup.sh || exit 1
@@ -23,5 +24,13 @@ else
 	status=1
 fi
 
-python3 tools/testsummary.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json || status=1
+# valgrind memcheck over the Check suites and fuzz replays of build/ (errors and leaks fail)
+meson test -C build --setup valgrind --suite check --print-errorlogs --num-processes 2 \
+	>build/valgrind-output.txt 2>&1 || status=1
+tail -n 8 build/valgrind-output.txt
+
+tools/fuzz/run.sh "${FUZZ_SECONDS:-20}" || status=1
+
+python3 tools/testsummary.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
+	build/meson-logs/testlog-valgrind.json build-fuzz/testlog.json || status=1
 exit $status

@@ -53,6 +53,12 @@ extern "C" {
 #define ONNXTXT_MAX_DEPTH 64           /* nested brackets in text */
 #define ONNXTXT_MAX_MESSAGE_DEPTH 192  /* nested messages in binary */
 #define ONNXTXT_MAX_TEXT 0xffffffffu   /* bytes of text in one call */
+/* The messages one call builds from its input (text or binary) may take at most
+ * ONNXTXT_MAX_EXPANSION bytes of memory per byte of input, plus ONNXTXT_MAX_MEMORY_BASE.
+ * Real models need a few (raw tensor data one, a typical node ten or so); input made of
+ * empty messages would need hundreds, and is refused with ONNXTXT_ERR_LIMIT instead. */
+#define ONNXTXT_MAX_EXPANSION 64
+#define ONNXTXT_MAX_MEMORY_BASE (64u << 20)
 #define ONNXTXT_STR(x) ONNXTXT_STR_(x)
 #define ONNXTXT_STR_(x) #x
 
@@ -137,6 +143,13 @@ ONNXTXT_API OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *model, const 
  * the file's real size. */
 ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *model, const char *model_path,
 						   OnnxError *err);
+/* The same, with flags. ONNXTXT_EXTERNAL_ANY_PATH lifts the restriction on locations:
+ * absolute paths, ".." and links leading out of the model's directory are then followed
+ * (relative locations still start from that directory). Only for models you trust: a
+ * hostile model could otherwise read any file the process can. */
+#define ONNXTXT_EXTERNAL_ANY_PATH 0x1u
+ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalDataWith(Onnx__ModelProto *model, const char *model_path,
+						       unsigned flags, OnnxError *err);
 
 /* ---- structural check ----------------------------------------------------------------------
  * Checks a model as the ONNX checker (onnx.checker.check_model) does, without shape

@@ -81,7 +81,7 @@ OnnxStatus OnnxValue_FromProto(const void *message, OnnxValue **out, OnnxError *
 		    : d == &onnx__optional_proto__descriptor ? ox_val_from_optional_proto(message, err->message)
 							     : NULL;
 	if (!v) {
-		err->code = ONNXTXT_ERR_VALUE;
+		err->code = ox_convert_status(err->message, ONNXTXT_ERR_VALUE);
 		if (!err->message[0])
 			snprintf(err->message, sizeof err->message, "a value is a TensorProto, SequenceProto or OptionalProto");
 		return err->code;

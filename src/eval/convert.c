@@ -73,6 +73,8 @@ static bool set_typed(ox_val *v, const Onnx__TensorProto *t, char *msg)
 			 have, (long long)need);
 		return false;
 	}
+	if (have == 0)
+		return true; /* empty: the typed field may be NULL, which memcpy may not be given */
 	switch (v->type) {
 	case OX_FLOAT: case OX_COMPLEX64: memcpy(v->data, t->float_data, have * 4); return true;
 	case OX_DOUBLE: case OX_COMPLEX128: memcpy(v->data, t->double_data, have * 8); return true;
@@ -85,7 +87,7 @@ static bool set_typed(ox_val *v, const Onnx__TensorProto *t, char *msg)
 	default: break;
 	}
 	if (bits) {
-		uint8_t tmp[256], *bytes = have <= sizeof tmp ? tmp : malloc(have);
+		uint8_t tmp[256] = {0}, *bytes = have <= sizeof tmp ? tmp : malloc(have);
 		if (!bytes) {
 			snprintf(msg, OX_MSG, "out of memory");
 			return false;
@@ -125,6 +127,11 @@ static bool set_raw(ox_val *v, const Onnx__TensorProto *t, char *msg)
 	else if (need)
 		memcpy(v->data, t->raw_data.data, need);
 	return true;
+}
+
+OnnxStatus ox_convert_status(const char *msg, OnnxStatus bad_input)
+{
+	return strstr(msg, "out of memory") ? ONNXTXT_ERR_NOMEM : bad_input;
 }
 
 ox_val *ox_val_from_tensor_proto(const Onnx__TensorProto *t, char *msg)

@@ -12,6 +12,10 @@
 ox_val *ox_val_from_tensor_proto(const Onnx__TensorProto *t, char *msg);
 ox_val *ox_val_from_sequence_proto(const Onnx__SequenceProto *s, char *msg);
 ox_val *ox_val_from_optional_proto(const Onnx__OptionalProto *o, char *msg);
+/* The status for a message those calls (or a kernel, through ox_kfail) wrote:
+ * ONNXTXT_ERR_NOMEM when memory ran out (the message then says "out of memory"), else
+ * bad_input. */
+OnnxStatus ox_convert_status(const char *msg, OnnxStatus bad_input);
 
 /* Messages allocated in a (not roots); NULL when out of memory. Numeric data goes to
  * raw_data, strings to string_data. */

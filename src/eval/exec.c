@@ -461,7 +461,7 @@ static int plan_initializers(planner *P, ox_plan *p, const body *b)
 		if (s < 0)
 			return -1;
 		if (!(p->init[s] = ox_val_from_tensor_proto(b->init[i], P->st->msg)))
-			return P->st->code = ONNXTXT_ERR_EVAL, -1;
+			return P->st->code = ox_convert_status(P->st->msg, ONNXTXT_ERR_EVAL), -1;
 	}
 	return 0;
 }
@@ -654,8 +654,9 @@ static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val
 	node_label(N->proto, i, label, sizeof label);
 	char shapes[200];
 	describe_inputs(in, N->nin, shapes, sizeof shapes);
-	return run_fail(F->st, ONNXTXT_ERR_EVAL, "%s: %s%s%s%s", label, msg[0] ? msg : "failed", N->nin ? " (inputs: " : "",
-			shapes, N->nin ? ")" : "");
+	/* a kernel that ran out of memory says so in its message */
+	return run_fail(F->st, ox_convert_status(msg, ONNXTXT_ERR_EVAL), "%s: %s%s%s%s", label, msg[0] ? msg : "failed",
+			N->nin ? " (inputs: " : "", shapes, N->nin ? ")" : "");
 }
 
 static int run_node(frame *F, size_t i)

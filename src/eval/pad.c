@@ -101,7 +101,12 @@ static int pad_run(ox_k *k, ox_val *x, const pad_plan *p)
 {
 	int64_t dims[OX_MAX_RANK], total = 0;
 	for (int a = 0; a < x->rank; a++) {
-		dims[a] = x->dims[a] + p->begin[a] + p->end[a];
+		/* pads come from input data: the sum may not overflow, nor the axis grow past any
+		 * tensor's size (which also keeps total in range) */
+		if (__builtin_add_overflow(x->dims[a], p->begin[a], &dims[a]) ||
+		    __builtin_add_overflow(dims[a], p->end[a], &dims[a]) || dims[a] > OX_MAX_ELEMENTS)
+			return ox_kfail(k, "axis %d: pads %lld and %lld make its %lld elements more than the limit of 2^36",
+					a, (long long)p->begin[a], (long long)p->end[a], (long long)x->dims[a]);
 		if (dims[a] < 0)
 			return ox_kfail(k, "axis %d: pads %lld and %lld crop more than its %lld elements", a,
 					(long long)p->begin[a], (long long)p->end[a], (long long)x->dims[a]);

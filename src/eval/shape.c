@@ -226,6 +226,8 @@ int ox_concat(ox_k *k, ox_val *const *xs, int64_t n, int64_t axis_attr, bool new
 	for (int64_t j = 0; j < outer; j++)
 		for (int64_t i = 0; i < n; i++) {
 			int64_t m = (new_axis ? 1 : xs[i]->dims[axis]) * inner;
+			if (m == 0)
+				continue; /* an empty input has no data pointer to offset */
 			ox_copy_elems(o, (const char *)xs[i]->data + j * m * (int64_t)es, es, m);
 			o += m * (int64_t)es;
 		}

@@ -207,7 +207,8 @@ int ox_op_StringSplit(ox_k *k)
 	if (!y || (ox_out_wanted(k, 1) && !z))
 		return -1;
 	for (int64_t i = 0; i < x->count; i++) {
-		int64_t c = split_one(&xs[i], sep, sn, maxsplit, (ox_str *)y->data + i * most);
+		/* no pieces at all: y has no data to point into */
+		int64_t c = split_one(&xs[i], sep, sn, maxsplit, most ? (ox_str *)y->data + i * most : NULL);
 		if (c < 0)
 			return ox_kfail(k, "out of memory");
 		if (z)

@@ -85,7 +85,7 @@ static ox_val *parse_tensor(scan *S)
 	ox_val *v = ox_val_from_tensor_proto(tp, msg);
 	OnnxProto_Free(tp);
 	if (!v)
-		scan_fail(S, ONNXTXT_ERR_VALUE, start, "%s", msg);
+		scan_fail(S, ox_convert_status(msg, ONNXTXT_ERR_VALUE), start, "%s", msg);
 	S->pos = end;
 	return v;
 }
@@ -557,8 +557,7 @@ OnnxStatus OnnxCase_Parse(const char *text, size_t len, OnnxCaseItem **items, si
 			if (*n == cap) {
 				cap = cap ? 2 * cap : 8;
 				OnnxCaseItem *g = realloc(*items, cap * sizeof *g);
-				if (!g) {
-					OnnxCase_Free(&it, 1);
+				if (!g) { /* it is freed below, with the items so far */
 					scan_fail(&S, ONNXTXT_ERR_NOMEM, S.pos, "%s", "out of memory");
 					rc = -1;
 				} else {

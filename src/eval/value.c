@@ -195,17 +195,16 @@ ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why)
 	if (rank)
 		memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
 	v->count = count;
-	if (count) {
-		size_t bytes = (size_t)count * es;
-		v->data = data_alloc(bytes);
-		if (!v->data) {
-			free(v);
-			*why = "out of memory";
-			return NULL;
-		}
-		if (type == OX_STRING)
-			memset(v->data, 0, bytes);
+	/* an empty tensor gets a block too: see value.h */
+	size_t bytes = (size_t)count * es;
+	v->data = data_alloc(bytes ? bytes : 1);
+	if (!v->data) {
+		free(v);
+		*why = "out of memory";
+		return NULL;
 	}
+	if (type == OX_STRING)
+		memset(v->data, 0, bytes);
 	return v;
 }
 

@@ -10,7 +10,9 @@
 
 #define OX_MAX_RANK 16           /* dims of one tensor */
 #define OX_MAX_ELEMENTS (INT64_C(1) << 36) /* elements of one tensor */
+#ifndef OX_MAX_BYTES /* the fuzz build lowers it (meson.build) */
 #define OX_MAX_BYTES ((size_t)1 << 36)     /* bytes of one tensor */
+#endif
 #define OX_ALIGN 64
 
 enum ox_kind { OX_TENSOR = 1, OX_SEQUENCE, OX_OPTIONAL };
@@ -46,7 +48,9 @@ typedef struct ox_val {
 	int rank;
 	int64_t dims[OX_MAX_RANK];
 	int64_t count;
-	void *data;             /* count elements, OX_ALIGN-aligned; NULL when count is 0 */
+	/* count elements, OX_ALIGN-aligned; never NULL, even when count is 0, so that kernels
+	 * may offset it by 0 (NULL + 0 is undefined; clang's UBSan in the fuzz build says so) */
+	void *data;
 	struct ox_val *owner; /* the value whose data this one shares, or NULL */
 	/* Sequence: items[0..nitems). Optional: nitems is 0 (none) or 1. */
 	struct ox_val **items;
