@@ -11,13 +11,6 @@
 #include "arena.h"
 #include "testutil.h"
 
-/* Check records every passing ck_assert with a write(2); loops use this instead. */
-#define REQUIRE(cond, ...)                       \
-	do {                                     \
-		if (!(cond))                     \
-			ck_abort_msg(__VA_ARGS__); \
-	} while (0)
-
 static bool all_zero(const void *p, size_t n)
 {
 	const unsigned char *c = p;

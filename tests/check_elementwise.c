@@ -17,13 +17,6 @@
 #include "eval/registry.h"
 #include "testutil.h"
 
-/* Check records every passing ck_assert with a write(2); loops use this instead. */
-#define REQUIRE(cond, ...)                       \
-	do {                                     \
-		if (!(cond))                     \
-			ck_abort_msg(__VA_ARGS__); \
-	} while (0)
-
 static uint64_t rng = 88172645463325252ull;
 
 static uint64_t next(void)

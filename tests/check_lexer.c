@@ -18,13 +18,6 @@
 #define END (-100) /* ends a list of expected codes */
 #define ERR OX_TOK_ERROR
 
-/* Check records every passing ck_assert with a write(2); loops use this instead. */
-#define REQUIRE(cond, ...)                       \
-	do {                                     \
-		if (!(cond))                     \
-			ck_abort_msg(__VA_ARGS__); \
-	} while (0)
-
 static const char *code_name(int code)
 {
 	static char buf[32];

@@ -19,14 +19,6 @@
 
 #define DT(x) ONNX__TENSOR_PROTO__DATA_TYPE__##x
 
-/* Check records every passing ck_assert with a write(2); loops over hundreds of
- * thousands of values use this instead, which only reports failures. */
-#define REQUIRE(cond, ...)                       \
-	do {                                     \
-		if (!(cond))                     \
-			ck_abort_msg(__VA_ARGS__); \
-	} while (0)
-
 static locale_t c_locale(void)
 {
 	static locale_t loc;

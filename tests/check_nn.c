@@ -12,13 +12,6 @@
 #include "eval/nn.h"
 #include "testutil.h"
 
-/* Check records every passing ck_assert with a write(2); loops use this instead. */
-#define REQUIRE(cond, ...)                       \
-	do {                                     \
-		if (!(cond))                     \
-			ck_abort_msg(__VA_ARGS__); \
-	} while (0)
-
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next(void)

@@ -9,13 +9,6 @@
 #include "eval/move.h"
 #include "testutil.h"
 
-/* Check records every passing ck_assert with a write(2); loops use this instead. */
-#define REQUIRE(cond, ...)                         \
-	do {                                       \
-		if (!(cond))                       \
-			ck_abort_msg(__VA_ARGS__); \
-	} while (0)
-
 static uint64_t rng(uint64_t *s)
 {
 	*s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;

@@ -395,3 +395,45 @@ int ox_op_CastLike(ox_k *k)
 	ox_val *like = ox_in_tensor(k, 1, true);
 	return like ? cast_to(k, like->type) : -1;
 }
+
+/* ---- BitCast (opset 26) ------------------------------------------------------------------ */
+
+/* Bits per element as the spec counts them (int4 is 4 even though it is stored in a byte). */
+static int spec_bits(int type)
+{
+	switch (type) {
+	case OX_INT4: case OX_UINT4: case OX_FLOAT4E2M1: return 4;
+	case OX_INT2: case OX_UINT2: return 2;
+	case OX_STRING: return 0;
+	default: return 8 * (int)ox_elem_size(type);
+	}
+}
+
+/* The same bits under another type of the same width. Sub-byte values are stored one per
+ * byte, sign-extended for the signed types, so their low bits are re-extended; a bool
+ * holds 0 or 1, so any nonzero byte reads as true. */
+int ox_op_BitCast(ox_k *k)
+{
+	ox_val *x = ox_in_tensor(k, 0, true);
+	if (!x)
+		return -1;
+	const Onnx__AttributeProto *to = ox_attr(k, "to");
+	int type = to ? (int)to->i : 0, bits = spec_bits(x->type);
+	if (!to || !bits || spec_bits(type) != bits)
+		return ox_kfail(k, "attribute 'to' must name a non-string type of %d bits, like the input's %s", bits,
+				ox_type_name(x->type));
+	ox_val *y = ox_out_tensor(k, 0, type, x->rank, x->dims);
+	if (!y)
+		return -1;
+	if (x->count)
+		memcpy(y->data, x->data, (size_t)x->count * ox_elem_size(type));
+	uint8_t *b = y->data;
+	for (int64_t i = 0; bits < 8 && i < y->count; i++) {
+		unsigned v = b[i] & ((1u << bits) - 1);
+		bool sign = (type == OX_INT4 || type == OX_INT2) && (v >> (bits - 1));
+		b[i] = (uint8_t)(sign ? v | (0xffu << bits) : v);
+	}
+	for (int64_t i = 0; type == OX_BOOL && i < y->count; i++)
+		b[i] = b[i] != 0;
+	return 0;
+}

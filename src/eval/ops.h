@@ -33,6 +33,7 @@
 	X(Asinh) \
 	X(Atan) \
 	X(Atanh) \
+	X(BitCast) \
 	X(BitShift) \
 	X(BitwiseAnd) \
 	X(BitwiseNot) \
@@ -87,6 +88,7 @@
 	X(Sqrt) \
 	X(Sub) \
 	X(Sum) \
+	X(Swish) \
 	X(Tan) \
 	X(Tanh) \
 	X(ThresholdedRelu) \
@@ -108,6 +110,7 @@
 	X(ArgMin) \
 	X(AveragePool) \
 	X(BatchNormalization) \
+	X(CumProd) \
 	X(CumSum) \
 	X(Dropout) \
 	X(GlobalAveragePool) \

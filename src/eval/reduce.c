@@ -1,5 +1,5 @@
 /* Reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
- * ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, and ArgMax, ArgMin, CumSum and TopK.
+ * ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, and ArgMax, ArgMin, CumSum, CumProd and TopK.
  * float32 Sum, Mean, Max and Min over one run of adjacent axes use the vector kernels of
  * nn.h; other floats compute in double, integers in int64 (wrapping like C's unsigned
  * arithmetic), except L2, LogSum and LogSumExp, which go through double. */
@@ -428,25 +428,27 @@ int ox_op_ArgMin(ox_k *k)
 /* One column of n values at stride inner from at: running sums in the given direction, each
  * including its own element or (exclusive) not; integers wrap (xd NULL), floats in double. */
 static void cumsum_column(const ox_val *x, const double *xd, ox_val *y, double *yd, int64_t at, int64_t n,
-			  int64_t inner, bool excl, bool rev)
+			  int64_t inner, bool excl, bool rev, bool prod)
 {
-	double fs = 0;
-	uint64_t is = 0;
+	double fs = prod;
+	uint64_t is = prod;
 	for (int64_t j = 0; j < n; j++) {
 		int64_t i = at + (rev ? n - 1 - j : j) * inner;
 		if (!xd) {
 			uint64_t v = (uint64_t)ox_get_i64(x, i);
-			ox_set_i64(y, i, (int64_t)(excl ? is : is + v));
-			is += v;
+			uint64_t next = prod ? is * v : is + v;
+			ox_set_i64(y, i, (int64_t)(excl ? is : next));
+			is = next;
 		} else {
-			yd[i] = excl ? fs : fs + xd[i];
-			fs += xd[i];
+			double next = prod ? fs * xd[i] : fs + xd[i];
+			yd[i] = excl ? fs : next;
+			fs = next;
 		}
 	}
 }
 
-/* Running sums along axis (input 1, a scalar or one-element tensor). */
-int ox_op_CumSum(ox_k *k)
+/* Running sums (or products) along axis (input 1, a scalar or one-element tensor). */
+static int cumulate(ox_k *k, bool prod)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y;
 	int64_t ax[1];
@@ -469,12 +471,23 @@ int ox_op_CumSum(ox_k *k)
 	}
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t i = 0; i < inner; i++)
-			cumsum_column(x, xd, y, yd, o * n * inner + i, n, inner, excl, rev);
+			cumsum_column(x, xd, y, yd, o * n * inner + i, n, inner, excl, rev, prod);
 	if (!isint)
 		ox_nn_store(y, yd);
 	free(xd);
 	free(yd);
 	return 0;
+}
+
+int ox_op_CumSum(ox_k *k)
+{
+	return cumulate(k, false);
+}
+
+/* CumProd (opset 26): the same with products, 1 before the first element. */
+int ox_op_CumProd(ox_k *k)
+{
+	return cumulate(k, true);
 }
 
 /* ---- TopK ---------------------------------------------------------------------------------- */
