@@ -321,6 +321,24 @@ START_TEST(kernel_errors_name_the_node)
 }
 END_TEST
 
+START_TEST(bitcast_needs_the_same_width)
+{
+	Onnx__ModelProto *m;
+	OnnxSession *s = session("<ir_version: 13, opset_import: [\"\" : 26]>\n"
+				 "g (float[2] x) => (int64[2] y) { y = BitCast <to = 7> (x) }",
+				 &m);
+	OnnxError err;
+	OnnxValue *x = value("float[2] {1, 2}");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.message, "node 0 (BitCast): attribute 'to' must name a non-string type of 32 bits, like "
+				      "the input's float (inputs: float[2])");
+	OnnxValue_Free(x);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 START_TEST(case_lines)
 {
 	const char *text = "# a case\n#@ input X = float[2] {1, 2}\n  #@ expect \"y z\" = int64 {3} rtol=0 atol=0.5\n"
@@ -367,6 +385,7 @@ int main(void)
 	tcase_add_test(t, binding_checks_types);
 	tcase_add_test(t, missing_input_and_initializer_default);
 	tcase_add_test(t, kernel_errors_name_the_node);
+	tcase_add_test(t, bitcast_needs_the_same_width);
 	suite_add_tcase(s, t);
 	return tu_run(s);
 }
