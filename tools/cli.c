@@ -190,3 +190,15 @@ const char *display_name(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
+
+/* Text has no control bytes but whitespace (and NUL inside strings); protobuf bytes
+ * nearly always have some (tags 0x08, 0x12, lengths) within their first kilobytes. */
+int looks_binary(const char *d, size_t n)
+{
+	for (size_t i = 0; i < n && i < 4096; i++) {
+		unsigned char c = (unsigned char)d[i];
+		if ((c && c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f') || c == 0x7f)
+			return 1;
+	}
+	return 0;
+}

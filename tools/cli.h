@@ -49,6 +49,8 @@ void report(const OnnxError *err, const char *file, const char *text, size_t len
  * NUL byte not counted in *len. */
 char *slurp(const char *path, size_t *len);
 const char *display_name(const char *path);
+/* Whether d[0..n) looks like protobuf bytes rather than text. */
+int looks_binary(const char *d, size_t n);
 /* Reads and decodes a model in either format; *text holds the input either way (NULL
  * when it could not be read). Returns an exit code, having reported any error. */
 int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len);

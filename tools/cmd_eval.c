@@ -98,16 +98,6 @@ static OnnxStatus bind_case_inputs(OnnxSession *s, const OnnxCaseItem *items, si
 	return ONNXTXT_OK;
 }
 
-static int model_is_text(const char *text, size_t len)
-{
-	for (size_t i = 0; i < len && i < 4096; i++) {
-		unsigned char c = (unsigned char)text[i];
-		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f') || c == 0x7f)
-			return 0;
-	}
-	return 1;
-}
-
 /* ---- run --------------------------------------------------------------------------------- */
 
 static const char run_help[] =
@@ -272,7 +262,7 @@ static int run_model(const char *path, const run_opts *o)
 	OnnxSession *s = NULL;
 	OnnxError err = {0};
 	int rc = load_eval_model(path, &m, &text, &len);
-	if (rc == EXIT_OK && model_is_text(text, len) && OnnxCase_Parse(text, len, &items, &nitems, &err) != ONNXTXT_OK)
+	if (rc == EXIT_OK && !looks_binary(text, len) && OnnxCase_Parse(text, len, &items, &nitems, &err) != ONNXTXT_OK)
 		report(&err, display_name(path), text, len), rc = exit_for(err.code);
 	if (rc == EXIT_OK && OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
 		fail_at(display_name(path), "%s", err.message), rc = exit_for(err.code);

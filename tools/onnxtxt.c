@@ -48,18 +48,6 @@ static int write_binary(const Onnx__ModelProto *m, const char *out)
 	return EXIT_OK;
 }
 
-/* Text has no control bytes but whitespace (and NUL inside strings); protobuf bytes
- * nearly always have some (tags 0x08, 0x12, lengths) within their first kilobytes. */
-static int looks_binary(const char *d, size_t n)
-{
-	for (size_t i = 0; i < n && i < 4096; i++) {
-		unsigned char c = (unsigned char)d[i];
-		if ((c && c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f') || c == 0x7f)
-			return 1;
-	}
-	return 0;
-}
-
 /* Decodes text (or bytes) read from path as a model in either format: the one the bytes
  * suggest, else the other; when both fail, reports the first error and returns an exit
  * code. *m is NULL unless it succeeded. */
