@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "build.h"
+#include "text/build.h"
 #include "onnx.h"
 #include "types.h"
 

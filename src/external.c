@@ -13,7 +13,7 @@
 #include "diag.h"
 #include "file.h"
 #include "onnxtxt/onnxtxt.h"
-#include "tensor.h"
+#include "text/tensor.h"
 #include "types.h"
 
 #define DT(x) ONNX__TENSOR_PROTO__DATA_TYPE__##x

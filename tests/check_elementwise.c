@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "eval/convert.h"
-#include "eval/cpu.h"
-#include "eval/elementwise.h"
+#include "eval/simd/cpu.h"
+#include "eval/ops/elementwise.h"
 #include "eval/kernel.h"
 #include "eval/registry.h"
 #include "testutil.h"

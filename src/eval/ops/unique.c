@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "move.h"
+#include "eval/move.h"
 
 /* The slices being compared: slice i is elements (o * n + i) * inner + t. */
 typedef struct uq {

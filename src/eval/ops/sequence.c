@@ -4,7 +4,7 @@
  * shares the tensors of the old one. */
 #include <string.h>
 
-#include "move.h"
+#include "eval/move.h"
 
 static ox_val *seq_input(ox_k *k, int i)
 {

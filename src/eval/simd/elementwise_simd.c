@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cpu.h"
-#include "elementwise.h"
+#include "eval/ops/elementwise.h"
 
 /* ---- scalar reference ------------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "value.h"
+#include "eval/value.h"
 
 /* ---- float32 loops, one table per CPU level --------------------------------------- */
 

@@ -1,5 +1,5 @@
-/* Small big numbers for src/fmtfloat.c (exact integers in fixed notation) and for
- * src/fmtfloat_gen.c (its table of powers of ten, made at build time). */
+/* Small big numbers for src/print/fmtfloat.c (exact integers in fixed notation) and for
+ * src/print/fmtfloat_gen.c (its table of powers of ten, made at build time). */
 #ifndef ONNXTXT_FMTFLOAT_BIG_H
 #define ONNXTXT_FMTFLOAT_BIG_H
 

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "value.h"
+#include "eval/value.h"
 
 /* The shape of one convolution. For Conv, in is X's spatial shape and out Y's; for
  * ConvTranspose the same (so out is the larger). pad0/pad1 are the pads at the start

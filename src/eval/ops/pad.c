@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "move.h"
+#include "eval/move.h"
 
 enum { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP };
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "move.h"
+#include "eval/move.h"
 
 /* ---- reshapes -------------------------------------------------------------------- */
 

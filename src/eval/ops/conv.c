@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "conv.h"
-#include "cpu.h"
-#include "gemm.h"
-#include "kernel.h"
+#include "eval/simd/cpu.h"
+#include "eval/simd/gemm.h"
+#include "eval/kernel.h"
 
 #if OX_X86
 #include <immintrin.h>

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "kernel.h"
+#include "eval/kernel.h"
 
 /* ---- working precision ------------------------------------------------------------- */
 

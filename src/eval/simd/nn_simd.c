@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cpu.h"
-#include "nn.h"
+#include "eval/ops/nn.h"
 
 #if OX_X86
 #include <immintrin.h>

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "lexer.h"
+#include "text/lexer.h"
 #include "names.h"
 #include "onnx.h"
 #include "spans.h"

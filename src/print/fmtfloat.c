@@ -56,7 +56,7 @@ static inline int flog2pow10(int e)
 
 /* scale_table[k - K_MIN] = g = floor(10^-k * 2^-e) + 1 with e making 10^-k * 2^-e lie in
  * [2^127, 2^128): a 128-bit approximation of 10^-k from above, off by at most 1. Made at
- * build time by src/fmtfloat_gen.c. */
+ * build time by src/print/fmtfloat_gen.c. */
 #include "fmtfloat_pow10.h"
 _Static_assert(OX_POW10_K_MIN == K_MIN && OX_POW10_K_MAX == K_MAX, "the generated table covers K_MIN..K_MAX");
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gemm.h"
-#include "kernel.h"
+#include "eval/simd/gemm.h"
+#include "eval/kernel.h"
 
 enum { RNN_PLAIN, RNN_GRU, RNN_LSTM };
 

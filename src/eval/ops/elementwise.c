@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "elementwise.h"
-#include "kernel.h"
+#include "eval/kernel.h"
 
 /* The type-generic macros below compare values of unsigned types with 0. */
 #pragma GCC diagnostic ignored "-Wtype-limits"

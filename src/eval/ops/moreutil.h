@@ -4,7 +4,7 @@
 #ifndef OX_EVAL_MOREUTIL_H
 #define OX_EVAL_MOREUTIL_H
 
-#include "kernel.h"
+#include "eval/kernel.h"
 
 /* A malloc'd buffer of n elements of size bytes (never NULL for n == 0); NULL after
  * failing with a message naming what when n * size overflows or exceeds OX_MAX_BYTES. */

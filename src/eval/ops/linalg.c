@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gemm.h"
-#include "kernel.h"
+#include "eval/simd/gemm.h"
+#include "eval/kernel.h"
 
 /* ---- MatMul's shapes --------------------------------------------------------------- */
 

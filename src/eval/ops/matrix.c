@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "move.h"
+#include "eval/move.h"
 
 /* Empties elements [i, i + n) of y: zero bits, which is 0 for every numeric type and ""
  * for strings. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "move.h"
+#include "eval/move.h"
 
 static const char *str_bytes(const ox_str *s)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "elementwise.h"
-#include "fmtfloat.h"
-#include "kernel.h"
+#include "print/fmtfloat.h"
+#include "eval/kernel.h"
 #include "literal.h"
 
 #define BLOCK 256

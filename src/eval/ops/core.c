@@ -1,7 +1,7 @@
 /* Identity and Constant. */
 #include <string.h>
 
-#include "kernel.h"
+#include "eval/kernel.h"
 
 int ox_op_Identity(ox_k *k)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "move.h"
+#include "eval/move.h"
 
 /* Element i of an int32 or int64 tensor. */
 static int64_t index_at(const ox_val *t, int64_t i)
