@@ -199,36 +199,20 @@ static const char *str(const char *s)
 
 /* ---- tensors ---------------------------------------------------------------------------- */
 
-/* The typed field a tensor of element type dt stores its values in ("" for none). */
-static const char *typed_field(int dt)
-{
-	switch (dt) {
-	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64:
-		return "float_data";
-	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128:
-		return "double_data";
-	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return "int64_data";
-	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
-		return "uint64_data";
-	case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: return "string_data";
-	default: return "int32_data";
-	}
-}
-
-/* Each data field with values: its name, or NULL; *fields counts them. */
+/* Each data field with values: the first one's name, or NULL; *fields counts them. */
 static const char *data_field(const Onnx__TensorProto *t, int *fields)
 {
 	const char *f = NULL;
-	struct { size_t n; const char *name; } all[] = {
-		{t->n_float_data, "float_data"}, {t->n_int32_data, "int32_data"}, {t->n_string_data, "string_data"},
-		{t->n_int64_data, "int64_data"}, {t->n_double_data, "double_data"},
-		{t->n_uint64_data, "uint64_data"}, {t->has_raw_data && t->raw_data.len, "raw_data"}};
 	*fields = 0;
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (all[i].n) {
+	for (int i = 0; i < OX_NFIELDS; i++)
+		if (ox_field_count(t, i)) {
 			++*fields;
-			f = f ? f : all[i].name;
+			f = f ? f : ox_field_name(i);
 		}
+	if (t->has_raw_data && t->raw_data.len) {
+		++*fields;
+		f = f ? f : "raw_data";
+	}
 	return f;
 }
 
@@ -255,9 +239,10 @@ static void check_tensor(ctx *c, const Onnx__TensorProto *t, const void *at)
 		problem(c, at, P_ALL, 0, "tensor '%s' needs its values in exactly one data field, not %d", name, fields);
 	else if (field && !strcmp(field, "raw_data") && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING)
 		problem(c, at, P_ALL, 0, "tensor '%s': strings cannot be stored in raw_data", name);
-	else if (field && strcmp(field, "raw_data") && strcmp(field, typed_field(t->data_type)))
+	else if (field && strcmp(field, "raw_data") && strcmp(field, ox_field_name(ox_elem_field(t->data_type))))
 		problem(c, at, P_ALL, 0, "tensor '%s': %s values belong in %s, not %s", name,
-			ox_elem_name(t->data_type) ? ox_elem_name(t->data_type) : "these", typed_field(t->data_type), field);
+			ox_elem_name(t->data_type) ? ox_elem_name(t->data_type) : "these",
+			ox_field_name(ox_elem_field(t->data_type)), field);
 }
 
 /* ---- attributes ------------------------------------------------------------------------- */

@@ -61,13 +61,8 @@ static bool set_typed(ox_val *v, const Onnx__TensorProto *t, char *msg)
 		need = (n * bits + 7) / 8;
 	if (cplx)
 		need = 2 * n;
-	switch (v->type) {
-	case OX_FLOAT: case OX_COMPLEX64: have = t->n_float_data; break;
-	case OX_DOUBLE: case OX_COMPLEX128: have = t->n_double_data; break;
-	case OX_INT64: have = t->n_int64_data; break;
-	case OX_UINT32: case OX_UINT64: have = t->n_uint64_data; break;
-	default: have = t->n_int32_data; break;
-	}
+	enum ox_field field = ox_elem_field(v->type);
+	have = ox_field_count(t, field);
 	if (have != (size_t)need) {
 		snprintf(msg, OX_MSG, "tensor '%s' has %zu values where its shape needs %lld", t->name ? t->name : "",
 			 have, (long long)need);
@@ -75,16 +70,14 @@ static bool set_typed(ox_val *v, const Onnx__TensorProto *t, char *msg)
 	}
 	if (have == 0)
 		return true; /* empty: the typed field may be NULL, which memcpy may not be given */
-	switch (v->type) {
-	case OX_FLOAT: case OX_COMPLEX64: memcpy(v->data, t->float_data, have * 4); return true;
-	case OX_DOUBLE: case OX_COMPLEX128: memcpy(v->data, t->double_data, have * 8); return true;
-	case OX_INT64: memcpy(v->data, t->int64_data, have * 8); return true;
-	case OX_UINT64: memcpy(v->data, t->uint64_data, have * 8); return true;
-	case OX_UINT32:
+	if (v->type == OX_UINT32) {
 		for (size_t i = 0; i < have; i++)
 			((uint32_t *)v->data)[i] = (uint32_t)t->uint64_data[i];
 		return true;
-	default: break;
+	}
+	if (field != OX_FIELD_INT32) { /* the stored form is the field's */
+		memcpy(v->data, ox_field_data(t, field), have * ox_field_entry_size(field));
+		return true;
 	}
 	if (bits) {
 		uint8_t tmp[256] = {0}, *bytes = have <= sizeof tmp ? tmp : malloc(have);
@@ -152,7 +145,7 @@ ox_val *ox_val_from_tensor_proto(const Onnx__TensorProto *t, char *msg)
 	const char *why;
 	ox_val *v = ox_tensor_new(t->data_type, (int)t->n_dims, t->dims, &why);
 	if (!v) {
-		snprintf(msg, OX_MSG, "tensor '%s' (%s%s): %s", name, ox_type_name(t->data_type),
+		snprintf(msg, OX_MSG, "tensor '%s' (%s%s): %s", name, ox_elem_label(t->data_type),
 			 t->has_data_type ? "" : ", no data_type", why);
 		return NULL;
 	}

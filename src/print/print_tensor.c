@@ -43,21 +43,16 @@ static size_t packed_count(int bits, size_t n)
 
 static size_t typed_count(const Onnx__TensorProto *t)
 {
-	return t->n_float_data + t->n_int32_data + t->n_string_data + t->n_int64_data + t->n_double_data +
-	       t->n_uint64_data;
+	size_t n = 0;
+	for (int f = 0; f < OX_NFIELDS; f++)
+		n += ox_field_count(t, f);
+	return n;
 }
 
-/* The field the parser fills for the data type, and how many entries it holds. */
+/* How many entries the field the parser fills for the data type holds. */
 static size_t own_field_count(const Onnx__TensorProto *t)
 {
-	switch (t->data_type) {
-	case DT(FLOAT): case DT(COMPLEX64): return t->n_float_data;
-	case DT(DOUBLE): case DT(COMPLEX128): return t->n_double_data;
-	case DT(INT64): return t->n_int64_data;
-	case DT(UINT32): case DT(UINT64): return t->n_uint64_data;
-	case DT(STRING): return t->n_string_data;
-	default: return t->n_int32_data;
-	}
+	return ox_field_count(t, ox_elem_field(t->data_type));
 }
 
 /* Raw values as the parser would store them in int32_data (sign-extended where the type
@@ -277,7 +272,7 @@ static void value_at(ox_out *o, const Onnx__TensorProto *t, size_t i)
 	}
 	int bits = bits_of(t);
 	int64_t v = bits < 8 ? subbyte_at(t, i, bits) : int32_view(t, i);
-	if (literals && ox_is_narrow_float(dtype))
+	if (literals && ox_elem_narrow(dtype))
 		narrow_value(o, dtype, (uint32_t)v);
 	else
 		ox_put_int(o, v);

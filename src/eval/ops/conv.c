@@ -819,10 +819,10 @@ static int check_float(ox_k *k, const ox_val *x, const ox_val *w, const ox_val *
 {
 	int t = x->type;
 	if (t != OX_FLOAT && t != OX_DOUBLE && t != OX_FLOAT16 && t != OX_BFLOAT16)
-		return ox_kfail(k, "X has type %s; expected float, double, float16 or bfloat16", ox_type_name(t));
+		return ox_kfail(k, "X has type %s; expected float, double, float16 or bfloat16", ox_elem_label(t));
 	if (w->type != t || (b && b->type != t))
-		return ox_kfail(k, "W and B must have X's type %s, not %s", ox_type_name(t),
-				ox_type_name(w->type != t ? w->type : b->type));
+		return ox_kfail(k, "W and B must have X's type %s, not %s", ox_elem_label(t),
+				ox_elem_label(w->type != t ? w->type : b->type));
 	if (b && (b->rank != 1 || b->dims[0] != cout))
 		return ox_kfail(k, "B must be 1-D with %lld values, one per output channel", (long long)cout);
 	return 0;
@@ -867,8 +867,8 @@ static int check_zero_point(ox_k *k, const ox_val *zp, const ox_val *of, int64_t
 	if (!zp)
 		return 0;
 	if (zp->type != of->type)
-		return ox_kfail(k, "%s has type %s; expected %s like its input", what, ox_type_name(zp->type),
-				ox_type_name(of->type));
+		return ox_kfail(k, "%s has type %s; expected %s like its input", what, ox_elem_label(zp->type),
+				ox_elem_label(of->type));
 	if (zp->count != 1 && (per_count < 0 || zp->rank != 1 || zp->count != per_count))
 		return ox_kfail(k, "%s must be a scalar%s", what,
 				per_count < 0 ? "" : " or 1-D with one value per output channel");
@@ -964,7 +964,7 @@ int ox_op_ConvInteger(ox_k *k)
 	for (int i = 0; i < 2; i++) {
 		int t = (i ? w : x)->type;
 		if (t != OX_UINT8 && t != OX_INT8)
-			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? "w" : "x", ox_type_name(t));
+			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? "w" : "x", ox_elem_label(t));
 	}
 	if (geom_common(k, x, w, &g, false) < 0 || geom_attrs(k, x, w, &g) < 0 || conv_out(k, &g) < 0 ||
 	    check_zero_point(k, xz, x, -1, "x_zero_point") < 0 || check_zero_point(k, wz, w, g.cout, "w_zero_point") < 0 ||

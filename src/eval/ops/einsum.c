@@ -481,8 +481,8 @@ static int check_inputs(ox_k *k)
 		if (!x || ox_more_check_type(k, x, "input", einsum_types) < 0)
 			return -1;
 		if (x->type != k->in[0]->type)
-			return ox_kfail(k, "input %d has type %s; expected %s like input 0", i, ox_type_name(x->type),
-					ox_type_name(k->in[0]->type));
+			return ox_kfail(k, "input %d has type %s; expected %s like input 0", i, ox_elem_label(x->type),
+					ox_elem_label(k->in[0]->type));
 	}
 	return 0;
 }
@@ -520,7 +520,7 @@ int ox_op_Einsum(ox_k *k)
 {
 	if (check_inputs(k) < 0)
 		return -1;
-	einsum E = {k, ox_type_is_int(k->in[0]->type), k->nin, 0, 0, {0}, {0}, NULL};
+	einsum E = {k, ox_elem_is_int(k->in[0]->type), k->nin, 0, 0, {0}, {0}, NULL};
 	int (*lab)[MAXL] = ox_more_alloc(k, k->nin, sizeof *lab, "labels");
 	int *nl = lab ? ox_more_alloc(k, k->nin, sizeof *nl, "labels") : NULL;
 	E.t = nl ? ox_more_alloc(k, k->nin, sizeof *E.t, "operands") : NULL;

@@ -198,8 +198,8 @@ int ox_op_GridSample(ox_k *k)
 	static const int gt[] = {OX_FLOAT, OX_FLOAT16, OX_DOUBLE, OX_BFLOAT16, 0};
 	if (!x || !grid || ox_more_check_type(k, grid, "grid", gt) < 0 || gs_params(k, x, grid, &G) < 0)
 		return -1;
-	if (!ox_type_is_float(x->type) && !ox_type_is_int(x->type))
-		return ox_kfail(k, "X must be numeric, not %s", ox_type_name(x->type));
+	if (!ox_elem_is_float(x->type) && !ox_elem_is_int(x->type))
+		return ox_kfail(k, "X must be numeric, not %s", ox_elem_label(x->type));
 	int64_t dims[OX_MAX_RANK], st[OX_MAX_RANK], npts = 1;
 	dims[0] = x->dims[0], dims[1] = x->dims[1];
 	for (int d = 0; d < G.nsp; d++) {

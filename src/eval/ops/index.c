@@ -19,7 +19,7 @@ static int index_input(ox_k *k, int i, ox_val **t)
 	if (!*t)
 		return -1;
 	if ((*t)->type != OX_INT64 && (*t)->type != OX_INT32)
-		return ox_kfail(k, "input %d (indices) must be int32 or int64, not %s", i, ox_type_name((*t)->type));
+		return ox_kfail(k, "input %d (indices) must be int32 or int64, not %s", i, ox_elem_label((*t)->type));
 	return 0;
 }
 
@@ -240,7 +240,7 @@ static int reduction(ox_k *k, int type)
 	for (int i = 1; i < n; i++)
 		if (ox_attr_str_is(k, "reduction", "none", names[i])) {
 			if (type == OX_STRING || type == OX_COMPLEX64 || type == OX_COMPLEX128)
-				return ox_kfail(k, "reduction '%s' does not apply to %s", names[i], ox_type_name(type));
+				return ox_kfail(k, "reduction '%s' does not apply to %s", names[i], ox_elem_label(type));
 			return i;
 		}
 	return ox_kfail(k, "reduction must be none, add, mul%s", k->version >= 18 ? ", max or min" : "");
@@ -282,7 +282,7 @@ static void reduce_at(ox_val *y, int64_t i, const ox_val *u, int64_t j, int red)
 		break;
 	}
 	default:
-		if (ox_type_is_int(y->type) || y->type == OX_BOOL)
+		if (ox_elem_is_int(y->type) || y->type == OX_BOOL)
 			ox_set_i64(y, i, red_i(red, ox_get_i64(y, i), ox_get_i64(u, j)));
 		else
 			ox_set_f64(y, i, red_f(red, ox_get_f64(y, i), ox_get_f64(u, j)));
@@ -311,7 +311,7 @@ static int scatter_run(ox_k *k, ox_val *y, const ox_val *u, const int64_t *off, 
 static ox_val *scatter_out(ox_k *k, ox_val *x, const ox_val *u)
 {
 	if (u->type != x->type)
-		return ox_kfail(k, "updates are %s, but data is %s", ox_type_name(u->type), ox_type_name(x->type)), NULL;
+		return ox_kfail(k, "updates are %s, but data is %s", ox_elem_label(u->type), ox_elem_label(x->type)), NULL;
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, x->dims);
 	if (y && !ox_tensor_copy_data(y, x))
 		return ox_kfail(k, "out of memory"), NULL;
@@ -383,7 +383,7 @@ static bool nonzero_at(const ox_val *x, int64_t i)
 	case OX_COMPLEX64: return ((const float *)d)[2 * i] != 0 || ((const float *)d)[2 * i + 1] != 0;
 	case OX_COMPLEX128: return ((const double *)d)[2 * i] != 0 || ((const double *)d)[2 * i + 1] != 0;
 	default:
-		if (ox_type_is_float(x->type))
+		if (ox_elem_is_float(x->type))
 			return ox_get_f64(x, i) != 0;
 		for (size_t b = 0; b < ox_elem_size(x->type); b++)
 			if (((const uint8_t *)d)[(size_t)i * ox_elem_size(x->type) + b])

@@ -95,7 +95,7 @@ static int nms_inputs(ox_k *k, nms *S, ox_val **bx, ox_val **sc)
 	S->batches = (*bx)->dims[0], S->boxes = (*bx)->dims[1], S->classes = (*sc)->dims[1];
 	S->max_out = mo && mo->count ? ox_more_scalar_i64(mo) : 0;
 	if (mo && mo->type != OX_INT64)
-		return ox_kfail(k, "max_output_boxes_per_class must be int64, not %s", ox_type_name(mo->type));
+		return ox_kfail(k, "max_output_boxes_per_class must be int64, not %s", ox_elem_label(mo->type));
 	S->max_out = S->max_out < 0 ? 0 : S->max_out;
 	S->iou = iou && iou->count ? ox_more_scalar_f64(iou) : 0;
 	S->has_score = st && st->count;
@@ -244,7 +244,7 @@ int ox_op_TfIdfVectorizer(ox_k *k)
 	T.strings = x->type == OX_STRING;
 	if (T.strings ? !ps : ox_attr_ints(k, "pool_int64s", &T.pool_i) < 0)
 		return ox_kfail(k, "attribute %s is required for %s input", T.strings ? "pool_strings" : "pool_int64s",
-				ox_type_name(x->type));
+				ox_elem_label(x->type));
 	T.pool_n = T.strings ? (int64_t)ps->n_strings : ox_attr_ints(k, "pool_int64s", &T.pool_i);
 	T.pool_s = T.strings ? ps->strings : NULL;
 	T.min = ox_attr_int(k, "min_gram_length", 1), T.max = ox_attr_int(k, "max_gram_length", 1);

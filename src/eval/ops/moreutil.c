@@ -93,8 +93,8 @@ int ox_more_check_type(ox_k *k, const ox_val *t, const char *what, const int *ty
 	list[0] = 0;
 	for (const int *p = types; *p && len < sizeof list - 32; p++)
 		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", p == types ? "" : ", ",
-					ox_type_name(*p));
-	return ox_kfail(k, "%s has element type %s; expected one of %s", what, ox_type_name(t->type), list);
+					ox_elem_label(*p));
+	return ox_kfail(k, "%s has element type %s; expected one of %s", what, ox_elem_label(t->type), list);
 }
 
 double ox_more_scalar_f64(const ox_val *t)

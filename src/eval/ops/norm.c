@@ -666,7 +666,7 @@ static int dropout_mode(ox_k *k, double *ratio, bool *train)
 		ox_val *r = ox_in(k, 1) ? ox_in_tensor(k, 1, true) : NULL, *t = ox_in(k, 2) ? ox_in_tensor(k, 2, true) : NULL;
 		if ((ox_in(k, 1) && !r) || (ox_in(k, 2) && !t))
 			return -1;
-		if (r && (r->count != 1 || !ox_type_is_float(r->type)))
+		if (r && (r->count != 1 || !ox_elem_is_float(r->type)))
 			return ox_kfail(k, "input ratio must be a floating-point scalar");
 		if (t && (t->count != 1 || t->type != OX_BOOL))
 			return ox_kfail(k, "input training_mode must be a bool scalar");

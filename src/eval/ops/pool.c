@@ -238,8 +238,8 @@ int ox_op_MaxPool(ox_k *k)
 	pool g;
 	if (!x || pool_geometry(k, x, &g))
 		return -1;
-	if (!ox_type_is_float(x->type) && x->type != OX_INT8 && x->type != OX_UINT8)
-		return ox_kfail(k, "input X must be a float type, int8 or uint8, not %s", ox_type_name(x->type));
+	if (!ox_elem_is_float(x->type) && x->type != OX_INT8 && x->type != OX_UINT8)
+		return ox_kfail(k, "input X must be a float type, int8 or uint8, not %s", ox_elem_label(x->type));
 	int64_t order = ox_attr_int(k, "storage_order", 0);
 	if (order != 0 && order != 1)
 		return ox_kfail(k, "storage_order must be 0 (row major) or 1 (column major), not %lld", (long long)order);

@@ -132,12 +132,12 @@ static int q_out_type(ox_k *k, const ox_val *zp)
 	int64_t dt = ox_attr_int(k, "output_dtype", 0);
 	int type = zp ? zp->type : dt ? (int)dt : OX_UINT8;
 	if (zp && dt && dt != zp->type)
-		return ox_kfail(k, "output_dtype %s differs from the zero point's type %s", ox_type_name((int)dt),
-				ox_type_name(zp->type));
+		return ox_kfail(k, "output_dtype %s differs from the zero point's type %s", ox_elem_label((int)dt),
+				ox_elem_label(zp->type));
 	for (const int *p = q_targets; *p; p++)
 		if (*p == type)
 			return type;
-	return ox_kfail(k, "%s is not a quantized type", ox_type_name(type));
+	return ox_kfail(k, "%s is not a quantized type", ox_elem_label(type));
 }
 
 /* Rounds a float32 quotient to the narrow float type both operands had (numpy computes
@@ -156,7 +156,7 @@ static int quant_precision(ox_k *k, const ox_val *x, const ox_val *s)
 	int64_t p = ox_attr_int(k, "precision", 0);
 	if (p)
 		return ox_more_is_real((int)p) ? (int)p : ox_kfail(k, "precision must be a float type, not %s",
-								    ox_type_name((int)p));
+								    ox_elem_label((int)p));
 	if (x->type == OX_INT32 || x->type == OX_DOUBLE)
 		return OX_DOUBLE;
 	return x->type == s->type ? x->type : OX_FLOAT;
@@ -204,13 +204,13 @@ int ox_op_DequantizeLinear(ox_k *k)
 		return -1;
 	bool float_x = is_f8(x->type) || x->type == OX_FLOAT4E2M1;
 	if (zp && !float_x && zp->type != x->type)
-		return ox_kfail(k, "the zero point has type %s; expected x's type %s", ox_type_name(zp->type),
-				ox_type_name(x->type));
+		return ox_kfail(k, "the zero point has type %s; expected x's type %s", ox_elem_label(zp->type),
+				ox_elem_label(x->type));
 	int type = (int)ox_attr_int(k, "output_dtype", 0);
 	if (!type)
 		type = s->type == OX_FLOAT8E8M0 ? OX_FLOAT : s->type;
 	if (!ox_more_is_real(type))
-		return ox_kfail(k, "output_dtype must be float, float16 or bfloat16, not %s", ox_type_name(type));
+		return ox_kfail(k, "output_dtype must be float, float16 or bfloat16, not %s", ox_elem_label(type));
 	ox_val *y = ox_out_tensor(k, 0, type, x->rank, x->dims);
 	if (!y)
 		return -1;
@@ -307,8 +307,8 @@ static int qoperand_load(ox_k *k, qoperand *q, int base, bool rows)
 	    ox_more_check_type(k, q->scale, rows ? "a_scale" : "b_scale", scale_types) < 0)
 		return -1;
 	if (q->zp && q->zp->type != q->t->type)
-		return ox_kfail(k, "%s's zero point has type %s; expected %s", rows ? "a" : "b", ox_type_name(q->zp->type),
-				ox_type_name(q->t->type));
+		return ox_kfail(k, "%s's zero point has type %s; expected %s", rows ? "a" : "b", ox_elem_label(q->zp->type),
+				ox_elem_label(q->t->type));
 	if (q->t->rank < 1)
 		return ox_kfail(k, "%s must have rank 1 or more", rows ? "a" : "b");
 	if (!(q->v = ox_more_alloc(k, q->t->count, sizeof *q->v, "operand")) ||

@@ -81,7 +81,7 @@ static int real_dtype(ox_k *k, int64_t dtype)
 	for (const int *p = real_types; *p; p++)
 		if (*p == dtype)
 			return (int)dtype;
-	return ox_kfail(k, "dtype must be float, float16, double or bfloat16, not %s", ox_type_name((int)dtype));
+	return ox_kfail(k, "dtype must be float, float16, double or bfloat16, not %s", ox_elem_label((int)dtype));
 }
 
 /* Fills y from the uniform (normal == false) or normal distribution with parameters a, b
@@ -162,8 +162,8 @@ int ox_op_Bernoulli(ox_k *k)
 	if (!x || ox_more_check_type(k, x, "input", real_types) < 0)
 		return -1;
 	int type = (int)ox_attr_int(k, "dtype", x->type);
-	if (type != OX_BOOL && !ox_type_is_float(type) && !ox_type_is_int(type))
-		return ox_kfail(k, "dtype must be a numeric type or bool, not %s", ox_type_name(type));
+	if (type != OX_BOOL && !ox_elem_is_float(type) && !ox_elem_is_int(type))
+		return ox_kfail(k, "dtype must be a numeric type or bool, not %s", ox_elem_label(type));
 	ox_val *y = ox_out_tensor(k, 0, type, x->rank, x->dims);
 	if (!y)
 		return -1;
@@ -212,7 +212,7 @@ int ox_op_Multinomial(ox_k *k)
 	int type = (int)ox_attr_int(k, "dtype", OX_INT32);
 	int64_t n = ox_attr_int(k, "sample_size", 1), classes = x->dims[1];
 	if (type != OX_INT32 && type != OX_INT64)
-		return ox_kfail(k, "dtype must be int32 or int64, not %s", ox_type_name(type));
+		return ox_kfail(k, "dtype must be int32 or int64, not %s", ox_elem_label(type));
 	if (n < 0)
 		return ox_kfail(k, "sample_size must not be negative, not %lld", (long long)n);
 	int64_t dims[2] = {x->dims[0], n};

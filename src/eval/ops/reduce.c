@@ -286,7 +286,7 @@ static int reduce(ox_k *k, int op)
 	red r;
 	if (!x)
 		return -1;
-	bool isint = ox_type_is_int(x->type) || (x->type == OX_BOOL && (op == R_MAX || op == R_MIN));
+	bool isint = ox_elem_is_int(x->type) || (x->type == OX_BOOL && (op == R_MAX || op == R_MIN));
 	if (!isint && ox_nn_need_float(k, x, "input data"))
 		return -1;
 	if (reduce_axes(k, x, op, &r) || !(y = ox_out_tensor(k, 0, x->type, r.orank, r.odims)))
@@ -388,7 +388,7 @@ static int arg_extreme(ox_k *k, bool max)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y;
 	int a;
-	if (!x || (!ox_type_is_int(x->type) && ox_nn_need_float(k, x, "input data")) ||
+	if (!x || (!ox_elem_is_int(x->type) && ox_nn_need_float(k, x, "input data")) ||
 	    (a = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank)) < 0)
 		return -1;
 	int64_t outer, n, inner, dims[OX_MAX_RANK];
@@ -403,7 +403,7 @@ static int arg_extreme(ox_k *k, bool max)
 	if (!(y = ox_out_tensor(k, 0, OX_INT64, orank, dims)))
 		return -1;
 	double *xd = NULL;
-	if (!ox_type_is_int(x->type) && !(xd = ox_nn_load(k, x)))
+	if (!ox_elem_is_int(x->type) && !(xd = ox_nn_load(k, x)))
 		return -1;
 	int64_t *yd = y->data;
 	for (int64_t o = 0; o < outer; o++)
@@ -452,7 +452,7 @@ static int cumulate(ox_k *k, bool prod)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y;
 	int64_t ax[1];
-	bool isint = x && ox_type_is_int(x->type);
+	bool isint = x && ox_elem_is_int(x->type);
 	if (!x || (!isint && ox_nn_need_float(k, x, "input x")))
 		return -1;
 	int64_t na = ox_in_ints(k, 1, ax, 1, "input axis");
@@ -576,7 +576,7 @@ int ox_op_TopK(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *vals, *ind;
 	int64_t kk, outer, n, inner, dims[OX_MAX_RANK];
 	int a;
-	if (!x || (!ox_type_is_int(x->type) && ox_nn_need_float(k, x, "input X")) || topk_k(k, &kk) ||
+	if (!x || (!ox_elem_is_int(x->type) && ox_nn_need_float(k, x, "input X")) || topk_k(k, &kk) ||
 	    (a = ox_axis(k, ox_attr_int(k, "axis", -1), x->rank)) < 0)
 		return -1;
 	around(x, a, &outer, &n, &inner);
@@ -591,7 +591,7 @@ int ox_op_TopK(ox_k *k)
 	topk_item *it = malloc((size_t)(n + 1) * sizeof *it);
 	if (!it)
 		return ox_kfail(k, "out of memory");
-	if (!ox_type_is_int(x->type) && !(xd = ox_nn_load(k, x))) {
+	if (!ox_elem_is_int(x->type) && !(xd = ox_nn_load(k, x))) {
 		free(it);
 		return -1;
 	}

@@ -321,9 +321,9 @@ static int read_roi(ox_k *k, const ox_val *roi, const int *ax, int nax, plan *P)
 		P->roi[d] = 0, P->roi[OX_MAX_RANK + d] = 1;
 	if (!roi || roi->count == 0)
 		return 0;
-	if (!ox_type_is_float(roi->type) || roi->count != 2 * nax)
+	if (!ox_elem_is_float(roi->type) || roi->count != 2 * nax)
 		return ox_kfail(k, "roi must be a float tensor of %d values (starts, then ends), not %lld %s values",
-				2 * nax, (long long)roi->count, ox_type_name(roi->type));
+				2 * nax, (long long)roi->count, ox_elem_label(roi->type));
 	for (int i = 0; i < nax; i++) {
 		P->roi[ax[i]] = ox_get_f64(roi, i);
 		P->roi[OX_MAX_RANK + ax[i]] = ox_get_f64(roi, nax + i);
@@ -335,7 +335,7 @@ static int from_scales(ox_k *k, const ox_val *x, const ox_val *s, const int *ax,
 {
 	if (s->type != OX_FLOAT || s->count != nax)
 		return ox_kfail(k, "scales must be %d float values, not %lld %s values", nax, (long long)s->count,
-				ox_type_name(s->type));
+				ox_elem_label(s->type));
 	for (int i = 0; i < nax; i++) {
 		double sc = ((const float *)s->data)[i];
 		if (!(sc > 0) || isinf(sc))
@@ -353,7 +353,7 @@ static int from_sizes(ox_k *k, const ox_val *x, const ox_val *s, const int *ax, 
 {
 	if (s->type != OX_INT64 || s->count != nax)
 		return ox_kfail(k, "sizes must be %d int64 values, not %lld %s values", nax, (long long)s->count,
-				ox_type_name(s->type));
+				ox_elem_label(s->type));
 	static const char *const policies[] = {"stretch", "not_larger", "not_smaller"};
 	int policy = k->version >= 18 ? pick(k, "keep_aspect_ratio_policy", "stretch", policies, 3) : 0;
 	if (policy < 0)
@@ -399,9 +399,9 @@ static int make_plan(ox_k *k, const ox_val *x, const ox_val *roi, const ox_val *
 
 static int resample(ox_k *k, const ox_val *x, const params *p, const plan *P)
 {
-	if (p->mode != NEAREST && !ox_type_is_float(x->type) && !ox_type_is_int(x->type))
+	if (p->mode != NEAREST && !ox_elem_is_float(x->type) && !ox_elem_is_int(x->type))
 		return ox_kfail(k, "%s interpolation needs a numeric input, not %s",
-				p->mode == LINEAR ? "linear" : "cubic", ox_type_name(x->type));
+				p->mode == LINEAR ? "linear" : "cubic", ox_elem_label(x->type));
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, P->out);
 	if (!y)
 		return -1;
@@ -463,7 +463,7 @@ int ox_op_Upsample(ox_k *k)
 		if (!(st = ox_in_tensor(k, 1, true)))
 			return -1;
 		if (st->type != OX_FLOAT)
-			return ox_kfail(k, "scales must be float, not %s", ox_type_name(st->type));
+			return ox_kfail(k, "scales must be float, not %s", ox_elem_label(st->type));
 		n = st->count, s = st->data;
 	}
 	if (n != x->rank)

@@ -302,8 +302,8 @@ static int window(ox_k *k, double a0, double a1, double a2)
 	if (size < 0)
 		return ox_kfail(k, "size must not be negative, not %lld", (long long)size);
 	int type = (int)ox_attr_int(k, "output_datatype", OX_FLOAT);
-	if (!ox_type_is_float(type) && !ox_type_is_int(type))
-		return ox_kfail(k, "output_datatype must be a numeric type, not %s", ox_type_name(type));
+	if (!ox_elem_is_float(type) && !ox_elem_is_int(type))
+		return ox_kfail(k, "output_datatype must be a numeric type, not %s", ox_elem_label(type));
 	ox_val *y = ox_out_tensor(k, 0, type, 1, &size);
 	double *w = y ? ox_more_alloc(k, size, sizeof *w, "window") : NULL;
 	if (!w)
@@ -385,8 +385,8 @@ int ox_op_MelWeightMatrix(ox_k *k)
 		return ox_kfail(k, "num_mel_bins must not be negative, dft_length and sample_rate must be positive, "
 				   "and the edges scalars");
 	int type = (int)ox_attr_int(k, "output_datatype", OX_FLOAT);
-	if (!ox_type_is_float(type) && !ox_type_is_int(type))
-		return ox_kfail(k, "output_datatype must be a numeric type, not %s", ox_type_name(type));
+	if (!ox_elem_is_float(type) && !ox_elem_is_int(type))
+		return ox_kfail(k, "output_datatype must be a numeric type, not %s", ox_elem_label(type));
 	int64_t dims[2] = {dft_len / 2 + 1, nmel};
 	ox_val *y = ox_out_tensor(k, 0, type, 2, dims);
 	int64_t *f = y ? ox_more_alloc(k, nmel + 2, sizeof *f, "mel points") : NULL;

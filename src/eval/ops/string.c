@@ -63,7 +63,7 @@ int ox_op_StringNormalizer(ox_k *k)
 	if (!x || check_locale(k) < 0)
 		return -1;
 	if (x->type != OX_STRING)
-		return ox_kfail(k, "input must be a string tensor, not %s", ox_type_name(x->type));
+		return ox_kfail(k, "input must be a string tensor, not %s", ox_elem_label(x->type));
 	if (!(x->rank == 1 || (x->rank == 2 && x->dims[0] == 1)))
 		return ox_kfail(k, "input must have shape [C] or [1, C]");
 	int action = ox_attr_str_is(k, "case_change_action", "NONE", "LOWER")   ? 1
@@ -187,7 +187,7 @@ int ox_op_StringSplit(ox_k *k)
 	if (!x)
 		return -1;
 	if (x->type != OX_STRING)
-		return ox_kfail(k, "input must be a string tensor, not %s", ox_type_name(x->type));
+		return ox_kfail(k, "input must be a string tensor, not %s", ox_elem_label(x->type));
 	if (x->rank >= OX_MAX_RANK)
 		return ox_kfail(k, "the output's rank exceeds the limit of %d", OX_MAX_RANK);
 	size_t sn;
@@ -731,7 +731,7 @@ int ox_op_RegexFullMatch(ox_k *k)
 	if (!x)
 		return -1;
 	if (x->type != OX_STRING)
-		return ox_kfail(k, "input must be a string tensor, not %s", ox_type_name(x->type));
+		return ox_kfail(k, "input must be a string tensor, not %s", ox_elem_label(x->type));
 	if (!ox_attr(k, "pattern"))
 		return ox_kfail(k, "attribute 'pattern' is required");
 	size_t n;

@@ -60,7 +60,7 @@ int ox_nn_need_float(ox_k *k, const ox_val *t, const char *what)
 	case OX_FLOAT: case OX_DOUBLE: case OX_FLOAT16: case OX_BFLOAT16:
 		return 0;
 	default:
-		return ox_kfail(k, "%s must be float, double, float16 or bfloat16, not %s", what, ox_type_name(t->type));
+		return ox_kfail(k, "%s must be float, double, float16 or bfloat16, not %s", what, ox_elem_label(t->type));
 	}
 }
 
