@@ -11,13 +11,11 @@
 #error "the evaluator assumes a little-endian host"
 #endif
 
+/* The width of a sub-byte type, packed several to a byte; 0 for the others. */
 static int sub_bits(int type)
 {
-	switch (type) {
-	case OX_UINT4: case OX_INT4: case OX_FLOAT4E2M1: return 4;
-	case OX_UINT2: case OX_INT2: return 2;
-	default: return 0;
-	}
+	int bits = ox_elem_bits(type);
+	return bits < 8 ? bits : 0;
 }
 
 /* Unpacks sub-byte elements, first in the low bits, sign-extending signed integers. */
@@ -25,7 +23,7 @@ static void unpack_bits(ox_val *v, const uint8_t *src, int bits)
 {
 	uint8_t *d = v->data;
 	int per = 8 / bits, mask = (1 << bits) - 1;
-	bool sign = v->type == OX_INT4 || v->type == OX_INT2;
+	bool sign = ox_elem(v->type)->cls == OX_CLASS_SIGNED;
 	for (int64_t i = 0; i < v->count; i++) {
 		int x = (src[i / per] >> ((i % per) * bits)) & mask;
 		if (sign && (x >> (bits - 1)))
