@@ -405,43 +405,12 @@ static void check_attr_type(ctx *c, const Onnx__AttributeProto *a, const spec_at
 		int_for_float ? " (write a float literal: 1.0, not 1)" : "");
 }
 
-/* Edit distance of two short names, ignoring case, a swap of neighbours one edit (optimal
- * string alignment), for "did you mean". */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), d[3][64];
-	if (la >= 63 || lb >= 63)
-		return SIZE_MAX;
-	size_t *two = d[0], *one = d[1], *row = d[2];
-	for (size_t j = 0; j <= lb; j++)
-		one[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = (a[i - 1] | 0x20) != (b[j - 1] | 0x20), best = one[j - 1] + cost;
-			if (one[j] + 1 < best)
-				best = one[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			if (i > 1 && j > 1 && (a[i - 1] | 0x20) == (b[j - 2] | 0x20) && (a[i - 2] | 0x20) == (b[j - 1] | 0x20) &&
-			    two[j - 2] + 1 < best)
-				best = two[j - 2] + 1;
-			row[j] = best;
-		}
-		size_t *t = two;
-		two = one;
-		one = row;
-		row = t;
-	}
-	return one[lb];
-}
-
 static const char *closest_op(const char *op)
 {
 	const char *best = NULL;
 	size_t bd = strlen(op) >= 5 ? 3 : 2; /* two edits away, one for short names ("Foo" is not "Cos") */
 	for (size_t i = 0; i < sizeof op_attrs / sizeof op_attrs[0]; i++) {
-		size_t d = distance(op, op_attrs[i].op);
+		size_t d = ox_edit_distance(op, strlen(op), op_attrs[i].op, strlen(op_attrs[i].op), true);
 		if (d < bd) {
 			bd = d;
 			best = op_attrs[i].op;
