@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
 #include "moreutil.h"
 
 /* ---- NonMaxSuppression ----------------------------------------------------------- */
@@ -271,7 +272,7 @@ int ox_op_TfIdfVectorizer(ox_k *k)
 /* ---- DeformConv -------------------------------------------------------------------- */
 
 typedef struct deform {
-	ox_more_conv g;
+	ox_conv_geom g;
 	int64_t n, c, m, group, ogroup, insz, outsz, ksz;
 	int64_t istr[OX_MAX_RANK];
 	const double *x, *w, *off, *mask, *bias;
@@ -281,7 +282,7 @@ typedef struct deform {
  * (zero outside) in every channel of offset group og of image n: col[c][kk][o]. */
 static void deform_tap(const deform *D, int64_t n, int64_t og, int64_t o, int64_t kk, double *col)
 {
-	const ox_more_conv *g = &D->g;
+	const ox_conv_geom *g = &D->g;
 	int r = g->nsp;
 	int64_t base[OX_MAX_RANK], oc = o, kc = kk;
 	double frac[OX_MAX_RANK];
@@ -346,7 +347,7 @@ static int deform_shape(ox_k *k, const ox_val *x, const ox_val *w, const ox_val 
 	if (D->group < 1 || D->ogroup < 1 || D->c % D->group || D->m % D->group || w->dims[1] * D->group != D->c ||
 	    D->c % D->ogroup)
 		return ox_kfail(k, "group and offset_group must divide the channels, and W must have C / group inputs");
-	if (ox_more_conv_geom(k, x->rank - 2, x->dims + 2, w->dims + 2, &D->g) < 0)
+	if (ox_conv_attrs(k, x, w, &D->g) < 0 || ox_conv_out(k, &D->g) < 0)
 		return -1;
 	D->insz = D->outsz = D->ksz = 1;
 	for (int d = 0; d < D->g.nsp; d++) {

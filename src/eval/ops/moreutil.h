@@ -35,14 +35,4 @@ int64_t ox_more_mul(int64_t a, int64_t b);
 /* Row-major strides of dims (in elements). */
 void ox_more_strides(int rank, const int64_t *dims, int64_t *strides);
 
-/* The spatial geometry of a convolution (Conv, QLinearConv, DeformConv): kernel, strides,
- * dilations and pads from the attributes (auto_pad resolved), and the output size. */
-typedef struct ox_more_conv {
-	int nsp; /* spatial dims */
-	int64_t in[OX_MAX_RANK], kernel[OX_MAX_RANK], stride[OX_MAX_RANK], dil[OX_MAX_RANK];
-	int64_t pad0[OX_MAX_RANK], pad1[OX_MAX_RANK], out[OX_MAX_RANK];
-} ox_more_conv;
-/* in_sp: the input's spatial dims; w_sp: the weight's (the default kernel_shape). */
-int ox_more_conv_geom(ox_k *k, int nsp, const int64_t *in_sp, const int64_t *w_sp, ox_more_conv *g);
-
 #endif

@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
 #include "nn.h"
 
 enum { LP = OX_POOL_AVG_PAD + 1 }; /* the other modes are nn.h's OX_POOL_* */
 
-#define ATTR_MAX INT64_C(0x7fffffff) /* kernel, stride, dilation and pad values */
+#define ATTR_MAX INT64_C(0x7fffffff) /* RoI pooling output sizes */
 #define TAPS_MAX (INT64_C(1) << 40)
 
 /* The geometry of a pooling node: planes of N * C, each pooled over nsp dimensions. */
@@ -20,28 +21,6 @@ typedef struct pool {
 	int64_t pb[OX_MAX_RANK], pe[OX_MAX_RANK]; /* pads at the beginning and the end */
 } pool;
 
-/* The n values of attribute name, each in [min, ATTR_MAX], into v; def when it is absent
- * or empty. */
-static int attr_dims(ox_k *k, const char *name, int n, int64_t min, int64_t def, int64_t *v)
-{
-	const int64_t *a;
-	int64_t na = ox_attr_ints(k, name, &a);
-	if (na <= 0) {
-		for (int i = 0; i < n; i++)
-			v[i] = def;
-		return 0;
-	}
-	if (na != n)
-		return ox_kfail(k, "attribute '%s' has %lld values; %d expected", name, (long long)na, n);
-	for (int i = 0; i < n; i++) {
-		if (a[i] < min || a[i] > ATTR_MAX)
-			return ox_kfail(k, "attribute '%s' value %lld (position %d) is out of range [%lld, %lld]", name,
-					(long long)a[i], i, (long long)min, (long long)ATTR_MAX);
-		v[i] = a[i];
-	}
-	return 0;
-}
-
 static void step(int64_t *pos, const int64_t *dims, int n)
 {
 	for (int i = n - 1; i >= 0; i--) {
@@ -51,42 +30,26 @@ static void step(int64_t *pos, const int64_t *dims, int n)
 	}
 }
 
-/* Output size and pads of spatial axis i from auto_pad (0 NOTSET, 1 SAME_UPPER,
- * 2 SAME_LOWER, 3 VALID) and ceil_mode, by the formulas of the MaxPool spec. */
+/* Output size and pads of spatial axis i from auto_pad and ceil_mode, by the formulas of
+ * the MaxPool spec. */
 static int axis_geometry(ox_k *k, pool *g, int i, int autopad, bool ceil_mode)
 {
 	int64_t in = g->in[i], s = g->s[i], ek = (g->k[i] - 1) * g->d[i] + 1;
-	if (autopad == 1 || autopad == 2) {
-		g->out[i] = (in + s - 1) / s;
-		int64_t total = g->out[i] ? (g->out[i] - 1) * s + ek - in : 0;
-		if (total < 0)
-			total = 0;
-		g->pb[i] = autopad == 1 ? total / 2 : total - total / 2;
-		g->pe[i] = total - g->pb[i];
+	if (autopad == OX_PAD_SAME_UPPER || autopad == OX_PAD_SAME_LOWER) {
+		g->out[i] = ox_same_pads(in, s, ek, autopad == OX_PAD_SAME_LOWER, &g->pb[i], &g->pe[i]);
 		return 0;
 	}
-	if (autopad == 3)
+	if (autopad == OX_PAD_VALID)
 		g->pb[i] = g->pe[i] = 0;
 	int64_t num = in + g->pb[i] + g->pe[i] - ek;
 	if (num < 0)
 		return ox_kfail(k, "the kernel spans %lld elements along spatial axis %d, more than the %lld of the padded input",
 				(long long)ek, i, (long long)(in + g->pb[i] + g->pe[i]));
-	bool up = ceil_mode && autopad == 0;
+	bool up = ceil_mode && autopad == OX_PAD_NOTSET;
 	g->out[i] = (up ? (num + s - 1) / s : num / s) + 1;
 	if (up && g->out[i] > 1 && (g->out[i] - 1) * s >= in + g->pb[i])
 		g->out[i]--; /* rounding up may not add a window starting in the end padding */
 	return 0;
-}
-
-static int auto_pad(ox_k *k)
-{
-	static const char *const names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
-	for (int i = 0; i < 4; i++)
-		if (ox_attr_str_is(k, "auto_pad", "NOTSET", names[i]))
-			return i;
-	size_t n;
-	const char *v = ox_attr_str(k, "auto_pad", "", &n);
-	return ox_kfail(k, "auto_pad '%.*s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", (int)n, v);
 }
 
 static int64_t product(const int64_t *v, int n)
@@ -107,9 +70,9 @@ static int pool_geometry(ox_k *k, const ox_val *x, pool *g)
 	if (ox_attr_ints(k, "kernel_shape", &ks) != n)
 		return ox_kfail(k, "attribute 'kernel_shape' is required, with one value per spatial axis (%d)", n);
 	int64_t pads[2 * OX_MAX_RANK];
-	int ap = auto_pad(k);
-	if (ap < 0 || attr_dims(k, "kernel_shape", n, 1, 1, g->k) || attr_dims(k, "strides", n, 1, 1, g->s) ||
-	    attr_dims(k, "dilations", n, 1, 1, g->d) || attr_dims(k, "pads", 2 * n, 0, 0, pads))
+	int ap = ox_auto_pad(k);
+	if (ap < 0 || ox_window_ints(k, "kernel_shape", n, 1, 1, g->k) || ox_window_ints(k, "strides", n, 1, 1, g->s) ||
+	    ox_window_ints(k, "dilations", n, 1, 1, g->d) || ox_window_ints(k, "pads", 2 * n, 0, 0, pads))
 		return -1;
 	g->taps = product(g->k, n);
 	if (g->taps > TAPS_MAX)
@@ -611,8 +574,8 @@ static int unpool_shape(ox_k *k, const ox_val *x, int64_t *dims)
 	const int64_t *a;
 	if (ox_attr_ints(k, "kernel_shape", &a) < 0)
 		return ox_kfail(k, "attribute 'kernel_shape' is required");
-	if (attr_dims(k, "kernel_shape", n, 1, 1, ks) || attr_dims(k, "strides", n, 1, 1, st) ||
-	    attr_dims(k, "pads", 2 * n, 0, 0, pads))
+	if (ox_window_ints(k, "kernel_shape", n, 1, 1, ks) || ox_window_ints(k, "strides", n, 1, 1, st) ||
+	    ox_window_ints(k, "pads", 2 * n, 0, 0, pads))
 		return -1;
 	if (ox_in(k, 2)) {
 		int64_t m = ox_in_ints(k, 2, dims, OX_MAX_RANK, "input output_shape");

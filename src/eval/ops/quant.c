@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
 #include "moreutil.h"
 
 /* ---- scales and zero points -------------------------------------------------------- */
@@ -440,7 +441,7 @@ out:
 /* The integer convolution of x (N, C, spatial...) with w (M, C/group, kernel...), both
  * already minus their zero points, plus bias, into acc (N, M, out...). */
 typedef struct qconv {
-	ox_more_conv g;
+	ox_conv_geom g;
 	int64_t n, c, m, group, insz, outsz, ksz;
 	int64_t istr[OX_MAX_RANK], odims[OX_MAX_RANK];
 } qconv;
@@ -448,7 +449,7 @@ typedef struct qconv {
 /* Input offset of kernel tap kk for output position o, or -1 when it falls in the padding. */
 static int64_t qconv_tap(const qconv *q, int64_t o, int64_t kk)
 {
-	const ox_more_conv *g = &q->g;
+	const ox_conv_geom *g = &q->g;
 	int64_t off = 0;
 	for (int d = g->nsp - 1; d >= 0; d--) {
 		int64_t od = o % g->out[d], kd = kk % g->kernel[d];
@@ -502,7 +503,7 @@ static int qconv_shape(ox_k *k, const ox_val *x, const ox_val *w, qconv *q)
 	if (q->group < 1 || q->c % q->group || q->m % q->group || w->dims[1] * q->group != q->c)
 		return ox_kfail(k, "group %lld does not fit %lld input channels, %lld output channels and w's %lld",
 				(long long)q->group, (long long)q->c, (long long)q->m, (long long)w->dims[1]);
-	if (ox_more_conv_geom(k, x->rank - 2, x->dims + 2, w->dims + 2, &q->g) < 0)
+	if (ox_conv_attrs(k, x, w, &q->g) < 0 || ox_conv_out(k, &q->g) < 0)
 		return -1;
 	q->insz = q->outsz = q->ksz = 1;
 	q->odims[0] = q->n, q->odims[1] = q->m;
