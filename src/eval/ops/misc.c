@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "geometry.h"
-#include "moreutil.h"
+#include "eval/kernel.h"
+#include "eval/move.h"
 
 /* ---- NonMaxSuppression ----------------------------------------------------------- */
 
@@ -86,21 +87,21 @@ static int nms_inputs(ox_k *k, nms *S, ox_val **bx, ox_val **sc)
 	static const int ft[] = {OX_FLOAT, OX_FLOAT16, OX_DOUBLE, 0};
 	*bx = ox_in_tensor(k, 0, true), *sc = ox_in_tensor(k, 1, true);
 	ox_val *mo = ox_in_tensor(k, 2, false), *iou = ox_in_tensor(k, 3, false), *st = ox_in_tensor(k, 4, false);
-	if (!*bx || !*sc || ox_more_check_type(k, *bx, "boxes", ft) < 0 || ox_more_check_type(k, *sc, "scores", ft) < 0 ||
-	    (iou && ox_more_check_type(k, iou, "iou_threshold", ft) < 0) ||
-	    (st && ox_more_check_type(k, st, "score_threshold", ft) < 0))
+	if (!*bx || !*sc || ox_check_type(k, *bx, "boxes", ft) < 0 || ox_check_type(k, *sc, "scores", ft) < 0 ||
+	    (iou && ox_check_type(k, iou, "iou_threshold", ft) < 0) ||
+	    (st && ox_check_type(k, st, "score_threshold", ft) < 0))
 		return -1;
 	if ((*bx)->rank != 3 || (*bx)->dims[2] != 4 || (*sc)->rank != 3 || (*sc)->dims[0] != (*bx)->dims[0] ||
 	    (*sc)->dims[2] != (*bx)->dims[1])
 		return ox_kfail(k, "boxes must be [batches, boxes, 4] and scores [batches, classes, boxes]");
 	S->batches = (*bx)->dims[0], S->boxes = (*bx)->dims[1], S->classes = (*sc)->dims[1];
-	S->max_out = mo && mo->count ? ox_more_scalar_i64(mo) : 0;
+	S->max_out = mo && mo->count ? ox_scalar_i64(mo) : 0;
 	if (mo && mo->type != OX_INT64)
 		return ox_kfail(k, "max_output_boxes_per_class must be int64, not %s", ox_elem_label(mo->type));
 	S->max_out = S->max_out < 0 ? 0 : S->max_out;
-	S->iou = iou && iou->count ? ox_more_scalar_f64(iou) : 0;
+	S->iou = iou && iou->count ? ox_scalar_f64(iou) : 0;
 	S->has_score = st && st->count;
-	S->score = S->has_score ? ox_more_scalar_f64(st) : 0;
+	S->score = S->has_score ? ox_scalar_f64(st) : 0;
 	S->center = ox_attr_int(k, "center_point_box", 0) != 0;
 	return 0;
 }
@@ -112,14 +113,14 @@ int ox_op_NonMaxSuppression(ox_k *k)
 	if (nms_inputs(k, &S, &bx, &sc) < 0)
 		return -1;
 	int64_t most = S.max_out < S.boxes ? S.max_out : S.boxes, rc = -1;
-	int64_t nsel = ox_more_mul(ox_more_mul(S.batches, S.classes), most);
+	int64_t nsel = ox_mul_count(ox_mul_count(S.batches, S.classes), most);
 	if (nsel < 0 || nsel > OX_MAX_ELEMENTS / 3)
 		return ox_kfail(k, "the selection could hold more than %lld boxes", (long long)(OX_MAX_ELEMENTS / 3));
-	double *b = ox_more_load(k, bx, "boxes"), *s = b ? ox_more_load(k, sc, "scores") : NULL;
+	double *b = ox_load_f64(k, bx, "boxes"), *s = b ? ox_load_f64(k, sc, "scores") : NULL;
 	S.bx = b, S.sc = s;
-	if (s && (S.c = ox_more_alloc(k, S.boxes, sizeof *S.c, "candidates")) &&
-	    (S.kept = ox_more_alloc(k, S.boxes, sizeof *S.kept, "candidates")) &&
-	    (S.sel = ox_more_alloc(k, nsel * 3, sizeof *S.sel, "selection"))) {
+	if (s && (S.c = ox_scratch(k, S.boxes, sizeof *S.c, "candidates")) &&
+	    (S.kept = ox_scratch(k, S.boxes, sizeof *S.kept, "candidates")) &&
+	    (S.sel = ox_scratch(k, nsel * 3, sizeof *S.sel, "selection"))) {
 		for (int64_t i = 0; i < S.batches; i++)
 			for (int64_t j = 0; j < S.classes; j++)
 				nms_class(&S, i, j);
@@ -154,9 +155,9 @@ static int tfidf_pool(tfidf *T)
 	if (nc < 0 || ni < 0)
 		return ox_kfail(T->k, "attributes ngram_counts and ngram_indexes are required");
 	int64_t n = 0, id = 0;
-	if (!(T->len = ox_more_alloc(T->k, T->pool_n, sizeof *T->len, "n-grams")) ||
-	    !(T->at = ox_more_alloc(T->k, T->pool_n, sizeof *T->at, "n-grams")) ||
-	    !(T->col = ox_more_alloc(T->k, T->pool_n, sizeof *T->col, "n-grams")))
+	if (!(T->len = ox_scratch(T->k, T->pool_n, sizeof *T->len, "n-grams")) ||
+	    !(T->at = ox_scratch(T->k, T->pool_n, sizeof *T->at, "n-grams")) ||
+	    !(T->col = ox_scratch(T->k, T->pool_n, sizeof *T->col, "n-grams")))
 		return -1;
 	for (int64_t i = 0; i < ni; i++)
 		T->ncols = idx[i] + 1 > T->ncols ? idx[i] + 1 : T->ncols;
@@ -239,7 +240,7 @@ int ox_op_TfIdfVectorizer(ox_k *k)
 	tfidf T = {.k = k};
 	ox_val *x = ox_in_tensor(k, 0, true);
 	static const int xt[] = {OX_STRING, OX_INT32, OX_INT64, 0};
-	if (!x || ox_more_check_type(k, x, "X", xt) < 0)
+	if (!x || ox_check_type(k, x, "X", xt) < 0)
 		return -1;
 	const Onnx__AttributeProto *ps = ox_attr(k, "pool_strings");
 	T.strings = x->type == OX_STRING;
@@ -258,7 +259,7 @@ int ox_op_TfIdfVectorizer(ox_k *k)
 	if (tfidf_pool(&T) == 0) {
 		int64_t dims[2] = {rows, T.ncols};
 		ox_val *y = x->rank == 2 ? ox_out_tensor(k, 0, OX_FLOAT, 2, dims) : ox_out_tensor(k, 0, OX_FLOAT, 1, dims + 1);
-		if (y && (freq = ox_more_alloc(k, y->count, sizeof *freq, "counts"))) {
+		if (y && (freq = ox_scratch(k, y->count, sizeof *freq, "counts"))) {
 			memset(freq, 0, (size_t)y->count * sizeof *freq);
 			for (int64_t r = 0; r < rows && T.ncols; r++)
 				tfidf_row(&T, x, r, c, freq + r * T.ncols);
@@ -356,7 +357,7 @@ static int deform_shape(ox_k *k, const ox_val *x, const ox_val *w, const ox_val 
 					(long long)D->g.out[d], d);
 		D->insz *= D->g.in[d], D->outsz *= D->g.out[d], D->ksz *= D->g.kernel[d];
 	}
-	ox_more_strides(D->g.nsp, D->g.in, D->istr);
+	ox_strides(D->g.nsp, D->g.in, D->istr);
 	if (off->dims[0] != D->n || off->dims[1] != D->ogroup * D->ksz * D->g.nsp)
 		return ox_kfail(k, "offset must have shape [N, offset_group * kernel size * %d, output dims...]", D->g.nsp);
 	if (mask && mask->count != D->n * D->ogroup * D->ksz * D->outsz)
@@ -372,24 +373,24 @@ int ox_op_DeformConv(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *w = ox_in_tensor(k, 1, true), *off = ox_in_tensor(k, 2, true);
 	ox_val *b = ox_in_tensor(k, 3, false), *mask = ox_in_tensor(k, 4, false);
 	deform D = {0};
-	if (!x || !w || !off || ox_more_check_type(k, x, "X", ft) < 0 || deform_shape(k, x, w, off, mask, b, &D) < 0)
+	if (!x || !w || !off || ox_check_type(k, x, "X", ft) < 0 || deform_shape(k, x, w, off, mask, b, &D) < 0)
 		return -1;
 	int64_t dims[OX_MAX_RANK] = {D.n, D.m};
 	for (int d = 0; d < D.g.nsp; d++)
 		dims[2 + d] = D.g.out[d];
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, dims);
-	double *xd = y ? ox_more_load(k, x, "X") : NULL, *wd = xd ? ox_more_load(k, w, "W") : NULL;
-	double *od = wd ? ox_more_load(k, off, "offset") : NULL;
-	double *md = od && mask ? ox_more_load(k, mask, "mask") : NULL, *bd = od && b ? ox_more_load(k, b, "B") : NULL;
+	double *xd = y ? ox_load_f64(k, x, "X") : NULL, *wd = xd ? ox_load_f64(k, w, "W") : NULL;
+	double *od = wd ? ox_load_f64(k, off, "offset") : NULL;
+	double *md = od && mask ? ox_load_f64(k, mask, "mask") : NULL, *bd = od && b ? ox_load_f64(k, b, "B") : NULL;
 	bool ok = od && (!mask || md) && (!b || bd);
-	int64_t ncol = ox_more_mul(ox_more_mul(D.c, D.ksz), D.outsz);
-	double *col = ok && ncol >= 0 ? ox_more_alloc(k, ncol, 8, "columns") : NULL;
-	double *yd = col ? ox_more_alloc(k, y->count, sizeof *yd, "output") : NULL;
+	int64_t ncol = ox_mul_count(ox_mul_count(D.c, D.ksz), D.outsz);
+	double *col = ok && ncol >= 0 ? ox_scratch(k, ncol, 8, "columns") : NULL;
+	double *yd = col ? ox_scratch(k, y->count, sizeof *yd, "output") : NULL;
 	if (yd) {
 		D.x = xd, D.w = wd, D.off = od, D.mask = md, D.bias = bd;
 		for (int64_t n = 0; n < D.n; n++)
 			deform_image(&D, n, col, yd);
-		ox_more_store(y, yd);
+		ox_store_f64(y, yd);
 	} else if (ok && ncol < 0) {
 		ox_kfail(k, "the column buffer would have more than %lld elements", (long long)OX_MAX_ELEMENTS);
 	}

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "eval/kernel.h"
 
-#include "moreutil.h"
 
 typedef struct rng {
 	uint64_t s[4];
@@ -159,7 +159,7 @@ int ox_op_RandomNormalLike(ox_k *k)
 int ox_op_Bernoulli(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || ox_more_check_type(k, x, "input", real_types) < 0)
+	if (!x || ox_check_type(k, x, "input", real_types) < 0)
 		return -1;
 	int type = (int)ox_attr_int(k, "dtype", x->type);
 	if (type != OX_BOOL && !ox_elem_is_float(type) && !ox_elem_is_int(type))
@@ -205,7 +205,7 @@ static int64_t draw(const double *cdf, int64_t n, double u)
 int ox_op_Multinomial(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || ox_more_check_type(k, x, "input", real_types) < 0)
+	if (!x || ox_check_type(k, x, "input", real_types) < 0)
 		return -1;
 	if (x->rank != 2)
 		return ox_kfail(k, "input must have rank 2 ([batch_size, class_size]), not %d", x->rank);
@@ -221,7 +221,7 @@ int ox_op_Multinomial(ox_k *k)
 		return -1;
 	if (y->count && !classes)
 		return ox_kfail(k, "cannot sample from zero classes");
-	double *cdf = ox_more_alloc(k, classes, sizeof *cdf, "probabilities");
+	double *cdf = ox_scratch(k, classes, sizeof *cdf, "probabilities");
 	if (!cdf)
 		return -1;
 	rng r;

@@ -1,6 +1,6 @@
 /* The float32 vector kernels of pooling, softmax, normalization and reductions (nn.h): the
  * portable scalar versions, which are the reference, and AVX2 and AVX-512 versions made
- * from nn_simd_impl.h; plus the double working precision the other kernels share. */
+ * from nn_simd_impl.h. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,57 +12,6 @@
 #if OX_X86
 #include <immintrin.h>
 #endif
-
-/* ---- working precision ------------------------------------------------------------- */
-
-double *ox_nn_alloc(ox_k *k, int64_t n)
-{
-	if (n < 0 || (uint64_t)n >= SIZE_MAX / sizeof(double)) {
-		ox_kfail(k, "a scratch buffer of %lld values is too large", (long long)n);
-		return NULL;
-	}
-	double *d = malloc((size_t)(n ? n : 1) * sizeof *d);
-	if (!d)
-		ox_kfail(k, "out of memory for a scratch buffer of %lld values", (long long)n);
-	return d;
-}
-
-double *ox_nn_load(ox_k *k, const ox_val *t)
-{
-	double *d = ox_nn_alloc(k, t->count);
-	if (!d)
-		return NULL;
-	ox_to_f64(t, d);
-	return d;
-}
-
-void ox_nn_store(ox_val *t, const double *v)
-{
-	int64_t n = t->count;
-	switch (t->type) {
-	case OX_FLOAT:
-		for (int64_t i = 0; i < n; i++)
-			((float *)t->data)[i] = (float)v[i];
-		break;
-	case OX_DOUBLE:
-		if (n)
-			memcpy(t->data, v, (size_t)n * sizeof *v);
-		break;
-	default:
-		for (int64_t i = 0; i < n; i++)
-			ox_set_f64(t, i, v[i]);
-	}
-}
-
-int ox_nn_need_float(ox_k *k, const ox_val *t, const char *what)
-{
-	switch (t->type) {
-	case OX_FLOAT: case OX_DOUBLE: case OX_FLOAT16: case OX_BFLOAT16:
-		return 0;
-	default:
-		return ox_kfail(k, "%s must be float, double, float16 or bfloat16, not %s", what, ox_elem_label(t->type));
-	}
-}
 
 /* ---- 2-D pooling, shared by every table ------------------------------------------------ */
 
