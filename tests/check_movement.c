@@ -448,7 +448,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("tensorops");
+	Suite *s = suite_create("movement");
 	TCase *t = tcase_create("move");
 	tcase_add_loop_test(t, transpose_matches_naive, 0, 25);
 	tcase_add_test(t, transpose_fast_paths);
