@@ -478,7 +478,7 @@ void OnnxProto_Free(const void *message)
 		ox_arena_free(ox_root_arena(message));
 }
 
-const char *OnnxTxt_Version(void)
+const char *OnnxLibrary_Version(void)
 {
 	return ONNXTXT_VERSION;
 }
