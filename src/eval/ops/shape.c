@@ -301,9 +301,7 @@ static int64_t split_list(ox_k *k, int64_t *sizes, int64_t cap)
 int ox_op_Split(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
-		return -1;
-	int axis = ox_axis_attr(k, x, "split");
+	int axis = x ? ox_axis_attr(k, x, "split") : -1;
 	if (axis < 0)
 		return -1;
 	int64_t sizes[256], dim = x->dims[axis], sum = 0;
