@@ -317,9 +317,11 @@ static void own_lines(render *R, size_t g, const comment *c, size_t n)
 {
 	size_t at = R->len, indent = 0;
 	if (g < R->t->n) {
+		/* never above the token before: a line of a string may start with "#@" too */
+		size_t lo = g ? (size_t)(R->t->v[g - 1].p + R->t->v[g - 1].n - R->text) : 0;
 		at = line_start(R->text, (size_t)(R->t->v[g].p - R->text));
 		indent = indent_at(R->text, at) + (closing(R->t->v[g]) ? 2 : 0);
-		for (size_t ls; at > R->pos && (ls = line_start(R->text, at - 1)) >= R->pos &&
+		for (size_t ls; at > R->pos && (ls = line_start(R->text, at - 1)) >= R->pos && ls >= lo &&
 				note_line(R->text, ls, at - 1);)
 			at = ls;
 	}
