@@ -22,6 +22,7 @@ corpus/fmt/NAME.txt, which must format to itself.
 
 Environment: ONNXTXT (the onnxtxt CLI), ONNXTXT_SOURCE_ROOT (the source tree).
 """
+import concurrent.futures
 import glob
 import os
 import re
@@ -192,8 +193,9 @@ def main():
         gold = len(glob.glob(os.path.join(ROOT, "corpus", "fmt", "*.onnxtxt")))
         print("1..%d" % (len(cases) + 2 * gold))
         failed = 0
-        for n, (label, src, out, text, exact) in enumerate(cases, 1):
-            problem = verdict(src, out, text, exact, errors, unstable)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            problems = pool.map(lambda c: verdict(c[1], c[2], c[3], c[4], errors, unstable), cases)
+        for n, ((label, src, out, text, exact), problem) in enumerate(zip(cases, problems), 1):
             if problem:
                 failed += 1
                 print("not ok %d - %s\n# %s" % (n, label, problem.replace("\n", "\n# ")))
