@@ -209,6 +209,20 @@ ONNXTXT_API OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FI
 ONNXTXT_API OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path,
 					     OnnxError *err);
 
+/* Formats text in the textual syntax as `onnxtxt fmt` does: parses it as OnnxParser_Parse
+ * and prints the model in the canonical layout (with the ONNXTXT_PRINT_* flags), keeping
+ * every comment ('#' to the end of the line, a test case's "#@ input" and "#@ expect"
+ * lines included) beside the token it stood before, on lines of its own at the canonical
+ * indentation, or after the token whose line it ended. Annotations are printed as the
+ * printer writes them. Formatting the result again changes nothing, and the model read
+ * back is the one read from text. *out is malloc'd and NUL-terminated (out_len may be
+ * NULL); FormatFile replaces path atomically instead. */
+#define ONNXTXT_FORMAT_DROP_COMMENTS 0x100u /* leave the comments out */
+ONNXTXT_API OnnxStatus OnnxPrinter_Format(const char *text, size_t len, unsigned flags, char **out, size_t *out_len,
+					  OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxPrinter_FormatFile(const char *text, size_t len, unsigned flags, const char *path,
+					      OnnxError *err);
+
 /* Draws a model's main graph in the Graphviz DOT language, for `dot -Tsvg`: a box per node
  * with its op type, name, attributes and the initializers it reads; ellipses for the
  * graph's inputs and outputs; edges labelled with the type of the value they carry where

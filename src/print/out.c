@@ -25,6 +25,7 @@ void ox_out_init(ox_out *o, FILE *f, unsigned flags, bool *nomem)
 	o->indent = 0;
 	o->last.open = false;
 	o->nbreaks = 0;
+	o->attrs_apart = NULL;
 }
 
 void ox_out_free(ox_out *o)
