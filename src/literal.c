@@ -66,7 +66,7 @@ typedef struct decimal {
 	long e10;         /* value = w * 10^e10 when exact */
 } decimal;
 
-static bool word_is(const char *p, size_t n, const char *w)
+bool ox_word_is(const char *p, size_t n, const char *w)
 {
 	size_t k = strlen(w);
 	if (n != k)
@@ -87,8 +87,8 @@ static bool parse_decimal(const char *p, size_t n, decimal *d)
 	}
 	if (i < n && ((p[i] | 0x20) == 'i' || (p[i] | 0x20) == 'n')) {
 		d->special = true;
-		d->nan = word_is(p + i, n - i, "nan");
-		return d->nan || word_is(p + i, n - i, "inf") || word_is(p + i, n - i, "infinity");
+		d->nan = ox_word_is(p + i, n - i, "nan");
+		return d->nan || ox_word_is(p + i, n - i, "inf") || ox_word_is(p + i, n - i, "infinity");
 	}
 	bool any = false, dot = false;
 	long dropped = 0; /* integer digits beyond the 19 kept */
