@@ -312,7 +312,8 @@ ONNXTXT_API OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err);
  *  - timeout: seconds a run may take, checked before each tensor is allocated and on
  *    entering each graph (every Loop and Scan iteration, every function call); 0, the
  *    default, means no deadline.
- * Both fail with ONNXTXT_ERR_ARG for a NULL session or a negative or non-finite value. */
+ * Both fail with ONNXTXT_ERR_ARG for a NULL session; SetTimeout also for a negative or
+ * non-finite number of seconds. */
 ONNXTXT_API OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, OnnxError *err);
 ONNXTXT_API OnnxStatus OnnxSession_SetTimeout(OnnxSession *s, double seconds, OnnxError *err);
 ONNXTXT_API size_t OnnxSession_OutputCount(const OnnxSession *s);

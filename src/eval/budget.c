@@ -69,7 +69,8 @@ ox_budget *ox_budget_enter(ox_budget *b)
 {
 	ox_budget *prev = current;
 	b->tripped[0] = '\0';
-	b->deadline = b->timeout > 0 ? now_ns() + (int64_t)(b->timeout * 1e9) : 0;
+	/* beyond 30 years is no deadline, and would overflow the nanoseconds */
+	b->deadline = b->timeout > 0 && b->timeout < 1e9 ? now_ns() + (int64_t)(b->timeout * 1e9) : 0;
 	current = b;
 	return prev;
 }
