@@ -754,6 +754,10 @@ static int nested_fail(ox_status *st, int code, const char *label, const char *i
 	size_t ll = strlen(label), il = strlen(inner);
 	if (ll + 2 + il < sizeof st->msg)
 		return run_fail(st, code, "%s: %s", label, inner);
+	/* cut once: an inner message cut already loses its first label instead */
+	const char *cut = strstr(inner, ": ... ");
+	if (cut && ll + 7 + strlen(cut + 6) < sizeof st->msg)
+		return run_fail(st, code, "%s: ... %s", label, cut + 6);
 	size_t keep = sizeof st->msg - 1 - ll - 6;
 	const char *tail = inner + il - keep, *next = strstr(tail, ": node ");
 	return run_fail(st, code, "%s: ... %s", label, next ? next + 2 : tail);
