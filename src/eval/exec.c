@@ -87,7 +87,8 @@ typedef struct fn_plan {
 	ox_plan *plan;
 } fn_plan;
 
-/* Open addressing over the keys' hashes. */
+/* Open addressing over the keys' hashes. Not ox_names: a key is bytes that hold NULs (the
+ * packed attributes) and two pointers, not a name. */
 typedef struct fn_table {
 	fn_plan **slots;
 	size_t cap, n;
