@@ -314,8 +314,22 @@ ONNXTXT_API OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i);
 /* Binds a value to the input named name, after checking it against the declared type
  * and shape. The session keeps its own reference. */
 ONNXTXT_API OnnxStatus OnnxSession_SetInput(OnnxSession *s, const char *name, const OnnxValue *v, OnnxError *err);
-/* Runs the graph. Errors name the node, its operator and the shapes it was given. */
+/* Runs the graph. Errors name the node, its operator and the shapes it was given. A run
+ * that meets a limit of the session (below) fails with ONNXTXT_ERR_LIMIT, naming the node
+ * and the limit. */
 ONNXTXT_API OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err);
+/* Limits of every later run of the session, so that a hostile model fails instead of
+ * taking the machine:
+ *  - memory: the bytes of tensor data a run holds alive at once (intermediates and the
+ *    outputs it makes; not the inputs bound nor the initializers), checked before each
+ *    tensor is allocated. The default is half of physical memory; 0 lifts the limit.
+ *  - timeout: seconds a run may take, checked before each tensor is allocated and on
+ *    entering each graph (every Loop and Scan iteration, every function call); 0, the
+ *    default, means no deadline.
+ * Both fail with ONNXTXT_ERR_ARG for a NULL session; SetTimeout also for a negative or
+ * non-finite number of seconds. */
+ONNXTXT_API OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxSession_SetTimeout(OnnxSession *s, double seconds, OnnxError *err);
 ONNXTXT_API size_t OnnxSession_OutputCount(const OnnxSession *s);
 ONNXTXT_API const char *OnnxSession_OutputName(const OnnxSession *s, size_t i);
 /* Output i of the last run, valid until the next run or OnnxSession_Free. */
