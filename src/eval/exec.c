@@ -71,28 +71,11 @@ typedef struct planner {
 	const Onnx__AttributeProto *const *call_attrs;
 	size_t ncall_attrs;
 	ox_plan **all; /* every plan made, so their initializers can be released */
-	struct fn_table *fns; /* function bodies planned so far, shared by their call sites */
+	/* function bodies planned so far, shared by their call sites: from the key of a call
+	 * (call_key) to its ox_plan */
+	ox_names *fns;
 	size_t *planned;      /* nodes and attributes planned so far, against ox_plan_limit */
 } planner;
-
-/* A function body planned for one key: the function, the opsets in force and the call's
- * attribute values (packed), which are all that planning a body depends on. Input types
- * are not part of it: the planner does not specialise on types (kernels dispatch on them
- * at run time). */
-typedef struct fn_plan {
-	const Onnx__FunctionProto *f;
-	Onnx__OperatorSetIdProto **opsets;
-	const uint8_t *attrs;
-	size_t nbytes, hash;
-	ox_plan *plan;
-} fn_plan;
-
-/* Open addressing over the keys' hashes. Not ox_names: a key is bytes that hold NULs (the
- * packed attributes) and two pointers, not a name. */
-typedef struct fn_table {
-	fn_plan **slots;
-	size_t cap, n;
-} fn_table;
 
 /* One graph or function body, seen the same way. */
 typedef struct body {
@@ -303,77 +286,29 @@ static int plan_subgraphs(planner *P, ox_plan *p, ox_node *N, int index, const c
 
 /* ---- function bodies, planned once per key ------------------------------------------ */
 
-static size_t hash_bytes(size_t h, const void *p, size_t n)
+/* The key of a call: the function, the opsets in force and the call's attributes, each
+ * packed after its length; all that planning a body depends on. Input types are not part
+ * of it: the planner does not specialise on types (kernels dispatch on them at run time). */
+static const uint8_t *call_key(planner *P, const Onnx__FunctionProto *f, Onnx__OperatorSetIdProto **opsets,
+			       const Onnx__AttributeProto *const *ca, size_t n, size_t *len)
 {
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211u;
-	return h;
-}
-
-/* The key of a call: the function, the opsets and the call's attributes, each packed
- * after its length. */
-static int call_key(planner *P, fn_plan *key, const Onnx__AttributeProto *const *ca, size_t n)
-{
-	size_t total = 0, off = 0;
+	size_t total = sizeof f + sizeof opsets;
 	for (size_t i = 0; i < n; i++)
 		total += sizeof(size_t) + protobuf_c_message_get_packed_size(&ca[i]->base);
 	uint8_t *b = alloc(P, total);
 	if (!b)
-		return -1;
+		return NULL;
+	memcpy(b, &f, sizeof f);
+	memcpy(b + sizeof f, &opsets, sizeof opsets);
+	size_t off = sizeof f + sizeof opsets;
 	for (size_t i = 0; i < n; i++) {
-		size_t len = protobuf_c_message_get_packed_size(&ca[i]->base);
-		memcpy(b + off, &len, sizeof len);
-		off += sizeof len;
+		size_t size = protobuf_c_message_get_packed_size(&ca[i]->base);
+		memcpy(b + off, &size, sizeof size);
+		off += sizeof size;
 		off += protobuf_c_message_pack(&ca[i]->base, b + off);
 	}
-	key->attrs = b;
-	key->nbytes = total;
-	key->hash = hash_bytes(hash_bytes(hash_bytes(1469598103934665603u, &key->f, sizeof key->f), &key->opsets,
-					  sizeof key->opsets),
-			       b, total);
-	return 0;
-}
-
-static bool same_key(const fn_plan *a, const fn_plan *b)
-{
-	return a->hash == b->hash && a->f == b->f && a->opsets == b->opsets && a->nbytes == b->nbytes &&
-	       memcmp(a->attrs, b->attrs, a->nbytes) == 0;
-}
-
-static fn_plan **fn_slot(const fn_table *t, const fn_plan *key)
-{
-	size_t i = key->hash & (t->cap - 1);
-	while (t->slots[i] && !same_key(t->slots[i], key))
-		i = (i + 1) & (t->cap - 1);
-	return &t->slots[i];
-}
-
-static const fn_plan *fn_find(const planner *P, const fn_plan *key)
-{
-	return P->fns->cap ? *fn_slot(P->fns, key) : NULL;
-}
-
-static int fn_remember(planner *P, const fn_plan *key)
-{
-	fn_table *t = P->fns;
-	if (2 * (t->n + 1) > t->cap) {
-		fn_table g = {NULL, t->cap ? 2 * t->cap : 16, 0};
-		if (!(g.slots = alloc(P, g.cap * sizeof *g.slots)))
-			return -1;
-		memset(g.slots, 0, g.cap * sizeof *g.slots);
-		for (size_t i = 0; i < t->cap; i++)
-			if (t->slots[i])
-				*fn_slot(&g, t->slots[i]) = t->slots[i], g.n++;
-		*t = g;
-	}
-	fn_plan *e = alloc(P, sizeof *e);
-	if (!e)
-		return -1;
-	*e = *key;
-	*fn_slot(t, e) = e;
-	t->n++;
-	return 0;
+	*len = total;
+	return b;
 }
 
 /* The call's attributes, then the function's defaults for the ones it leaves out. */
@@ -410,15 +345,17 @@ static int plan_call(planner *P, ox_node *N, const Onnx__FunctionProto *f, const
 		Q.opsets = f->opset_import;
 		Q.nopsets = f->n_opset_import;
 	}
-	fn_plan key = {f, Q.opsets, NULL, 0, 0, NULL};
-	if (call_key(P, &key, Q.call_attrs, Q.ncall_attrs) < 0)
+	size_t len;
+	const uint8_t *key = call_key(P, f, Q.opsets, Q.call_attrs, Q.ncall_attrs, &len);
+	if (!key)
 		return -1;
-	const fn_plan *done = fn_find(P, &key);
+	const intptr_t *done = ox_names_find(P->fns, key, len);
 	if (done) {
 		/* planned at a shallower call site: its nesting must still fit from here */
-		if (P->depth + done->plan->height >= OX_MAX_NESTING)
+		ox_plan *shared = (ox_plan *)*done;
+		if (P->depth + shared->height >= OX_MAX_NESTING)
 			return fail(P, ONNXTXT_ERR_LIMIT, deep, label, OX_MAX_NESTING);
-		N->fn = done->plan;
+		N->fn = shared;
 		return 0;
 	}
 	char what[300];
@@ -426,9 +363,9 @@ static int plan_call(planner *P, ox_node *N, const Onnx__FunctionProto *f, const
 		what[0] = '\0';
 	body b = {what, f->n_input, f->n_output, f->n_node, 0, (const char *const *)f->input,
 		  (const char *const *)f->output, f->node, NULL, 0};
-	if (!(N->fn = key.plan = plan_body(&Q, &b, NULL, NULL)))
+	if (!(N->fn = plan_body(&Q, &b, NULL, NULL)))
 		return -1;
-	return fn_remember(P, &key);
+	return ox_names_add(P->fns, key, len, (intptr_t)N->fn) ? 0 : fail(P, ONNXTXT_ERR_NOMEM, "out of memory");
 }
 
 /* The name is used before any node defines it: say whether some later node does. */
@@ -643,7 +580,7 @@ void ox_plan_free(ox_plan *p)
 ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st)
 {
 	ox_plan *all = NULL;
-	fn_table fns = {NULL, 0, 0};
+	ox_names fns = {0};
 	size_t planned = 0;
 	planner P = {a, m, st, 0, m->opset_import, m->n_opset_import, NULL, 0, &all, &fns, &planned};
 	st->code = 0;
@@ -665,6 +602,7 @@ ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st)
 	body b = {what, g->n_input, g->n_output, g->n_node, g->n_initializer, in, out, g->node, g->initializer,
 		  g->n_sparse_initializer};
 	ox_plan *p = plan_body(&P, &b, NULL, g);
+	ox_names_free(&fns);
 	if (!p) {
 		release(all);
 		return NULL;
