@@ -351,7 +351,8 @@ size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text
 		snprintf(pos, sizeof pos, ":%u:%u", err->line, err->column);
 	size_t used = put(buf, size, 0, name, strlen(name));
 	used = put(buf, size, used, pos, strlen(pos));
-	used = put(buf, size, used, ": error: ", 9);
+	const char *tag = err->code == ONNXTXT_WARNING ? ": warning: " : ": error: ";
+	used = put(buf, size, used, tag, strlen(tag));
 	used = put(buf, size, used, err->message, strlen(err->message));
 	used = put(buf, size, used, "\n", 1);
 	if (!text || !err->line || err->offset > len)

@@ -73,7 +73,8 @@ typedef enum OnnxStatus {
 	ONNXTXT_ERR_ARG,     /* invalid argument, such as a NULL pointer */
 	ONNXTXT_ERR_UNSUPPORTED, /* the evaluator does not support an operator or type */
 	ONNXTXT_ERR_EVAL,    /* a model cannot be evaluated: structure, shapes, types */
-	ONNXTXT_ERR_INVALID  /* the model breaks a structural rule (OnnxModel_Check) */
+	ONNXTXT_ERR_INVALID, /* the model breaks a structural rule (OnnxModel_Check) */
+	ONNXTXT_WARNING      /* not a failure: a problem OnnxModel_Check reports as a warning */
 } OnnxStatus;
 
 /* Where and why a call failed. Line and column are 1-based (columns count UTF-8
