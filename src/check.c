@@ -303,7 +303,7 @@ static void check_tensor(ctx *c, const Onnx__TensorProto *t, const void *at)
 			ox_elem_name(t->data_type), typed_field(t->data_type), field);
 	else if (field && field_values(t, field, count, &want) != want)
 		problem(c, at, OX_P_ALL, 0, "tensor '%s' has %zu %s in %s but its shape needs %llu", name,
-			field_values(t, field, count, &want), strcmp(field, "raw_data") ? "values" : "bytes", field,
+			field_values(t, field, count, &want), strcmp(field, "raw_data") ? "value(s)" : "byte(s)", field,
 			(unsigned long long)want);
 }
 

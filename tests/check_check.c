@@ -314,6 +314,114 @@ START_TEST(tensor_rules)
 }
 END_TEST
 
+/* Rules only binary models can break (the text parser refuses these): value counts,
+ * element type numbers, external locations, opaque type names. */
+START_TEST(binary_tensor_rules)
+{
+	Onnx__ModelProto *m = relu_model();
+	Onnx__TensorProto *w = m->graph->initializer[0];
+	w->n_float_data = 1;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has 1 value(s) in float_data but its shape needs 2");
+	w->n_float_data = 2;
+	w->data_type = 99;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has an unknown element type (data_type 99)");
+	w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+	static uint8_t raw[4];
+	w->n_float_data = 0;
+	w->has_raw_data = 1;
+	w->raw_data.data = raw;
+	w->raw_data.len = sizeof raw;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has 4 byte(s) in raw_data but its shape needs 8");
+	/* 4-bit values: packed two to an int32_data entry */
+	static int32_t packed[2] = {0x21, 0x3};
+	w->has_raw_data = 0;
+	w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT4;
+	w->dims[0] = 3;
+	w->int32_data = packed;
+	w->n_int32_data = 2;
+	m->ir_version = 10;
+	ck_assert_str_eq(model_problem(m), "ok");
+	w->dims[0] = 5;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has 2 value(s) in int32_data but its shape needs 3");
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(binary_external_and_types)
+{
+	Onnx__ModelProto *m = relu_model();
+	Onnx__TensorProto *w = m->graph->initializer[0];
+	static Onnx__StringStringEntryProto loc = ONNX__STRING_STRING_ENTRY_PROTO__INIT, *locs[] = {&loc};
+	loc.key = "location";
+	loc.value = "/etc/passwd";
+	w->n_float_data = 0;
+	w->has_data_location = 1;
+	w->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	w->external_data = locs;
+	w->n_external_data = 1;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w': external data location '/etc/passwd' must be a "
+			 "relative path inside the model's directory (no absolute path, no '..')");
+	loc.value = "data/../../w.bin";
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w': external data location 'data/../../w.bin' must be "
+			 "a relative path inside the model's directory (no absolute path, no '..')");
+	loc.value = "data/w.bin";
+	ck_assert_str_eq(model_problem(m), "ok");
+	w->n_external_data = 0;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' is stored externally but has no location");
+	w->n_external_data = 1;
+	static Onnx__TypeProto__Opaque opaque = ONNX__TYPE_PROTO__OPAQUE__INIT;
+	Onnx__TypeProto *t = m->graph->input[0]->type;
+	t->value_case = ONNX__TYPE_PROTO__VALUE_OPAQUE_TYPE;
+	t->opaque_type = &opaque;
+	ck_assert_str_eq(model_problem(m), "graph.input[0]: 'p' has an opaque type without a name");
+	opaque.name = "blob";
+	ck_assert_str_eq(model_problem(m), "ok");
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* A sparse initializer defines its name (its values tensor's). */
+START_TEST(sparse_initializer_defines_a_name)
+{
+	Onnx__ModelProto *m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				       "g (float[2] p) => (float[2] y) <float[2] w = {1, 2}> { y = Add (p, w) }");
+	static Onnx__SparseTensorProto sp = ONNX__SPARSE_TENSOR_PROTO__INIT, *sps[] = {&sp};
+	sp.values = m->graph->initializer[0];
+	m->graph->n_initializer = 0;
+	ck_assert_str_eq(model_problem(m), "graph.node[0] (Add): input 'w' is not defined anywhere");
+	m->graph->sparse_initializer = sps;
+	m->graph->n_sparse_initializer = 1;
+	ck_assert_str_eq(model_problem(m), "ok");
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* Fields the text syntax cannot write before their IR version: node metadata, function
+ * value_info. */
+START_TEST(ir_version_fields)
+{
+	Onnx__ModelProto *m = tu_model("<ir_version: 9, opset_import: [\"\" : 19, \"local\" : 1]>\n"
+				       "g (float[2] p) => (float[2] y) { y = local.F (p) }\n"
+				       "<domain: \"local\", opset_import: [\"\" : 19]>\nF (a) => (b) { b = Relu (a) }");
+	ck_assert_str_eq(model_problem(m), "ok");
+	static Onnx__StringStringEntryProto prop = ONNX__STRING_STRING_ENTRY_PROTO__INIT, *props[] = {&prop};
+	prop.key = "k";
+	prop.value = "v";
+	m->graph->node[0]->metadata_props = props;
+	m->graph->node[0]->n_metadata_props = 1;
+	ck_assert_str_eq(model_problem(m), "graph.node[0] (local.F): metadata_props on a node need IR version 10 (the model has 9)");
+	m->graph->node[0]->n_metadata_props = 0;
+	static Onnx__ValueInfoProto vi = ONNX__VALUE_INFO_PROTO__INIT, *vis[] = {&vi};
+	vi.name = "b";
+	m->functions[0]->value_info = vis;
+	m->functions[0]->n_value_info = 1;
+	ck_assert_str_eq(model_problem(m), "functions[0]: function 'F': value_info in a function needs IR version 10 (the model has 9)");
+	m->ir_version = 10;
+	ck_assert_str_eq(model_problem(m), "ok");
+	OnnxProto_Free(m);
+}
+END_TEST
+
 START_TEST(attribute_rules)
 {
 	Onnx__ModelProto *m = relu_model();
@@ -414,6 +522,10 @@ int main(void)
 	tcase_add_test(tc, functions);
 	tcase_add_test(tc, tensor_rules);
 	tcase_add_test(tc, attribute_rules);
+	tcase_add_test(tc, binary_tensor_rules);
+	tcase_add_test(tc, binary_external_and_types);
+	tcase_add_test(tc, sparse_initializer_defines_a_name);
+	tcase_add_test(tc, ir_version_fields);
 	tcase_add_test(tc, problem_limit);
 	tcase_add_test(tc, many_nodes);
 	tcase_add_test(tc, arguments);
