@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/cpu.h"
+#include "eval/simd/cpu.h"
 #include "eval/move.h"
 #include "testutil.h"
 

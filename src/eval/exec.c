@@ -625,7 +625,7 @@ static void describe_inputs(ox_val *const *in, int nin, char *buf, size_t size)
 		if (!v) {
 			n += (size_t)snprintf(buf + n, size - n, "(none)");
 		} else if (v->kind == OX_TENSOR) {
-			n += (size_t)snprintf(buf + n, size - n, "%s[", ox_type_name(v->type));
+			n += (size_t)snprintf(buf + n, size - n, "%s[", ox_elem_label(v->type));
 			for (int d = 0; d < v->rank && n + 24 < size; d++)
 				n += (size_t)snprintf(buf + n, size - n, "%s%lld", d ? "," : "", (long long)v->dims[d]);
 			n += (size_t)snprintf(buf + n, size - n, "]");

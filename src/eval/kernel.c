@@ -66,7 +66,7 @@ int64_t ox_in_ints(ox_k *k, int i, int64_t *buf, int64_t cap, const char *what)
 	if (!t)
 		return -1;
 	if (t->type != OX_INT64 && t->type != OX_INT32)
-		return ox_kfail(k, "%s must be int64 or int32, not %s", what, ox_type_name(t->type));
+		return ox_kfail(k, "%s must be int64 or int32, not %s", what, ox_elem_label(t->type));
 	if (t->rank > 1)
 		return ox_kfail(k, "%s must be a scalar or 1-D tensor, not of rank %d", what, t->rank);
 	if (t->count > cap)

@@ -314,7 +314,7 @@ static bool element_equal(const ox_val *g, const ox_val *e, int64_t i, double rt
 		snprintf(want, 64, "\"%.*s\"", (int)(b->n < 40 ? b->n : 40), b->p ? b->p : "");
 		return a->n == b->n && (!a->n || memcmp(a->p, b->p, a->n) == 0);
 	}
-	if (!ox_type_is_float(g->type) && g->type != OX_COMPLEX64 && g->type != OX_COMPLEX128) {
+	if (!ox_elem_is_float(g->type) && g->type != OX_COMPLEX64 && g->type != OX_COMPLEX128) {
 		int64_t a = ox_get_i64(g, i), b = ox_get_i64(e, i);
 		snprintf(got, 64, g->type == OX_UINT64 ? "%llu" : "%lld", (long long)a);
 		snprintf(want, 64, g->type == OX_UINT64 ? "%llu" : "%lld", (long long)b);
@@ -350,7 +350,7 @@ static int say(char *msg, size_t size, const char *fmt, const char *a, const cha
 
 static void shape_text(const ox_val *v, char *out, size_t size)
 {
-	size_t n = (size_t)snprintf(out, size, "%s[", ox_type_name(v->type));
+	size_t n = (size_t)snprintf(out, size, "%s[", ox_elem_label(v->type));
 	for (int d = 0; d < v->rank && n < size; d++)
 		n += (size_t)snprintf(out + n, size - n, "%s%lld", d ? "," : "", (long long)v->dims[d]);
 	if (n < size)

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "diag.h"
 #include "schema/schema.h"
 
 extern const ox_schema ox_schema_table[];
@@ -79,35 +80,6 @@ const ox_schema *ox_schema_all(size_t *n)
 	return ox_schema_table;
 }
 
-size_t ox_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), d[3][64];
-	if (la >= 63 || lb >= 63)
-		return SIZE_MAX;
-	size_t *two = d[0], *one = d[1], *row = d[2];
-	for (size_t j = 0; j <= lb; j++)
-		one[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = (a[i - 1] | 0x20) != (b[j - 1] | 0x20), best = one[j - 1] + cost;
-			if (one[j] + 1 < best)
-				best = one[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			if (i > 1 && j > 1 && (a[i - 1] | 0x20) == (b[j - 2] | 0x20) && (a[i - 2] | 0x20) == (b[j - 1] | 0x20) &&
-			    two[j - 2] + 1 < best)
-				best = two[j - 2] + 1;
-			row[j] = best;
-		}
-		size_t *t = two;
-		two = one;
-		one = row;
-		row = t;
-	}
-	return one[lb];
-}
-
 const char *ox_schema_suggest(const char *domain, const char *op)
 {
 	domain = canonical(domain);
@@ -117,7 +89,7 @@ const char *ox_schema_suggest(const char *domain, const char *op)
 		const ox_schema *s = &ox_schema_table[i];
 		if (strcmp(s->domain, domain) || (best && !strcmp(best, s->name)))
 			continue;
-		size_t d = ox_edit_distance(op, s->name);
+		size_t d = ox_edit_distance(op, strlen(op), s->name, strlen(s->name), true);
 		if (d < bd) {
 			bd = d;
 			best = s->name;

@@ -81,8 +81,4 @@ const ox_schema_attr *ox_schema_attr_find(const ox_schema *s, const char *name);
 /* The whole table, sorted by domain, op and since. */
 const ox_schema *ox_schema_all(size_t *n);
 
-/* Edit distance of two short names, ignoring case, a swap of neighbours one edit (optimal
- * string alignment); SIZE_MAX for names of 63 bytes or more. For "did you mean". */
-size_t ox_edit_distance(const char *a, const char *b);
-
 #endif
