@@ -49,7 +49,7 @@ START_TEST(formals_attributes_constraints)
 {
 	const ox_schema *s = ox_schema_find("", "Concat", 13);
 	ck_assert_uint_eq(s->n_inputs, 1);
-	ck_assert_int_eq(s->inputs[0].option, OX_VARIADIC);
+	ck_assert_int_eq(s->inputs[0].option, OX_FORMAL_VARIADIC);
 	ck_assert(s->inputs[0].homogeneous);
 	ck_assert_int_eq(s->max_in, OX_UNBOUNDED);
 	ck_assert_str_eq(s->inputs[0].type, "T");

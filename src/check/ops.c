@@ -81,7 +81,7 @@ static const ox_formal *formal_at(const ox_formal *f, size_t n, size_t index)
 {
 	if (index < n)
 		return &f[index];
-	return n && f[n - 1].option == OX_VARIADIC ? &f[n - 1] : NULL;
+	return n && f[n - 1].option == OX_FORMAL_VARIADIC ? &f[n - 1] : NULL;
 }
 
 /* Counts, and no single (required) input or output left out with "". */
@@ -91,12 +91,12 @@ static void check_arity(ox_check *c, const Onnx__NodeProto *n, const ox_schema *
 	check_count(c, n, "output", n->n_output, s->min_out, s->max_out);
 	for (size_t i = 0; i < n->n_input; i++) {
 		const ox_formal *f = formal_at(s->inputs, s->n_inputs, i);
-		if (f && f->option == OX_SINGLE && !*str(n->input[i]))
+		if (f && f->option == OX_FORMAL_SINGLE && !*str(n->input[i]))
 			problem(c, n, OX_P_INPUT, i, "input %zu (%s) is required, but it is left out (\"\")", i, f->name);
 	}
 	for (size_t i = 0; i < n->n_output; i++) {
 		const ox_formal *f = formal_at(s->outputs, s->n_outputs, i);
-		if (f && f->option == OX_SINGLE && !*str(n->output[i]))
+		if (f && f->option == OX_FORMAL_SINGLE && !*str(n->output[i]))
 			problem(c, n, OX_P_OUTPUT, i, "output %zu (%s) is required, but it is left out (\"\")", i, f->name);
 	}
 }
@@ -196,7 +196,7 @@ static void check_value_type(ox_check *c, const Onnx__NodeProto *n, const ox_sch
 			f->type, listed ? " (it allows " : "", listed ? list : "", listed ? ")" : "");
 		return;
 	}
-	if (k < 0 || (f->option == OX_VARIADIC && !f->homogeneous))
+	if (k < 0 || (f->option == OX_FORMAL_VARIADIC && !f->homogeneous))
 		return;
 	if (!bound[k].type) {
 		bound[k] = (binding){type, name, what};

@@ -11,7 +11,7 @@ ELEM = {t: "ONNX__TENSOR_PROTO__DATA_TYPE__" + t.upper() for t in (
     "float8e8m0 uint2 int2").split()}
 KINDS = [("tensor(", ")", 0), ("seq(tensor(", "))", 1), ("optional(tensor(", "))", 2),
          ("optional(seq(tensor(", ")))", 3), ("sparse_tensor(", ")", 4)]
-OPTION = {"single": "OX_SINGLE", "optional": "OX_OPTIONAL", "variadic": "OX_VARIADIC"}
+OPTION = {"single": "OX_FORMAL_SINGLE", "optional": "OX_FORMAL_OPTIONAL", "variadic": "OX_FORMAL_VARIADIC"}
 
 
 class Bad(Exception):

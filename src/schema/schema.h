@@ -23,7 +23,7 @@ typedef struct ox_constraint {
 	ox_typeset set;
 } ox_constraint;
 
-enum { OX_SINGLE, OX_OPTIONAL, OX_VARIADIC };
+enum { OX_FORMAL_SINGLE, OX_FORMAL_OPTIONAL, OX_FORMAL_VARIADIC };
 
 /* A formal input or output: its name, its type (a type parameter such as "T", or a type
  * such as "tensor(int64)") and the types that allows. */
