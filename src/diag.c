@@ -31,6 +31,8 @@ void ox_locate(const char *src, size_t len, size_t off, unsigned *line, unsigned
 
 void ox_error_set(OnnxError *err, OnnxStatus code, const char *fmt, ...)
 {
+	if (!err)
+		return;
 	memset(err, 0, sizeof *err);
 	err->code = code;
 	va_list ap;

@@ -9,8 +9,12 @@
 
 /* 1-based line and column (in UTF-8 characters) of byte offset off. */
 void ox_locate(const char *src, size_t len, size_t off, unsigned *line, unsigned *col);
-/* Fills an error without a position. */
+/* Fills an error without a position (nothing when err is NULL). */
 void ox_error_set(OnnxError *err, OnnxStatus code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A macro's value as a string literal: OX_STR(ONNXTXT_MAX_DEPTH) is "64". */
+#define OX_STR(x) OX_STR_(x)
+#define OX_STR_(x) #x
 
 /* Edit distance of two short names for "did you mean": insertions, deletions,
  * substitutions and swaps of neighbours cost one (optimal string alignment), letters

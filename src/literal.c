@@ -347,9 +347,7 @@ ox_num_status ox_parse_double(const char *p, size_t n, double *out)
 		*out = special_value(&d);
 		return OX_NUM_OK;
 	}
-	if (fast_double(&d, out))
-		return OX_NUM_OK;
-	return slow_parse(p, n, out, NULL);
+	return fast_double(&d, out) ? OX_NUM_OK : slow_parse(p, n, out, NULL);
 }
 
 size_t ox_scan_float(const char *p, const char *end, float *out)
@@ -374,11 +372,10 @@ ox_num_status ox_parse_float(const char *p, size_t n, float *out)
 	decimal d;
 	if (!parse_decimal(p, n, &d))
 		return OX_NUM_SYNTAX;
-	if (d.special) {
-		*out = (float)special_value(&d);
-		return OX_NUM_OK;
-	}
-	return slow_parse(p, n, NULL, out);
+	if (!d.special)
+		return slow_parse(p, n, NULL, out);
+	*out = (float)special_value(&d);
+	return OX_NUM_OK;
 }
 
 /* ---- narrow float formats --------------------------------------------------------- */

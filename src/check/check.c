@@ -567,11 +567,11 @@ static void declare(ctx *c, scope *sc, const char *name, intptr_t type)
 static void declare_types(ctx *c, const Onnx__GraphProto *g, scope *sc)
 {
 	for (size_t i = 0; i < g->n_input; i++)
-		declare(c, sc, g->input[i]->name, ox_check_type(g->input[i]->type));
+		declare(c, sc, g->input[i]->name, ox_check_type_code(g->input[i]->type));
 	for (size_t i = 0; i < g->n_output; i++)
-		declare(c, sc, g->output[i]->name, ox_check_type(g->output[i]->type));
+		declare(c, sc, g->output[i]->name, ox_check_type_code(g->output[i]->type));
 	for (size_t i = 0; i < g->n_value_info; i++)
-		declare(c, sc, g->value_info[i]->name, ox_check_type(g->value_info[i]->type));
+		declare(c, sc, g->value_info[i]->name, ox_check_type_code(g->value_info[i]->type));
 	for (size_t i = 0; i < g->n_initializer; i++)
 		if (ox_elem_name(g->initializer[i]->data_type))
 			declare(c, sc, g->initializer[i]->name, OX_KIND_TENSOR << 8 | g->initializer[i]->data_type);
@@ -685,7 +685,7 @@ static void check_function_body(ctx *c, const Onnx__FunctionProto *f)
 	scope sc = {{0}, {0}, NULL};
 	for (size_t i = 0; i < f->n_value_info; i++) {
 		check_value_info(c, f->value_info[i], ".value_info", i, false);
-		declare(c, &sc, f->value_info[i]->name, ox_check_type(f->value_info[i]->type));
+		declare(c, &sc, f->value_info[i]->name, ox_check_type_code(f->value_info[i]->type));
 	}
 	for (size_t i = 0; i < f->n_input; i++)
 		define_input(c, &sc, str(f->input[i]), f);

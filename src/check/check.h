@@ -54,7 +54,7 @@ void ox_check_path_pop(ox_check *c, size_t len);
 /* A declared type as one number: element type | kind << 8 (OX_KIND_*), 0 when unknown or
  * not one of these (maps, opaque types, no element type). */
 enum { OX_KIND_TENSOR, OX_KIND_SEQ, OX_KIND_OPT, OX_KIND_OPTSEQ, OX_KIND_SPARSE };
-intptr_t ox_check_type(const Onnx__TypeProto *t);
+intptr_t ox_check_type_code(const Onnx__TypeProto *t);
 /* Its spelling, as onnx writes it ("tensor(float)"). */
 void ox_check_type_name(intptr_t code, char *buf, size_t size);
 /* The declared type of name in sc or around it, 0 if none. */

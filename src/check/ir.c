@@ -26,7 +26,7 @@ static int tensor_elem(const Onnx__TypeProto *t)
 	return ox_elem_name(t->tensor_type->elem_type) ? t->tensor_type->elem_type : 0;
 }
 
-intptr_t ox_check_type(const Onnx__TypeProto *t)
+intptr_t ox_check_type_code(const Onnx__TypeProto *t)
 {
 	int e;
 	if (!t)

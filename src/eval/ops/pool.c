@@ -154,7 +154,7 @@ static int pool_generic(ox_k *k, const ox_val *x, const pool *g, ox_val *y, ox_v
 {
 	if (!y->count)
 		return 0;
-	double *xd = ox_nn_load(k, x), *yd = xd ? ox_nn_alloc(k, y->count) : NULL;
+	double *xd = ox_load_f64(k, x, "input"), *yd = xd ? ox_scratch(k, y->count, sizeof(double), "scratch") : NULL;
 	if (!yd) {
 		free(xd);
 		return -1;
@@ -169,7 +169,7 @@ static int pool_generic(ox_k *k, const ox_val *x, const pool *g, ox_val *y, ox_v
 				id[o] = arg < 0 ? -1 : plane * g->isz + (colmajor ? col_major(g, arg) : arg);
 		}
 	}
-	ox_nn_store(y, yd);
+	ox_store_f64(y, yd);
 	free(xd);
 	free(yd);
 	return 0;
@@ -218,7 +218,7 @@ int ox_op_AveragePool(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	pool g;
-	if (!x || ox_nn_need_float(k, x, "input X") || pool_geometry(k, x, &g))
+	if (!x || ox_need_real(k, x, "input X") || pool_geometry(k, x, &g))
 		return -1;
 	int mode = ox_attr_int(k, "count_include_pad", 0) ? OX_POOL_AVG_PAD : OX_POOL_AVG;
 	ox_val *y = pool_output(k, 0, x, &g, x->type);
@@ -242,7 +242,7 @@ int ox_op_LpPool(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *y;
 	pool g;
 	double p;
-	if (!x || ox_nn_need_float(k, x, "input X") || lp_order(k, &p) || pool_geometry(k, x, &g) ||
+	if (!x || ox_need_real(k, x, "input X") || lp_order(k, &p) || pool_geometry(k, x, &g) ||
 	    !(y = pool_output(k, 0, x, &g, x->type)))
 		return -1;
 	return pool_generic(k, x, &g, y, NULL, LP, p, false);
@@ -268,7 +268,7 @@ static double global_plane(const double *q, int64_t n, int mode, double p)
 static int global_pool(ox_k *k, int mode, double p)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || ox_nn_need_float(k, x, "input X"))
+	if (!x || ox_need_real(k, x, "input X"))
 		return -1;
 	if (x->rank < 2)
 		return ox_kfail(k, "input X must have rank 2 or more (N x C x D1 ...), not %d", x->rank);
@@ -287,11 +287,11 @@ static int global_pool(ox_k *k, int mode, double p)
 			yf[i] = mode == OX_POOL_MAX ? v->max(xf + i * n, n) : v->sum(xf + i * n, n) / (float)n;
 		return 0;
 	}
-	double *xd = ox_nn_load(k, x), *yd = xd ? ox_nn_alloc(k, planes) : NULL;
+	double *xd = ox_load_f64(k, x, "input"), *yd = xd ? ox_scratch(k, planes, sizeof(double), "scratch") : NULL;
 	for (int64_t i = 0; yd && i < planes; i++)
 		yd[i] = global_plane(xd + i * n, n, mode, p);
 	if (yd)
-		ox_nn_store(y, yd);
+		ox_store_f64(y, yd);
 	free(xd);
 	free(yd);
 	return yd ? 0 : -1;
@@ -359,6 +359,17 @@ static double roi_bin_max(const double *plane, int64_t w, int64_t ha, int64_t hb
 	return m;
 }
 
+/* Stores the RoI pooling output computed in yd when rc is 0, and frees the buffers. */
+static int roi_finish(ox_val *y, int rc, double *xd, double *rd, double *yd)
+{
+	if (rc == 0)
+		ox_store_f64(y, yd);
+	free(xd);
+	free(rd);
+	free(yd);
+	return rc;
+}
+
 /* One region (batch index, x1, y1, x2, y2) of MaxRoiPool into y (C x ph x pw). */
 static int max_roi(ox_k *k, const ox_val *x, const double *xd, const double *roi, float scale, const int64_t *ps,
 		   double *y)
@@ -388,7 +399,7 @@ static int max_roi(ox_k *k, const ox_val *x, const double *xd, const double *roi
 int ox_op_MaxRoiPool(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *rois = ox_in_tensor(k, 1, true);
-	if (!x || !rois || ox_nn_need_float(k, x, "input X") || ox_nn_need_float(k, rois, "input rois"))
+	if (!x || !rois || ox_need_real(k, x, "input X") || ox_need_real(k, rois, "input rois"))
 		return -1;
 	if (x->rank != 4)
 		return ox_kfail(k, "input X must have rank 4 (N x C x H x W), not %d", x->rank);
@@ -399,19 +410,14 @@ int ox_op_MaxRoiPool(ox_k *k)
 		return ox_kfail(k, "attribute 'pooled_shape' must be two positive values (height, width)");
 	int64_t dims[4] = {rois->dims[0], x->dims[1], ps[0], ps[1]};
 	ox_val *y = ox_out_tensor(k, 0, x->type, 4, dims);
-	double *xd = y ? ox_nn_load(k, x) : NULL, *rd = xd ? ox_nn_load(k, rois) : NULL;
-	double *yd = rd ? ox_nn_alloc(k, y->count) : NULL;
+	double *xd = y ? ox_load_f64(k, x, "input") : NULL, *rd = xd ? ox_load_f64(k, rois, "input") : NULL;
+	double *yd = rd ? ox_scratch(k, y->count, sizeof(double), "scratch") : NULL;
 	int rc = yd ? 0 : -1;
 	float scale = ox_attr_float(k, "spatial_scale", 1.0f);
 	int64_t per = y ? y->count / (dims[0] ? dims[0] : 1) : 0;
 	for (int64_t r = 0; rc == 0 && r < dims[0]; r++)
 		rc = max_roi(k, x, xd, rd + r * 5, scale, ps, yd + r * per);
-	if (rc == 0)
-		ox_nn_store(y, yd);
-	free(xd);
-	free(rd);
-	free(yd);
-	return rc;
+	return roi_finish(y, rc, xd, rd, yd);
 }
 
 /* RoiAlign: a bilinear sample as four weighted plane offsets, zero outside the map. */
@@ -531,7 +537,7 @@ static int roi_align_attrs(ox_k *k, const ox_val *x, roi_align *a)
 int ox_op_RoiAlign(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *rois = ox_in_tensor(k, 1, true), *bi = ox_in_tensor(k, 2, true);
-	if (!x || !rois || !bi || ox_nn_need_float(k, x, "input X") || ox_nn_need_float(k, rois, "input rois"))
+	if (!x || !rois || !bi || ox_need_real(k, x, "input X") || ox_need_real(k, rois, "input rois"))
 		return -1;
 	if (x->rank != 4)
 		return ox_kfail(k, "input X must have rank 4 (N x C x H x W), not %d", x->rank);
@@ -544,8 +550,8 @@ int ox_op_RoiAlign(ox_k *k)
 		return -1;
 	int64_t dims[4] = {rois->dims[0], a.C, a.oh, a.ow};
 	ox_val *y = ox_out_tensor(k, 0, x->type, 4, dims);
-	double *xd = y ? ox_nn_load(k, x) : NULL, *rd = xd ? ox_nn_load(k, rois) : NULL;
-	double *yd = rd ? ox_nn_alloc(k, y->count) : NULL;
+	double *xd = y ? ox_load_f64(k, x, "input") : NULL, *rd = xd ? ox_load_f64(k, rois, "input") : NULL;
+	double *yd = rd ? ox_scratch(k, y->count, sizeof(double), "scratch") : NULL;
 	int rc = yd ? 0 : -1;
 	for (int64_t r = 0; rc == 0 && r < dims[0]; r++) {
 		int64_t b = ox_get_i64(bi, r);
@@ -555,12 +561,7 @@ int ox_op_RoiAlign(ox_k *k)
 		else
 			rc = roi_align_one(k, &a, xd + b * a.C * a.H * a.W, rd + r * 4, yd + r * a.C * a.oh * a.ow);
 	}
-	if (rc == 0)
-		ox_nn_store(y, yd);
-	free(xd);
-	free(rd);
-	free(yd);
-	return rc;
+	return roi_finish(y, rc, xd, rd, yd);
 }
 
 /* ---- MaxUnpool ----------------------------------------------------------------------- */
@@ -596,7 +597,7 @@ static int unpool_shape(ox_k *k, const ox_val *x, int64_t *dims)
 int ox_op_MaxUnpool(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *ind = ox_in_tensor(k, 1, true);
-	if (!x || !ind || ox_nn_need_float(k, x, "input X"))
+	if (!x || !ind || ox_need_real(k, x, "input X"))
 		return -1;
 	if (x->rank < 3)
 		return ox_kfail(k, "input X must have rank 3 or more (N x C x D1 ...), not %d", x->rank);

@@ -6,8 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "eval/kernel.h"
+#include "eval/move.h"
 
-#include "moreutil.h"
 
 enum { NEAREST, LINEAR, CUBIC };
 enum { HALF_PIXEL, HALF_PIXEL_SYMMETRIC, PYTORCH_HALF_PIXEL, ALIGN_CORNERS, ASYMMETRIC, TF_HALF_PIXEL_FOR_NN,
@@ -183,9 +184,9 @@ static int taps_build(ox_k *k, const params *p, taps *T, int64_t in, int64_t out
 		return out ? ox_kfail(k, "cannot resize an empty axis to %lld", (long long)out) : 0;
 	if (T->ntap > (int64_t)1 << 20)
 		return ox_kfail(k, "scale %g needs too many taps", scale);
-	if (!(T->idx = ox_more_alloc(k, out * T->ntap, sizeof *T->idx, "taps")) ||
-	    !(T->w = ox_more_alloc(k, out * T->ntap, sizeof *T->w, "taps")) ||
-	    !(T->extra = ox_more_alloc(k, out, sizeof *T->extra, "taps")))
+	if (!(T->idx = ox_scratch(k, out * T->ntap, sizeof *T->idx, "taps")) ||
+	    !(T->w = ox_scratch(k, out * T->ntap, sizeof *T->w, "taps")) ||
+	    !(T->extra = ox_scratch(k, out, sizeof *T->extra, "taps")))
 		return -1;
 	T->identity = in == out;
 	for (int64_t o = 0; o < out; o++) {
@@ -230,7 +231,7 @@ static void apply_axis(const taps *T, const double *src, double *dst, int64_t ou
 /* Linear and cubic: one pass per axis that is not the identity. */
 static int interpolate(ox_k *k, const ox_val *x, ox_val *y, const taps *T, double extra)
 {
-	double *cur = ox_more_load(k, x, "input");
+	double *cur = ox_load_f64(k, x, "input");
 	int64_t dims[OX_MAX_RANK];
 	memcpy(dims, x->dims, sizeof dims);
 	for (int d = 0; cur && d < x->rank; d++) {
@@ -243,7 +244,7 @@ static int interpolate(ox_k *k, const ox_val *x, ox_val *y, const taps *T, doubl
 			inner *= dims[i];
 		dims[d] = T[d].out;
 		int64_t n = ox_shape_count(x->rank, dims);
-		double *next = n < 0 ? NULL : ox_more_alloc(k, n, sizeof *next, "intermediate");
+		double *next = n < 0 ? NULL : ox_scratch(k, n, sizeof *next, "intermediate");
 		if (next)
 			apply_axis(&T[d], cur, next, outer, inner, extra);
 		else if (n < 0)
@@ -252,7 +253,7 @@ static int interpolate(ox_k *k, const ox_val *x, ox_val *y, const taps *T, doubl
 		cur = next;
 	}
 	if (cur)
-		ox_more_store(y, cur);
+		ox_store_f64(y, cur);
 	free(cur);
 	return cur ? 0 : -1;
 }
@@ -262,7 +263,7 @@ static int gather(ox_k *k, const ox_val *x, ox_val *y, const taps *T, double ext
 {
 	int64_t xst[OX_MAX_RANK], o[OX_MAX_RANK] = {0};
 	size_t es = ox_elem_size(x->type);
-	ox_more_strides(x->rank, x->dims, xst);
+	ox_strides(x->rank, x->dims, xst);
 	for (int64_t i = 0; i < y->count; i++) {
 		int64_t off = 0;
 		bool ex = false;
