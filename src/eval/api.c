@@ -9,10 +9,12 @@
 #include "diag.h"
 #include "exec.h"
 #include "file.h"
+#include "threads.h"
 
 struct OnnxSession {
 	ox_arena *arena;
 	ox_plan *plan;
+	ox_pool *pool;
 	ox_val **inputs;
 	ox_val **outputs;
 	size_t ninputs, noutputs;
@@ -234,9 +236,23 @@ const OnnxValue *OnnxValue_Item(const OnnxValue *v, size_t i)
 
 OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, OnnxError *err)
 {
+	return OnnxSession_NewWithOptions(model, NULL, out, err);
+}
+
+/* Session-time work (folding, fusion, packed weights), on the session's threads. */
+static void optimize(OnnxSession *s)
+{
+	ox_pool *old = ox_pool_enter(s->pool);
+	ox_plan_optimize(s->plan);
+	ox_pool_enter(old);
+}
+
+OnnxStatus OnnxSession_NewWithOptions(const Onnx__ModelProto *model, const OnnxSessionOptions *opts,
+				      OnnxSession **out, OnnxError *err)
+{
 	OnnxError local;
 	err = reset(err, &local);
-	if (!model || !out)
+	if (!model || !out || (opts && opts->threads < 0))
 		return arg_error(err);
 	*out = NULL;
 	OnnxSession *s = calloc(1, sizeof *s);
@@ -255,11 +271,14 @@ OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, Onn
 	s->noutputs = ox_plan_outputs(s->plan);
 	s->inputs = calloc(s->ninputs + 1, sizeof *s->inputs);
 	s->outputs = calloc(s->noutputs + 1, sizeof *s->outputs);
-	if (!s->inputs || !s->outputs) {
+	s->pool = ox_pool_new(opts && opts->threads ? opts->threads : ox_cpu_count());
+	if (!s->inputs || !s->outputs || !s->pool) {
 		OnnxSession_Free(s);
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return err->code;
 	}
+	if (!opts || !opts->no_optimize)
+		optimize(s);
 	*out = s;
 	return ONNXTXT_OK;
 }
@@ -283,6 +302,7 @@ void OnnxSession_Free(OnnxSession *s)
 	free(s->outputs);
 	ox_plan_free(s->plan);
 	ox_arena_free(s->arena);
+	ox_pool_free(s->pool);
 	free(s);
 }
 
@@ -338,8 +358,10 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 		}
 	}
 	ox_status st;
+	ox_pool *old = ox_pool_enter(s->pool);
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
 		ox_error_set(err, st.code, "%s", st.msg);
+	ox_pool_enter(old);
 	return err->code;
 }
 

@@ -27,7 +27,10 @@ typedef struct ox_k {
 	size_t nattrs;
 	void *exec;               /* the executor, for ox_run_graph */
 	char *msg;                /* error message buffer, OX_MSG bytes */
+	int act;                  /* Conv: an activation to apply as the output is stored */
 } ox_k;
+
+enum { OX_ACT_NONE, OX_ACT_RELU };
 
 #define OX_MSG 512
 

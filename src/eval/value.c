@@ -157,10 +157,12 @@ static void data_free(void *p, size_t n)
 
 static ox_val *value_new(int kind)
 {
+	static _Atomic uint64_t next_id = 1; /* sessions may run on several threads */
 	ox_val *v = calloc(1, sizeof *v);
 	if (v) {
 		v->kind = kind;
 		v->refs = 1;
+		v->id = next_id++;
 	}
 	return v;
 }
@@ -284,6 +286,7 @@ void ox_val_unref(ox_val *v)
 	for (size_t i = 0; i < v->nitems; i++)
 		ox_val_unref(v->items[i]);
 	free(v->items);
+	free(v->derived);
 	free(v);
 }
 

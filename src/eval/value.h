@@ -55,6 +55,13 @@ typedef struct ox_val {
 	/* Sequence: items[0..nitems). Optional: nitems is 0 (none) or 1. */
 	struct ox_val **items;
 	size_t nitems;
+	/* Set at creation, never reused: what folded results remember their inputs by. */
+	uint64_t id;
+	/* A constant the session keeps across runs (an initializer or a folded result). */
+	bool konst;
+	/* A kernel's session-time form of a constant (packed weights): one malloc'd block,
+	 * freed with the value. */
+	void *derived;
 } ox_val;
 
 /* Bytes per stored element (see above); 0 for OX_UNDEFINED and unknown types. */

@@ -1,0 +1,22 @@
+/* Session-time rewrites of a plan that do not need the executor's internals: which
+ * operators may be computed once from constants, and BatchNormalization folded into the
+ * weights of the Conv before it. */
+#ifndef OX_EVAL_FOLD_H
+#define OX_EVAL_FOLD_H
+
+#include <stdbool.h>
+
+#include "value.h"
+
+/* Whether the operator gives the same outputs for the same inputs (not the random ones),
+ * so that its result on constants can be kept. */
+bool ox_fold_deterministic(const char *domain, const char *op);
+
+/* Conv's W [cout, ...] and B (NULL or [cout]) with an inference BatchNormalization
+ * (scale, bias, mean, var, each [cout], and epsilon) applied to the Conv's output folded
+ * in: *w2 = W * a, *b2 = B * a + (bias - mean * a) with a = scale / sqrt(var + eps), in
+ * float as the BatchNormalization kernel computes a. All float tensors. Returns false
+ * when the shapes do not allow it or memory runs out. */
+bool ox_fold_bn(const ox_val *w, const ox_val *b, ox_val *const bn[4], double eps, ox_val **w2, ox_val **b2);
+
+#endif
