@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,26 @@
 #include "cli.h"
 
 /* ---- shared ------------------------------------------------------------------------------ */
+
+/* --threads: the sessions' option (0 until given: one thread per processor). */
+static OnnxSessionOptions session_opts;
+
+#define THREADS_HELP \
+	"  --threads N        threads for the big kernels (GEMM, convolution, ...): default\n" \
+	"                     one per processor; 1 runs on one thread. Results are the same bits\n" \
+	"                     whatever N\n"
+
+/* Parses --threads N (1 to 1024); -1 after a usage error. */
+static int threads_option(const char *cmd, const char *arg)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || n < 1 || n > 1024)
+		return usage_error("%s: --threads takes a whole number from 1 to 1024, not '%s'", cmd, arg), -1;
+	session_opts.threads = (int)n;
+	return 0;
+}
 
 static char *join(const char *dir, const char *name)
 {
@@ -102,6 +123,7 @@ static OnnxStatus bind_case_inputs(OnnxSession *s, const OnnxCaseItem *items, si
 
 static const char run_help[] =
 	"Usage: onnxtxt run MODEL [--input NAME=VALUE]... [--input-dir DIR] [--output-dir DIR]\n"
+	"                   [--threads N]\n"
 	"Evaluate a model (text or binary) and print its outputs in the textual syntax.\n"
 	"\n"
 	"  MODEL              model file, or - for standard input\n"
@@ -116,6 +138,7 @@ static const char run_help[] =
 	"  --input-dir DIR    bind DIR/input_N.pb to the N-th input without an initializer (the\n"
 	"                     ONNX backend test layout)\n"
 	"  --output-dir DIR   also write each output N to DIR/output_N.pb\n"
+	THREADS_HELP
 	CLI_COMMON_HELP
 	"\n"
 	"A self-contained test case binds the inputs its '#@ input' lines give; --input-dir and\n"
@@ -123,7 +146,7 @@ static const char run_help[] =
 	"Exit status: 0 success, 1 the model is invalid or fails to evaluate, 2 usage error,\n"
 	"3 file error.\n";
 
-enum { OPT_INPUT_DIR = 2000, OPT_OUTPUT_DIR };
+enum { OPT_INPUT_DIR = 2000, OPT_OUTPUT_DIR, OPT_THREADS };
 
 /* "NAME=VALUE" or "FILE.pb". */
 static OnnxStatus bind_arg(OnnxSession *s, const char *arg, size_t *next_free, OnnxError *err)
@@ -264,7 +287,7 @@ static int run_model(const char *path, const run_opts *o)
 	int rc = load_eval_model(path, &m, &text, &len);
 	if (rc == EXIT_OK && !looks_binary(text, len) && OnnxCase_Parse(text, len, &items, &nitems, &err) != ONNXTXT_OK)
 		report(&err, display_name(path), text, len), rc = exit_for(err.code);
-	if (rc == EXIT_OK && OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
+	if (rc == EXIT_OK && OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK)
 		fail_at(display_name(path), "%s", err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK && bind_case_inputs(s, items, nitems, &err) != ONNXTXT_OK)
 		fail_at(display_name(path), "line %u: %s", err.line, err.message), rc = exit_for(err.code);
@@ -289,6 +312,7 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {{"input", required_argument, NULL, 'i'},
 					     {"input-dir", required_argument, NULL, OPT_INPUT_DIR},
 					     {"output-dir", required_argument, NULL, OPT_OUTPUT_DIR},
+					     {"threads", required_argument, NULL, OPT_THREADS},
 					     {"help", no_argument, NULL, 'h'},
 					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
@@ -303,6 +327,8 @@ int cmd_run(int argc, char **argv)
 			o.input_dir = optarg;
 		else if (c == OPT_OUTPUT_DIR)
 			o.output_dir = optarg;
+		else if (c == OPT_THREADS)
+			rc = threads_option("run", optarg) < 0 ? EXIT_USAGE : rc;
 		else if (c == 'h')
 			rc = (fputs(run_help, stdout), EXIT_OK);
 		else if ((r = cli_common_option(c, optarg)) != 0)
@@ -322,7 +348,7 @@ int cmd_run(int argc, char **argv)
 /* ---- test -------------------------------------------------------------------------------- */
 
 static const char test_help[] =
-	"Usage: onnxtxt test PATH...\n"
+	"Usage: onnxtxt test [--threads N] PATH...\n"
 	"Run test cases and report one line per case: PASS, FAIL (with the first mismatch) or\n"
 	"SKIP (with the operator the evaluator does not support), then a summary line.\n"
 	"\n"
@@ -330,6 +356,8 @@ static const char test_help[] =
 	"                     lines), an ONNX backend test folder (model.onnx, test_data_set_N/ with\n"
 	"                     input_N.pb and output_N.pb, optional data.json with rtol and atol), or\n"
 	"                     a folder searched for both (*.onnxtxt files, folders with model.onnx)\n"
+	"  --threads N        threads: several cases run at once, each on one thread; a single\n"
+	"                     case's kernels use them all. Default one per processor\n"
 	CLI_COMMON_HELP
 	"\n"
 	"With --quiet, only failed and skipped cases and the summary are printed.\n"
@@ -391,7 +419,7 @@ static enum verdict text_case(const char *path, result *r)
 	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK || OnnxCase_Parse(text, len, &items, &n, &err) != ONNXTXT_OK) {
 		snprintf(where, sizeof where, "%u:%u: ", err.line, err.column);
 		v = set(r, FAIL, "%s%s", where, err.message);
-	} else if (OnnxSession_New(m, &s, &err) != ONNXTXT_OK) {
+	} else if (OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK) {
 		v = session_verdict(r, &err);
 	} else if (bind_case_inputs(s, items, n, &err) != ONNXTXT_OK) {
 		snprintf(where, sizeof where, "%u: ", err.line);
@@ -492,7 +520,7 @@ static enum verdict backend_case(const char *dir, result *r)
 	if (!path || OnnxBinary_ReadFile(path, &m, &err) != ONNXTXT_OK ||
 	    OnnxModel_EmbedExternalData(m, path, &err) != ONNXTXT_OK)
 		v = set(r, FAIL, "%s%s", path ? err.message : "out of memory", "");
-	else if (OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
+	else if (OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK)
 		v = session_verdict(r, &err);
 	else if ((nsets = scandir(dir, &sets, data_set_filter, alphasort)) <= 0)
 		v = set(r, FAIL, "no test_data_set_N folders%s%s", "", "");
@@ -569,28 +597,106 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Cases run on several threads at once, each case's session on one thread; results are
+ * printed in the cases' order as they come in. */
+typedef struct case_pool {
+	const cases *c;
+	result *r;
+	double *ms;
+	char *done;
+	size_t next;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} case_pool;
+
+static void run_case(const char *p, result *r, double *ms)
+{
+	double t0 = now();
+	r->v = PASS;
+	r->msg[0] = '\0';
+	r->v = is_dir(p) ? backend_case(p, r) : text_case(p, r);
+	*ms = 1e3 * (now() - t0);
+}
+
+static void *case_worker(void *arg)
+{
+	case_pool *P = arg;
+	for (;;) {
+		pthread_mutex_lock(&P->mu);
+		size_t i = P->next < P->c->n ? P->next++ : P->c->n;
+		pthread_mutex_unlock(&P->mu);
+		if (i == P->c->n)
+			return NULL;
+		run_case(P->c->paths[i], &P->r[i], &P->ms[i]);
+		pthread_mutex_lock(&P->mu);
+		P->done[i] = 1;
+		pthread_cond_broadcast(&P->cv);
+		pthread_mutex_unlock(&P->mu);
+	}
+}
+
+/* Starts up to `workers` threads over the cases; returns how many started (0: run them
+ * here, one by one). */
+static int start_cases(case_pool *P, pthread_t *th, int workers)
+{
+	int n = 0;
+	while (n < workers && pthread_create(&th[n], NULL, case_worker, P) == 0)
+		n++;
+	return n;
+}
+
+static void wait_case(case_pool *P, size_t i, int threaded)
+{
+	if (!threaded) {
+		run_case(P->c->paths[i], &P->r[i], &P->ms[i]);
+		return;
+	}
+	pthread_mutex_lock(&P->mu);
+	while (!P->done[i])
+		pthread_cond_wait(&P->cv, &P->mu);
+	pthread_mutex_unlock(&P->mu);
+}
+
+static void print_case(const char *p, const result *r, double ms, size_t *count)
+{
+	static const char *const words[] = {"PASS", "FAIL", "SKIP"};
+	count[r->v]++;
+	if (r->v == PASS && !cli_quiet)
+		printf("PASS %s (%.1f ms)\n", p, ms);
+	else if (r->v != PASS)
+		printf("%s %s: %s\n", words[r->v], p, r->msg);
+	fflush(stdout);
+}
+
 static int run_cases(const cases *c)
 {
 	size_t count[3] = {0, 0, 0};
 	int progress = isatty(STDERR_FILENO) && !cli_quiet;
-	static const char *const words[] = {"PASS", "FAIL", "SKIP"};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = session_opts.threads ? session_opts.threads : cpus > 1 ? (int)(cpus < 64 ? cpus : 64) : 1;
+	case_pool P = {c, calloc(c->n + 1, sizeof(result)), calloc(c->n + 1, sizeof(double)), calloc(c->n + 1, 1), 0,
+		       PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+	pthread_t th[64];
+	if (!P.r || !P.ms || !P.done)
+		return free(P.r), free(P.ms), free(P.done), fail("out of memory"), EXIT_INPUT;
+	OnnxSessionOptions saved = session_opts;
+	int started = 0;
+	if (c->n > 1 && threads > 1) {
+		session_opts.threads = 1; /* the cases share the threads, not each case's kernels */
+		started = start_cases(&P, th, threads);
+	}
 	for (size_t i = 0; i < c->n; i++) {
-		const char *p = c->paths[i];
 		if (progress)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s", i + 1, c->n, p), fflush(stderr);
-		result r = {PASS, ""};
-		double t0 = now();
-		enum verdict v = is_dir(p) ? backend_case(p, &r) : text_case(p, &r);
-		double ms = 1e3 * (now() - t0);
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s", i + 1, c->n, c->paths[i]), fflush(stderr);
+		wait_case(&P, i, started);
 		if (progress)
 			fputs("\r\033[K", stderr);
-		count[v]++;
-		if (v == PASS && !cli_quiet)
-			printf("PASS %s (%.1f ms)\n", p, ms);
-		else if (v != PASS)
-			printf("%s %s: %s\n", words[v], p, r.msg);
-		fflush(stdout);
+		print_case(c->paths[i], &P.r[i], P.ms[i], count);
 	}
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	session_opts = saved;
+	free(P.r), free(P.ms), free(P.done);
 	printf("%zu passed, %zu failed, %zu skipped\n", count[PASS], count[FAIL], count[SKIP]);
 	if (count[FAIL])
 		return EXIT_INPUT;
@@ -599,11 +705,19 @@ static int run_cases(const cases *c)
 
 int cmd_test(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+					     {"threads", required_argument, NULL, OPT_THREADS},
+					     CLI_COMMON_OPTIONS,
+					     {NULL, 0, NULL, 0}};
 	int c, r;
 	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
 		if (c == 'h')
 			return fputs(test_help, stdout), EXIT_OK;
+		if (c == OPT_THREADS) {
+			if (threads_option("test", optarg) < 0)
+				return EXIT_USAGE;
+			continue;
+		}
 		if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		if (r == 0)
