@@ -1119,3 +1119,27 @@ void ox_plan_optimize(ox_plan *p)
 	free(v);
 	free(uses);
 }
+
+/* The constant a slot holds before any run: its initializer or a kept result. */
+static const ox_val *constant_of(const ox_plan *p, int s)
+{
+	if (s < 0 || p->init[s])
+		return s < 0 ? NULL : p->init[s];
+	for (size_t i = 0; i < p->nnodes; i++)
+		for (int j = 0; p->nodes[i].cache && j < p->nodes[i].nout; j++)
+			if (p->nodes[i].out[j] == s)
+				return p->nodes[i].cache->out[j];
+	return NULL;
+}
+
+void ox_plan_counts(const ox_plan *p, ox_plan_stats *c)
+{
+	memset(c, 0, sizeof *c);
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const ox_node *N = &p->nodes[i];
+		const ox_val *w = N->fuse && N->fuse->w ? N->fuse->w : N->nin > 1 ? constant_of(p, N->in[1]) : NULL;
+		c->kept += N->cache != NULL;
+		c->fused += N->fused_away;
+		c->packed += is_op(N, "Conv") && w && w->derived;
+	}
+}

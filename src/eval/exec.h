@@ -28,6 +28,14 @@ ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st);
  * memory just leaves a part undone. */
 void ox_plan_optimize(ox_plan *p);
 
+/* What ox_plan_optimize did to the main graph, for tests: nodes with results kept, nodes
+ * fused into the node before them, Conv nodes whose weights (an initializer or fused
+ * weights) are packed. */
+typedef struct ox_plan_stats {
+	size_t kept, fused, packed;
+} ox_plan_stats;
+void ox_plan_counts(const ox_plan *p, ox_plan_stats *c);
+
 /* Releases the values the plans hold (the arena holds the rest). */
 void ox_plan_free(ox_plan *p);
 
