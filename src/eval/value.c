@@ -1,7 +1,9 @@
 /* Runtime values: allocation with limits, sharing, and element conversions between the
  * stored forms of every element type. */
+#define _GNU_SOURCE /* madvise */
 #include <math.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,7 +131,28 @@ static void *data_alloc(size_t n)
 			return p;
 	}
 #endif
-	return aligned_alloc(OX_ALIGN, size);
+	return ox_alloc_big(size);
+}
+
+/* Blocks of 2 MiB or more are aligned to 2 MiB and offered to the kernel for
+ * transparent huge pages (where it is in "madvise" mode): the weights of a model and its
+ * large activations are then faulted in 2 MiB at a time. Measured on light resnet50, whose
+ * session makes 200 MB of weights, the 4 KiB faults were a third of a whole process. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_MIN HUGE_PAGE
+
+void *ox_alloc_big(size_t n)
+{
+#if defined(MADV_HUGEPAGE) && CACHE_SLOTS
+	if (n >= HUGE_MIN) {
+		/* only whole huge pages are advised: the tail stays in small pages, not rounded up */
+		void *p = aligned_alloc(HUGE_PAGE, (n + OX_ALIGN - 1) & ~(size_t)(OX_ALIGN - 1));
+		if (p)
+			madvise(p, n & ~(HUGE_PAGE - 1), MADV_HUGEPAGE); /* advice: a failure changes nothing */
+		return p;
+	}
+#endif
+	return aligned_alloc(OX_ALIGN, (n + OX_ALIGN - 1) & ~(size_t)(OX_ALIGN - 1));
 }
 
 static void data_free(void *p, size_t n)

@@ -74,6 +74,10 @@ const char *ox_type_name(int type);
  * negative. */
 int64_t ox_shape_count(int rank, const int64_t *dims);
 
+/* size bytes (rounded up to OX_ALIGN), OX_ALIGN-aligned, for free(): large blocks are
+ * aligned and advised for huge pages. For tensor data and a kernel's derived forms. */
+void *ox_alloc_big(size_t size);
+
 /* A new tensor with uninitialized data (strings are empty); NULL when out of memory or
  * beyond the limits above (reason in *why when given). */
 ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why);

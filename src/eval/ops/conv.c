@@ -479,7 +479,7 @@ void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, in
 	size_t head = (sizeof(ox_conv_packed) + (size_t)group * sizeof(ox_gemm_packed) + 63) & ~(size_t)63;
 	if ((uint64_t)per > (SIZE_MAX / 2 - head) / sizeof(float) / (uint64_t)group)
 		return NULL;
-	ox_conv_packed *pk = aligned_alloc(64, head + (size_t)(per * group) * sizeof(float));
+	ox_conv_packed *pk = ox_alloc_big(head + (size_t)(per * group) * sizeof(float));
 	if (!pk)
 		return NULL;
 	*pk = (ox_conv_packed){level, group, cout_g, depth};
