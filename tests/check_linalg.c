@@ -726,7 +726,8 @@ static void conv_on(int level, int threads, const ox_conv_geom *g, const float *
 }
 
 /* Packed weights, Relu in the output pass and 1 to 3 threads: the bits of the plain
- * convolution on one thread followed by Relu, which is itself close to the definition. */
+ * convolution on one thread followed by Relu, which is itself close to the definition;
+ * weights scaled per output channel as they are packed: the bits of the scaled weights. */
 START_TEST(conv_packed_threads)
 {
 	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
@@ -746,12 +747,23 @@ START_TEST(conv_packed_threads)
 					level, (long long)q, plain[q], ref[q]);
 				plain[q] = plain[q] < 0 ? 0.0f : plain[q];
 			}
-			void *pk = ox_conv_prepack(level, w, g.cout, g.group, depth);
+			void *pk = ox_conv_prepack(level, w, g.cout, g.group, depth, NULL);
 			REQUIRE(pk != NULL, "prepack failed");
 			for (int th = 1; th <= 3; th++) {
 				conv_on(level, th, &g, x, w, pk, b, y, OX_ACT_RELU);
 				REQUIRE(memcmp(y, plain, (size_t)ys * sizeof(float)) == 0,
 					"%s level %d, %d threads: packed + Relu are not the plain bits", what, level, th);
+			}
+			if (g.cin > g.group) { /* scaled while packing = packing the scaled weights */
+				float *a = frand_n(g.cout), *ws = frand_n(g.cout * depth);
+				for (int64_t q = 0; q < g.cout * depth; q++)
+					ws[q] = w[q] * a[q / depth];
+				conv_on(level, 1, &g, x, ws, NULL, b, plain, OX_ACT_NONE);
+				void *pks = ox_conv_prepack(level, w, g.cout, g.group, depth, a);
+				conv_on(level, 2, &g, x, w, pks, b, y, OX_ACT_NONE);
+				REQUIRE(memcmp(y, plain, (size_t)ys * sizeof(float)) == 0,
+					"%s level %d: weights scaled while packed are not the bits of scaled weights", what, level);
+				free(pks), free(a), free(ws);
 			}
 			free(pk), free(x), free(w), free(b), free(plain), free(y), free(ref), free(mag);
 		}

@@ -1011,15 +1011,39 @@ static bool bn_foldable(const ox_node *B, ox_val *const *v)
 	return true;
 }
 
+/* The Conv's weights with the BatchNormalization's scale a folded in: where the Conv is
+ * sure to go through the GEMM (more than one input channel per group), only packed, with
+ * the scale applied while packing (a view of W carries them), so no scaled copy of W is
+ * made; otherwise a scaled copy. */
+static ox_val *scaled_weights(const ox_node *N, ox_val *w, const float *a)
+{
+	int64_t group = attr_int(N, "group", 1), cout = w->dims[0];
+	if (w->dims[1] > 1 && group >= 1 && cout % group == 0) {
+		ox_val *v = ox_tensor_view(w, w->rank, w->dims);
+		if (v && (v->derived = ox_conv_prepack(ox_cpu_level(), w->data, cout, group, w->count / cout, a)))
+			return v;
+		ox_val_unref(v);
+	}
+	return ox_fold_scale_rows(w, a);
+}
+
 static bool fold_bn_into(ox_node *N, const ox_node *B, int bn, ox_val *const *v, fusion *u)
 {
 	ox_val *w = v[N->in[1]], *b = N->nin > 2 && N->in[2] >= 0 ? v[N->in[2]] : NULL, *p[4];
-	if (!w->konst || (b && !b->konst) || (N->nin > 2 && N->in[2] >= 0 && !b))
+	if (!w->konst || (b && !b->konst) || (N->nin > 2 && N->in[2] >= 0 && !b) || w->rank < 3 || w->dims[0] <= 0)
 		return false;
 	for (int j = 0; j < 4; j++)
 		p[j] = v[B->in[j + 1]];
 	const Onnx__AttributeProto *eps = node_attr(B, "epsilon");
-	if (!ox_fold_bn(w, b, p, eps ? eps->f : 1e-5, &u->w, &u->b))
+	float *a = malloc((size_t)w->dims[0] * sizeof *a);
+	bool ok = a && ox_fold_bn(w, b, p, eps ? eps->f : 1e-5, a, &u->b);
+	if (ok && !(u->w = scaled_weights(N, w, a))) {
+		ox_val_unref(u->b);
+		u->b = NULL;
+		ok = false;
+	}
+	free(a);
+	if (!ok)
 		return false;
 	u->w->konst = u->b->konst = true;
 	u->ids[0] = w->id;
@@ -1072,7 +1096,7 @@ static void prepack_conv(const ox_node *N, ox_val *const *v, int level)
 		return;
 	int64_t group = attr_int(N, "group", 1);
 	if (group >= 1 && w->dims[0] % group == 0)
-		w->derived = ox_conv_prepack(level, w->data, w->dims[0], group, w->count / w->dims[0]);
+		w->derived = ox_conv_prepack(level, w->data, w->dims[0], group, w->count / w->dims[0], NULL);
 }
 
 /* Runs each node whose inputs are all constants now, keeping its results (folding). */

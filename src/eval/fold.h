@@ -14,9 +14,13 @@ bool ox_fold_deterministic(const char *domain, const char *op);
 
 /* Conv's W [cout, ...] and B (NULL or [cout]) with an inference BatchNormalization
  * (scale, bias, mean, var, each [cout], and epsilon) applied to the Conv's output folded
- * in: *w2 = W * a, *b2 = B * a + (bias - mean * a) with a = scale / sqrt(var + eps), in
- * float as the BatchNormalization kernel computes a. All float tensors. Returns false
- * when the shapes do not allow it or memory runs out. */
-bool ox_fold_bn(const ox_val *w, const ox_val *b, ox_val *const bn[4], double eps, ox_val **w2, ox_val **b2);
+ * in: the weights become W * a per output channel and the bias *b2 = B * a + (bias -
+ * mean * a), with a = scale / sqrt(var + eps) in float as the BatchNormalization kernel
+ * computes it. Fills a[0..cout) and *b2. All float tensors. False when the shapes do not
+ * allow it or memory runs out. */
+bool ox_fold_bn(const ox_val *w, const ox_val *b, ox_val *const bn[4], double eps, float *a, ox_val **b2);
+
+/* W with output channel c's weights multiplied by a[c], as a new tensor (NULL: no memory). */
+ox_val *ox_fold_scale_rows(const ox_val *w, const float *a);
 
 #endif

@@ -386,6 +386,7 @@ static const float *group_input(const ox_conv_geom *g, const tables *t, const fl
  * group, for products at level; data follows the header in the same block. */
 typedef struct ox_conv_packed {
 	int level;
+	bool scaled; /* rows scaled: the tensor's own data are not these weights */
 	int64_t group, cout_g, depth;
 	ox_gemm_packed g[];
 } ox_conv_packed;
@@ -454,7 +455,13 @@ int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const f
 	if (tables_new(g, &t) < 0)
 		return -1;
 	conv_job J = {level, g, &t, x, w, bias, packed, y, act, 0};
+	const ox_conv_packed *pk = packed;
 	int rc;
+	/* scaled weights exist only packed: a convolution they do not fit cannot run */
+	if (pk && pk->scaled && (!packed_for(pk, level, g, &t, 0) || g->cin == g->group)) {
+		tables_free(&t);
+		return -1;
+	}
 	/* one channel per group: many small independent pieces, one task each */
 	if (g->cin == g->group && g->group > 1 && ox_threads() > 1) {
 		ox_parallel_for(g->batch * g->group, conv_task, &J);
@@ -471,7 +478,7 @@ int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w
 	return ox_conv_f32_packed(level, g, x, w, NULL, bias, y, OX_ACT_NONE);
 }
 
-void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, int64_t depth)
+void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, int64_t depth, const float *scale)
 {
 	if (group < 1 || cout % group || cout <= 0 || depth <= 0)
 		return NULL;
@@ -482,11 +489,13 @@ void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, in
 	ox_conv_packed *pk = ox_alloc_big(head + (size_t)(per * group) * sizeof(float));
 	if (!pk)
 		return NULL;
-	*pk = (ox_conv_packed){level, group, cout_g, depth};
+	*pk = (ox_conv_packed){level, scale != NULL, group, cout_g, depth};
 	float *data = (float *)((char *)pk + head);
 	for (int64_t q = 0; q < group; q++) {
 		ox_gemm_src a = ox_gemm_a(w + q * cout_g * depth, depth, false);
 		ox_gemm_prepack_a(level, cout_g, depth, &a, data + q * per, &pk->g[q]);
+		if (scale)
+			ox_gemm_packed_scale_rows(&pk->g[q], scale + q * cout_g);
 	}
 	return pk;
 }

@@ -27,8 +27,12 @@ int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w
 int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const float *w, const void *packed,
 		       const float *bias, float *y, int act);
 /* W (cout x depth floats, depth = cin/group * taps) packed for the GEMM of each group at
- * level: a malloc'd block for ox_conv_f32_packed (free() it), or NULL when out of memory. */
-void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, int64_t depth);
+ * level: a malloc'd block for ox_conv_f32_packed (free() it), or NULL when out of memory.
+ * With scale (cout floats), output channel c's weights are multiplied by scale[c] as
+ * they are packed (a BatchNormalization folded in, without a scaled copy of W); such a
+ * block is then the only form of those weights: ox_conv_f32_packed fails (-1) for a
+ * convolution it does not fit, and depthwise ones (cin == group) are refused. */
+void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, int64_t depth, const float *scale);
 
 /* Y = ConvTranspose(X, W) + bias: X is [batch, cin, in...], W is [cin, cout/group, kernel...],
  * Y is [batch, cout, out...]. */

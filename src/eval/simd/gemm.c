@@ -471,6 +471,22 @@ int64_t ox_gemm_packed_floats(int level, int64_t m, int64_t k)
 	return round_up(m, v->pub.mr) * k;
 }
 
+void ox_gemm_packed_scale_rows(const ox_gemm_packed *q, const float *scale)
+{
+	const variant *v = &variants[q->variant];
+	int64_t mr = v->pub.mr, mp = round_up(q->m, mr);
+	for (int64_t pc = 0; pc < q->k; pc += v->kc) {
+		int64_t kcc = q->k - pc < v->kc ? q->k - pc : v->kc;
+		for (int64_t i0 = 0; i0 < q->m; i0 += mr) {
+			float *panel = q->data + pc * mp + i0 * kcc;
+			int64_t rows = q->m - i0 < mr ? q->m - i0 : mr;
+			for (int64_t k = 0; k < kcc; k++)
+				for (int64_t r = 0; r < rows; r++)
+					panel[k * mr + r] *= scale[i0 + r];
+		}
+	}
+}
+
 void ox_gemm_prepack_a(int level, int64_t m, int64_t k, const ox_gemm_src *a, float *dst, ox_gemm_packed *out)
 {
 	const variant *v = pick(level, m);
@@ -613,7 +629,8 @@ static int gemv(int level, const gemv_args *g, float alpha, float beta)
 static int as_gemv(int level, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
 		   const ox_gemm_src *b, float beta, float *c, int64_t ldc)
 {
-	bool strided = a->pack == ox_gemm_pack_strided && b->pack == ox_gemm_pack_strided;
+	/* a packed A may be the only form of its values (ox_conv_prepack with a scale) */
+	bool strided = a->pack == ox_gemm_pack_strided && b->pack == ox_gemm_pack_strided && !a->packed;
 	if (!strided || k <= 0 || m <= 0 || n <= 0 || (m != 1 && n != 1))
 		return 1;
 	gemv_args g;

@@ -38,6 +38,9 @@ int64_t ox_gemm_packed_floats(int level, int64_t m, int64_t k);
 /* Packs all of a (M x K) into dst (64-byte aligned, ox_gemm_packed_floats of room) and
  * describes it in *out, for products at level with M rows. */
 void ox_gemm_prepack_a(int level, int64_t m, int64_t k, const ox_gemm_src *a, float *dst, ox_gemm_packed *out);
+/* Multiplies row i of a packed A by scale[i]: the packed form of diag(scale) * A, the same
+ * bits as packing the product. */
+void ox_gemm_packed_scale_rows(const ox_gemm_packed *q, const float *scale);
 
 /* Strided operands: A (M x K, row stride lda, or K x M when transposed) and B (K x N, row
  * stride ldb, or N x K when transposed). */
