@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "eval/exec.h"
+#include "eval/value.h"
 #include "testutil.h"
 
 /* A session on m with the given options; fails the test on error. */
@@ -71,8 +72,11 @@ static void check_model(const char *path)
 	for (int i = 0; i < 3; i++) {
 		bind_dir(s[i], sets);
 		run(s[i]);
-		if (i == 1)
-			run(s[i]); /* a second run reuses what the first kept */
+		uint64_t before = ox_system_allocs();
+		run(s[i]);
+		/* the memory plan: the second run finds a kept block for every tensor */
+		REQUIRE(!ox_blocks_active() || ox_system_allocs() == before, "%s: the second run allocated %llu blocks",
+			dir, (unsigned long long)(ox_system_allocs() - before));
 	}
 	for (size_t o = 0; o < OnnxSession_OutputCount(s[0]); o++) {
 		char msg[600];

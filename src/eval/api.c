@@ -15,6 +15,7 @@ struct OnnxSession {
 	ox_arena *arena;
 	ox_plan *plan;
 	ox_pool *pool;
+	ox_blocks *blocks; /* the memory plan: blocks of dead values, kept for the next run */
 	ox_val **inputs;
 	ox_val **outputs;
 	size_t ninputs, noutputs;
@@ -272,7 +273,8 @@ OnnxStatus OnnxSession_NewWithOptions(const Onnx__ModelProto *model, const OnnxS
 	s->inputs = calloc(s->ninputs + 1, sizeof *s->inputs);
 	s->outputs = calloc(s->noutputs + 1, sizeof *s->outputs);
 	s->pool = ox_pool_new(opts && opts->threads ? opts->threads : ox_cpu_count());
-	if (!s->inputs || !s->outputs || !s->pool) {
+	s->blocks = ox_blocks_new();
+	if (!s->inputs || !s->outputs || !s->pool || !s->blocks) {
 		OnnxSession_Free(s);
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return err->code;
@@ -303,6 +305,7 @@ void OnnxSession_Free(OnnxSession *s)
 	ox_plan_free(s->plan);
 	ox_arena_free(s->arena);
 	ox_pool_free(s->pool);
+	ox_blocks_free(s->blocks);
 	free(s);
 }
 
@@ -348,7 +351,9 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 	err = reset(err, &local);
 	if (!s)
 		return arg_error(err);
+	ox_blocks *old_blocks = ox_blocks_enter(s->blocks);
 	drop_outputs(s);
+	ox_blocks_enter(old_blocks);
 	for (size_t i = 0; i < s->ninputs; i++) {
 		int optional;
 		const Onnx__ValueInfoProto *vi = ox_plan_input(s->plan, i, &optional);
@@ -359,8 +364,10 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 	}
 	ox_status st;
 	ox_pool *old = ox_pool_enter(s->pool);
+	old_blocks = ox_blocks_enter(s->blocks);
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
 		ox_error_set(err, st.code, "%s", st.msg);
+	ox_blocks_enter(old_blocks);
 	ox_pool_enter(old);
 	return err->code;
 }

@@ -78,6 +78,19 @@ int64_t ox_shape_count(int rank, const int64_t *dims);
  * aligned and advised for huge pages. For tensor data and a kernel's derived forms. */
 void *ox_alloc_big(size_t size);
 
+/* A session's memory plan: while it is entered on a thread, tensor blocks freed there are
+ * kept in it and handed out again for the same size (see value.c). Enter returns the one
+ * entered before, to be restored. Without AddressSanitizer only. */
+typedef struct ox_blocks ox_blocks;
+ox_blocks *ox_blocks_new(void);
+void ox_blocks_free(ox_blocks *k);
+ox_blocks *ox_blocks_enter(ox_blocks *k);
+/* Whether blocks are kept at all (not under AddressSanitizer), and how many tensor blocks
+ * of 4 KiB or more (and derived forms) were taken from the system so far: for tests.
+ * Smaller blocks are left to malloc's free lists. */
+bool ox_blocks_active(void);
+uint64_t ox_system_allocs(void);
+
 /* A new tensor with uninitialized data (strings are empty); NULL when out of memory or
  * beyond the limits above (reason in *why when given). */
 ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why);
