@@ -239,6 +239,55 @@ START_TEST(options_checked)
 }
 END_TEST
 
+/* Elementwise operations and pooling large enough to be split over threads: the same
+ * bits on 1, 2 and 3 threads (the inputs are made in the graph, from a Range). */
+static const char ew_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[600, 1000] x) => (float[600, 1000] a, float[600, 1000] b, float[600, 1000] c, float[1, 240, 48, 24] d) {\n"
+	"  z = Constant <value = int64[2] {0, 0}> ()\n"
+	"  re = Constant <value = int64[2] {1, 1000}> ()\n"
+	"  ce = Constant <value = int64[2] {600, 1}> ()\n"
+	"  shape = Constant <value = int64[4] {1, 240, 50, 50}> ()\n"
+	"  s = Sin(x)\n"
+	"  e = Sigmoid(s)\n"
+	"  a = Add(s, e)\n"
+	"  row = Slice(s, z, re)\n"
+	"  m = Mul(s, row)\n"
+	"  b = Tanh(m)\n"
+	"  col = Slice(s, z, ce)\n"
+	"  c = Div(col, e)\n"
+	"  r = Reshape(a, shape)\n"
+	"  d = MaxPool <kernel_shape = [3, 3], strides = [1, 2]> (r)\n"
+	"}\n";
+
+START_TEST(elementwise_threads_exact)
+{
+	Onnx__ModelProto *m = tu_model(ew_model);
+	int64_t dims[2] = {600, 1000};
+	float *d = malloc(600000 * sizeof *d);
+	for (int i = 0; i < 600000; i++)
+		d[i] = (float)i * 0.001f - 300;
+	OnnxValue *x;
+	OnnxError err;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, dims, 2, d, &x, &err), ONNXTXT_OK);
+	OnnxSession *s[3];
+	for (int t = 0; t < 3; t++) {
+		s[t] = session(m, t + 1, 0);
+		set(s[t], "x", x);
+		run(s[t]);
+	}
+	for (size_t o = 0; o < 4; o++)
+		for (int t = 1; t < 3; t++)
+			REQUIRE(same_bits(OnnxSession_Output(s[0], o), OnnxSession_Output(s[t], o)),
+				"output %zu is not the same bits on 1 and %d threads", o, t + 1);
+	for (int t = 0; t < 3; t++)
+		OnnxSession_Free(s[t]);
+	OnnxValue_Free(x);
+	free(d);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 /* What the session-time pass did, counted on the plan. */
 static ox_plan_stats counts(const char *text)
 {
@@ -291,6 +340,7 @@ int main(void)
 	tcase_add_test(tc, folding_follows_inputs);
 	tcase_add_test(tc, options_checked);
 	tcase_add_test(tc, optimizations_happen);
+	tcase_add_test(tc, elementwise_threads_exact);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -15,8 +15,11 @@
 #                        one run, compare (median of PROCESS_RUNS)
 #   ort create+run       onnxruntime's session creation + first run, in process (node's own
 #                        start-up left out)
+#   cpu t1 / ort cpu     process CPU time per run with one thread (median): on a loaded
+#                        machine the fairer figure, since time other processes held the
+#                        core is not counted
 # Ratios are ours / onnxruntime's (< 1 is faster). The machine is shared: the header gives
-# the load average before and after; CPU time per run (ours) is printed as well.
+# the load average before and after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=build runs=10 pruns=5 ort=${ONNXRUNTIME_NODE:-/work/ort}
@@ -60,25 +63,26 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) pri
 
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-22s %14s %14s %6s %14s %14s %6s %10s %10s %6s %9s\n' model "ours t1" "ort t1" x "ours t2" \
-	"ort dflt" x "ours proc" "ort c+r" x "cpu/run"
+printf '%-22s %14s %14s %6s %14s %14s %6s %10s %10s %6s %8s %8s %6s\n' model "ours t1" "ort t1" x "ours t2" \
+	"ort dflt" x "ours proc" "ort c+r" x "cpu t1" "ort cpu" x
 for d in "${dirs[@]}"; do
 	name=$(basename "$d")
 	o1=$("$work/bench_eval" model "$d/model.onnx" "$d/test_data_set_0" "$runs" 1)
 	o2=$("$work/bench_eval" model "$d/model.onnx" "$d/test_data_set_0" "$runs" 2)
 	pr=$("$work/bench_parse" spawn "$pruns" -- "$build/tools/onnxtxt" -q test --threads 2 "$d" | get median_s)
-	r1="" r0="" c0=""
+	r1="" r0="" c0="" u1=""
 	if [ $have_ort = 1 ]; then
 		x1=$(node tools/bench/ort.js "$ort" "$d" 1 "$runs")
 		x0=$(node tools/bench/ort.js "$ort" "$d" 0 "$runs")
-		r1=$(echo "$x1" | get run_median) r0=$(echo "$x0" | get run_median)
+		r1=$(echo "$x1" | get run_median) r0=$(echo "$x0" | get run_median) u1=$(echo "$x1" | get run_cpu_median)
 		c0=$(awk -v a="$(echo "$x0" | get session)" -v b="$(echo "$x0" | get first_run)" 'BEGIN { print a + b }')
 	fi
 	m1=$(echo "$o1" | get run_median) m2=$(echo "$o2" | get run_median)
-	printf '%-22s %14s %14s %6s %14s %14s %6s %10s %10s %6s %9s\n' "$name" \
+	k1=$(echo "$o1" | get run_cpu_median)
+	printf '%-22s %14s %14s %6s %14s %14s %6s %10s %10s %6s %8s %8s %6s\n' "$name" \
 		"$(ms "$m1") [$(ms "$(echo "$o1" | get run_best)")]" "$(ms "$r1")" "$(ratio "$m1" "$r1")" \
 		"$(ms "$m2") [$(ms "$(echo "$o2" | get run_best)")]" "$(ms "$r0")" "$(ratio "$m2" "$r0")" \
-		"$(ms "$pr")" "$(ms "$c0")" "$(ratio "$pr" "$c0")" "$(ms "$(echo "$o1" | get run_cpu_median)")"
+		"$(ms "$pr")" "$(ms "$c0")" "$(ratio "$pr" "$c0")" "$(ms "$k1")" "$(ms "$u1")" "$(ratio "$k1" "$u1")"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "times in ms; x = ours / onnxruntime; targets: t1 and t2 x <= 1.1, proc x <= 0.5"

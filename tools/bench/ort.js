@@ -79,17 +79,23 @@ async function main() {
 		const f = path.join(dir, 'test_data_set_0', 'input_' + i + '.pb');
 		if (fs.existsSync(f)) feeds[name] = readTensor(f);
 	});
-	const times = [];
+	const times = [], cpu = [];
 	for (let i = 0; i < runs + 1; i++) {
-		const r0 = process.hrtime.bigint();
+		const r0 = process.hrtime.bigint(), c0 = process.cpuUsage();
 		await s.run(feeds);
 		times.push(Number(process.hrtime.bigint() - r0) / 1e9);
+		const c = process.cpuUsage(c0);
+		cpu.push((c.user + c.system) / 1e6);
 	}
 	const first = times.shift();
+	cpu.shift();
 	times.sort((a, b) => a - b);
+	cpu.sort((a, b) => a - b);
 	console.log('session=' + (Number(t1 - t0) / 1e9).toFixed(9));
 	console.log('first_run=' + first.toFixed(9));
 	console.log('run_best=' + times[0].toFixed(9));
 	console.log('run_median=' + times[Math.floor(times.length / 2)].toFixed(9));
+	// the process's CPU time per run (all threads; node's own share is small)
+	console.log('run_cpu_median=' + cpu[Math.floor(cpu.length / 2)].toFixed(9));
 }
 main().catch((e) => { console.error('ort.js: ' + e.message); process.exit(1); });
