@@ -143,8 +143,19 @@ void ox_parallel_for(int64_t n, ox_task_fn fn, void *ctx)
 	pthread_mutex_unlock(&p->mu);
 }
 
-int ox_cpu_count(void)
+/* Read once: glibc's sysconf opens a file under /sys each time, a third of the time of a
+ * session over a one-node model. */
+static int cpus;
+static pthread_once_t cpus_once = PTHREAD_ONCE_INIT;
+
+static void count_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+	cpus = n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+int ox_cpu_count(void)
+{
+	pthread_once(&cpus_once, count_cpus);
+	return cpus;
 }
