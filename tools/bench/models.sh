@@ -63,10 +63,11 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) pri
 
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-22s %14s %14s %6s %14s %14s %6s %10s %10s %6s %8s %8s %6s\n' model "ours t1" "ort t1" x "ours t2" \
+printf '%-30s %14s %14s %6s %14s %14s %6s %10s %10s %6s %8s %8s %6s\n' model "ours t1" "ort t1" x "ours t2" \
 	"ort dflt" x "ours proc" "ort c+r" x "cpu t1" "ort cpu" x
 for d in "${dirs[@]}"; do
-	name=$(basename "$d")
+	name=$(basename "$(dirname "$d")")/$(basename "$d")
+	name=${name#light/}
 	o1=$("$work/bench_eval" model "$d/model.onnx" "$d/test_data_set_0" "$runs" 1)
 	o2=$("$work/bench_eval" model "$d/model.onnx" "$d/test_data_set_0" "$runs" 2)
 	pr=$("$work/bench_parse" spawn "$pruns" -- "$build/tools/onnxtxt" -q test --threads 2 "$d" | get median_s)
@@ -79,7 +80,7 @@ for d in "${dirs[@]}"; do
 	fi
 	m1=$(echo "$o1" | get run_median) m2=$(echo "$o2" | get run_median)
 	k1=$(echo "$o1" | get run_cpu_median)
-	printf '%-22s %14s %14s %6s %14s %14s %6s %10s %10s %6s %8s %8s %6s\n' "$name" \
+	printf '%-30s %14s %14s %6s %14s %14s %6s %10s %10s %6s %8s %8s %6s\n' "$name" \
 		"$(ms "$m1") [$(ms "$(echo "$o1" | get run_best)")]" "$(ms "$r1")" "$(ratio "$m1" "$r1")" \
 		"$(ms "$m2") [$(ms "$(echo "$o2" | get run_best)")]" "$(ms "$r0")" "$(ratio "$m2" "$r0")" \
 		"$(ms "$pr")" "$(ms "$c0")" "$(ratio "$pr" "$c0")" "$(ms "$k1")" "$(ms "$u1")" "$(ratio "$k1" "$u1")"
