@@ -183,6 +183,7 @@ static void problem(ctx *c, const void *msg, enum part part, size_t index, const
 	if (n)
 		snprintf(what, sizeof what, " (%s%s%s)", n->domain && *n->domain ? n->domain : "",
 			 n->domain && *n->domain ? "." : "", n->op_type ? n->op_type : "");
+	snprintf(e->path, sizeof e->path, "%s", c->path);
 	int used = snprintf(e->message, sizeof e->message, "%s%s%s", c->path, what, c->plen ? ": " : "");
 	va_list ap;
 	va_start(ap, fmt);
@@ -190,6 +191,19 @@ static void problem(ctx *c, const void *msg, enum part part, size_t index, const
 		vsnprintf(e->message + used, sizeof e->message - (size_t)used, fmt, ap);
 	va_end(ap);
 	locate(c, e, msg, part, index);
+}
+
+/* A problem's hint, "did you mean 'word'?", and the fix-it that replaces the text the
+ * problem points at (the operator's name) with word. */
+static void suggest(OnnxError *e, const char *word)
+{
+	snprintf(e->hint, sizeof e->hint, "did you mean '%s'?", word);
+	if (!e->line)
+		return;
+	e->fix_set = 1;
+	e->fix_offset = e->offset;
+	e->fix_length = e->length;
+	snprintf(e->fix, sizeof e->fix, "%s", word);
 }
 
 static const char *str(const char *s)
@@ -489,8 +503,11 @@ static void check_op(ctx *c, const Onnx__NodeProto *n, int64_t version)
 	bool known_version = version <= OX_ATTRS_OPSET;
 	if (!op && version <= OX_NAMES_OPSET) {
 		const char *near = closest_op(n->op_type);
+		size_t before = c->n;
 		problem(c, n, P_OP, 0, "no operator '%s' in the default domain%s%s%s", n->op_type, near ? " (did you mean '" : "",
 			near ? near : "", near ? "'?)" : "");
+		if (near && c->n > before)
+			suggest(&c->problems[before], near);
 	}
 	if (!op)
 		return;

@@ -322,7 +322,7 @@ int cmd_run(int argc, char **argv)
 /* ---- test -------------------------------------------------------------------------------- */
 
 static const char test_help[] =
-	"Usage: onnxtxt test PATH...\n"
+	"Usage: onnxtxt test [--junit FILE] PATH...\n"
 	"Run test cases and report one line per case: PASS, FAIL (with the first mismatch) or\n"
 	"SKIP (with the operator the evaluator does not support), then a summary line.\n"
 	"\n"
@@ -330,6 +330,9 @@ static const char test_help[] =
 	"                     lines), an ONNX backend test folder (model.onnx, test_data_set_N/ with\n"
 	"                     input_N.pb and output_N.pb, optional data.json with rtol and atol), or\n"
 	"                     a folder searched for both (*.onnxtxt files, folders with model.onnx)\n"
+	"  --junit FILE       also write the results as JUnit XML to FILE (atomically): one\n"
+	"                     testsuite per PATH, one testcase per case, with <failure> or\n"
+	"                     <skipped> and the message\n"
 	CLI_COMMON_HELP
 	"\n"
 	"With --quiet, only failed and skipped cases and the summary are printed.\n"
@@ -338,10 +341,12 @@ static const char test_help[] =
 	"case was skipped.\n";
 
 enum verdict { PASS, FAIL, SKIP };
+enum { OPT_JUNIT = 3000 };
 
 typedef struct result {
 	enum verdict v;
 	char msg[1024];
+	unsigned line, col; /* where in a text case, for --diagnostics-format; 0 if nowhere */
 } result;
 
 static enum verdict set(result *r, enum verdict v, const char *fmt, const char *a, const char *b)
@@ -391,11 +396,13 @@ static enum verdict text_case(const char *path, result *r)
 	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK || OnnxCase_Parse(text, len, &items, &n, &err) != ONNXTXT_OK) {
 		snprintf(where, sizeof where, "%u:%u: ", err.line, err.column);
 		v = set(r, FAIL, "%s%s", where, err.message);
+		r->line = err.line, r->col = err.column;
 	} else if (OnnxSession_New(m, &s, &err) != ONNXTXT_OK) {
 		v = session_verdict(r, &err);
 	} else if (bind_case_inputs(s, items, n, &err) != ONNXTXT_OK) {
 		snprintf(where, sizeof where, "%u: ", err.line);
 		v = set(r, FAIL, "%s%s", where, err.message);
+		r->line = err.line;
 	} else if (OnnxSession_Run(s, &err) != ONNXTXT_OK) {
 		v = set(r, FAIL, "%s%s", err.message, "");
 	}
@@ -406,6 +413,7 @@ static enum verdict text_case(const char *path, result *r)
 		expects++;
 		long o = output_index(s, items[i].name);
 		snprintf(where, sizeof where, "%u: ", items[i].line);
+		r->line = items[i].line;
 		if (o < 0)
 			v = set(r, FAIL, "%sthe graph has no output named '%s'", where, items[i].name);
 		else if (!check_output(s, o, items[i].value, items[i].rtol, items[i].atol, where, r))
@@ -515,6 +523,8 @@ static enum verdict backend_case(const char *dir, result *r)
 typedef struct cases {
 	char **paths;
 	size_t n, cap;
+	char **suites;  /* the PATH arguments; suite s holds cases [ends[s-1], ends[s]) */
+	size_t *ends, nsuites;
 } cases;
 
 static int add_case(cases *c, const char *path)
@@ -569,22 +579,36 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int run_cases(const cases *c)
+/* For --diagnostics-format json or sarif: a failed or skipped case. */
+static void diagnose(const char *path, enum verdict v, const result *r)
+{
+	if (cli_diag_format != DIAG_TEXT && v != PASS)
+		diag_message(v == FAIL ? RULE_TEST_FAILED : RULE_TEST_SKIPPED, v == FAIL ? "error" : "note", path, r->line,
+			     r->col, r->msg);
+}
+
+static int run_cases(const cases *c, const char *junit)
 {
 	size_t count[3] = {0, 0, 0};
+	junit_case *jc = junit ? calloc(c->n + 1, sizeof *jc) : NULL;
+	if (junit && !jc)
+		return fail("out of memory"), EXIT_IO;
 	int progress = isatty(STDERR_FILENO) && !cli_quiet;
 	static const char *const words[] = {"PASS", "FAIL", "SKIP"};
 	for (size_t i = 0; i < c->n; i++) {
 		const char *p = c->paths[i];
 		if (progress)
 			fprintf(stderr, "\r\033[K[%zu/%zu] %s", i + 1, c->n, p), fflush(stderr);
-		result r = {PASS, ""};
+		result r = {PASS, "", 0, 0};
 		double t0 = now();
 		enum verdict v = is_dir(p) ? backend_case(p, &r) : text_case(p, &r);
 		double ms = 1e3 * (now() - t0);
 		if (progress)
 			fputs("\r\033[K", stderr);
 		count[v]++;
+		diagnose(p, v, &r);
+		if (jc)
+			jc[i] = (junit_case){p, strdup(r.msg), (int)v, ms / 1e3};
 		if (v == PASS && !cli_quiet)
 			printf("PASS %s (%.1f ms)\n", p, ms);
 		else if (v != PASS)
@@ -592,6 +616,12 @@ static int run_cases(const cases *c)
 		fflush(stdout);
 	}
 	printf("%zu passed, %zu failed, %zu skipped\n", count[PASS], count[FAIL], count[SKIP]);
+	int rc = junit ? junit_write(junit, c->suites, c->ends, c->nsuites, jc) : EXIT_OK;
+	for (size_t i = 0; jc && i < c->n; i++)
+		free((char *)jc[i].message);
+	free(jc);
+	if (rc != EXIT_OK)
+		return rc;
 	if (count[FAIL])
 		return EXIT_INPUT;
 	return count[SKIP] && !count[PASS] ? EXIT_SKIP : EXIT_OK;
@@ -599,9 +629,17 @@ static int run_cases(const cases *c)
 
 int cmd_test(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"junit", required_argument, NULL, OPT_JUNIT},
+					     {"help", no_argument, NULL, 'h'},
+					     CLI_COMMON_OPTIONS,
+					     {NULL, 0, NULL, 0}};
+	const char *junit = NULL;
 	int c, r;
 	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
+		if (c == OPT_JUNIT) {
+			junit = optarg;
+			continue;
+		}
 		if (c == 'h')
 			return fputs(test_help, stdout), EXIT_OK;
 		if ((r = cli_common_option(c, optarg)) < 0)
@@ -612,7 +650,9 @@ int cmd_test(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error("test: missing PATH%s", "");
 	cases cs = {0};
-	int rc = EXIT_OK;
+	cs.suites = argv + optind;
+	cs.ends = calloc((size_t)(argc - optind), sizeof *cs.ends);
+	int rc = cs.ends ? EXIT_OK : (fail("out of memory"), EXIT_IO);
 	for (int i = optind; i < argc && rc == EXIT_OK; i++) {
 		if (access(argv[i], F_OK) != 0) {
 			fail("%s: %s", argv[i], strerror(errno));
@@ -620,11 +660,14 @@ int cmd_test(int argc, char **argv)
 		} else if (find_cases(&cs, argv[i], 1) < 0) {
 			rc = EXIT_IO;
 		}
+		if (rc == EXIT_OK)
+			cs.ends[cs.nsuites++] = cs.n;
 	}
 	if (rc == EXIT_OK)
-		rc = run_cases(&cs);
+		rc = run_cases(&cs, junit);
 	for (size_t i = 0; i < cs.n; i++)
 		free(cs.paths[i]);
 	free(cs.paths);
+	free(cs.ends);
 	return rc;
 }

@@ -585,6 +585,9 @@ static const char main_help[] =
 	"  -q, --quiet        print nothing but errors\n"
 	"  --color[=WHEN]     colour messages: auto (on a terminal, unless NO_COLOR is set),\n"
 	"                     always or never; --color alone means always\n"
+	"  --diagnostics-format=FORMAT\n"
+	"                     errors on standard error as text (the default), json (JSON\n"
+	"                     Lines: one object per diagnostic) or sarif (SARIF 2.1.0)\n"
 	"  -h, --help         show this help (COMMAND --help for a command's own)\n"
 	"  -V, --version      show the version\n"
 	"\n"
@@ -647,7 +650,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(cmd, commands[i].name)) {
 			optind = 0; /* glibc: start afresh, argument order rules included */
-			return commands[i].run(argc - at, argv + at);
+			rc = commands[i].run(argc - at, argv + at);
+			diag_finish();
+			return rc;
 		}
 	return usage_error("unknown command '%s'", cmd);
 }

@@ -84,6 +84,16 @@ typedef struct OnnxError {
 	size_t offset, length; /* byte range of the offending text */
 	int sys_errno;         /* for ONNXTXT_ERR_IO */
 	char message[512];
+	/* The same facts apart, for tools that read diagnostics (the message says them all):
+	 * path: the element the problem is about ("graph.node[3]"), empty when none;
+	 * hint: a suggestion ("did you mean 'float16'?"), empty when none;
+	 * fix: when fix_set, replacing bytes [fix_offset, fix_offset + fix_length) of the
+	 * text with fix would resolve the problem. */
+	char path[256];
+	char hint[128];
+	char fix[64];
+	int fix_set;
+	size_t fix_offset, fix_length;
 } OnnxError;
 
 /* ---- text -> messages ----------------------------------------------------------------
