@@ -190,16 +190,16 @@ void diag_message(int rule, const char *level, const char *file, unsigned line, 
 
 /* ---- SARIF ------------------------------------------------------------------------------- */
 
+/* A region object's members, inside braces the caller writes. */
 static void sarif_region(FILE *f, pos a, pos b)
 {
-	fprintf(f, "\"region\": {\"startLine\": %u", a.line);
+	fprintf(f, "\"startLine\": %u", a.line);
 	if (a.col)
 		fprintf(f, ", \"startColumn\": %u", a.col);
 	if (b.line)
 		fprintf(f, ", \"endLine\": %u", b.line);
 	if (b.col)
 		fprintf(f, ", \"endColumn\": %u", b.col);
-	fputc('}', f);
 }
 
 static void sarif_location(FILE *f, const diag *d)
@@ -209,8 +209,11 @@ static void sarif_location(FILE *f, const diag *d)
 		fputs("\"physicalLocation\": {\"artifactLocation\": {\"uri\": ", f);
 		json_uri(f, d->file);
 		fputc('}', f);
-		if (d->start.line)
-			fputs(", ", f), sarif_region(f, d->start, d->end);
+		if (d->start.line) {
+			fputs(", \"region\": {", f);
+			sarif_region(f, d->start, d->end);
+			fputc('}', f);
+		}
 		fputc('}', f);
 	}
 	if (d->path) {
