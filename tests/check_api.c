@@ -542,6 +542,35 @@ static void add_loop(Suite *s, const char *name, const TTest *test, int n)
 	suite_add_tcase(s, tc);
 }
 
+/* OnnxModel_Info: the counts it reports, in both forms, and its argument checks. */
+START_TEST(model_info)
+{
+	const char *t = "<ir_version: 8, opset_import: [\"\" : 17, \"x\" : 1]>\n"
+			"g (float[2] a, float[2] w) => (float[2] y) <float[2] w = {1, 2}, int64[3] s = {1, 2, 3}> {\n"
+			"  b = Relu(a)\n  c = Relu(b)\n  y = x.Foo(c, w)\n}";
+	Onnx__ModelProto *m;
+	ck_assert_int_eq(OnnxParser_Parse(t, strlen(t), &m, NULL), ONNXTXT_OK);
+	char *text;
+	size_t len;
+	OnnxError e;
+	ck_assert_int_eq(OnnxModel_Info(m, 0, &text, &len, &e), ONNXTXT_OK);
+	ck_assert_uint_eq(len, strlen(text));
+	ck_assert_ptr_nonnull(strstr(text, "inputs (1, and 1 with an initializer):\n  a: float[2]\n"));
+	ck_assert_ptr_nonnull(strstr(text, "nodes: 3 (main graph 3, sub-graphs 0, functions 0)\n"));
+	ck_assert_ptr_nonnull(strstr(text, "operators:\n  Relu: 2\n  x.Foo: 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "initializers: 2 tensors, 5 parameters, 32 bytes\n"));
+	ck_assert_ptr_nonnull(strstr(text, "largest tensors:\n  s: int64[3], 24 bytes\n  w: float[2], 8 bytes\n"));
+	free(text);
+	ck_assert_int_eq(OnnxModel_Info(m, ONNXTXT_INFO_JSON, &text, NULL, &e), ONNXTXT_OK);
+	ck_assert_ptr_nonnull(strstr(text, "{\"domain\": \"x\", \"op_type\": \"Foo\", \"count\": 1}"));
+	ck_assert_ptr_nonnull(strstr(text, "\"inputs_with_initializer\": 1"));
+	free(text);
+	ck_assert_int_eq(OnnxModel_Info(NULL, 0, &text, NULL, &e), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxModel_Info(m, 0, NULL, NULL, NULL), ONNXTXT_ERR_ARG);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -563,6 +592,7 @@ int main(void)
 	tcase_add_test(tc, version);
 	tcase_add_test(tc, out_reset_on_failure);
 	tcase_add_test(tc, message_keeps_utf8_whole);
+	tcase_add_test(tc, model_info);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

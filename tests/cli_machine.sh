@@ -190,5 +190,51 @@ check "a failed case is an error at its line" \
 	'has err.txt "^{\"file\": \"cases/sub/fail <&>.onnxtxt\", \"line\": 2, .*\"severity\": \"error\", \"code\": \"test-failed\""'
 check "a skipped case is a note" 'has err.txt "\"severity\": \"note\", \"code\": \"test-skipped\""'
 
+# ---- info --------------------------------------------------------------------------------
+
+# info_golden NAME MODEL: text and JSON summaries against corpus/golden/info/NAME.{txt,json}
+info_golden() {
+	if "$cli" info "$2" >info.txt 2>err.txt && "$cli" info --json "$2" >info.json 2>>err.txt; then
+		compare "info $1" info.txt "$golden/info/$1.txt"
+		compare "info --json $1" info.json "$golden/info/$1.json"
+		if [ -n "$py" ]; then
+			check "info --json $1 is JSON" '"$py" -c "import json, sys; json.load(open(sys.argv[1]))" info.json'
+		fi
+	else
+		not_ok "info $1" "$(head -c 400 err.txt)"
+	fi
+}
+for f in "$root"/corpus/golden/*.onnxtxt "$root"/corpus/examples/relu.onnxtxt; do
+	info_golden "$(basename "$f" .onnxtxt)" "$f"
+done
+light=${ONNXTXT_SHARED:-$root/../shared}/onnx-backend-data/light
+if [ -d "$light" ]; then
+	for d in "$light"/test_*; do
+		info_golden "light_$(basename "$d")" "$d/model.onnx"
+	done
+else
+	skip "info of the light backend models" "$light is absent"
+fi
+# the same model as text and as binary gives the same summary
+"$cli" to-binary "$root/corpus/golden/control_flow.onnxtxt" -o cf.onnx
+check "info of a model's text and of its binary are the same" \
+	'[ "$("$cli" info cf.onnx)" = "$("$cli" info "$root/corpus/golden/control_flow.onnxtxt")" ]'
+# external data: its file, its tensors and their bytes, with no data read
+{
+	echo '<ir_version: 8, opset_import: ["" : 17]>'
+	echo "g (float[4] x) => (float[4] y) <float[4] w = {1, 2, 3, 4}, int64[600] big = {$(seq -s, 1 600)}> {"
+	echo '  y = Add(x, w)'
+	echo '}'
+} >ext.onnxtxt
+"$cli" to-text ext.onnxtxt --external-data weights.bin --size-threshold 100 -o ext2.onnxtxt
+rm -f weights.bin # info reads no tensor data, so the file need not even be there
+run 0 "info of a model with external data" info ext2.onnxtxt
+check "it names the file, its tensors and bytes" 'has out.txt "^  weights.bin: 1 tensor, 4800 bytes\$"'
+check "the largest tensor first" '[ "$(sed -n "/^largest tensors:/{n;p}" out.txt)" = "  big: int64[600], 4800 bytes" ]'
+check "initializers by element type" 'has out.txt "^  int64: 1 tensor, 600 parameters, 4800 bytes\$"'
+run 1 "info of a file that is no model" info "$root/corpus/errors/attr_int_overflow.onnxtxt"
+check "the parse error, at its place" 'has err.txt "attr_int_overflow.onnxtxt:4:19: error: integer"'
+run 2 "info takes one model" info a b
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -15,7 +15,7 @@
 /* Long options without a short form. */
 enum {
 	OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED,
-	OPT_DROP_COMMENTS, OPT_ANY_PATH
+	OPT_DROP_COMMENTS, OPT_ANY_PATH, OPT_JSON
 };
 
 /* Writes bytes to standard output, or atomically to a file. */
@@ -568,6 +568,58 @@ static int cmd_dot(int argc, char **argv)
 	return rc;
 }
 
+static const char info_help[] =
+	"Usage: onnxtxt info [--json] MODEL\n"
+	"Summarize a model (text or binary): IR and opset versions, producer, the inputs and\n"
+	"outputs with their types, node counts by operator and by domain, functions, sub-graphs,\n"
+	"initializers (count, parameters, bytes by element type), external data files and the\n"
+	"largest tensors. Tensor values are never read, so it is fast on large models.\n"
+	"\n"
+	"  MODEL              a model, text or binary, or - for standard input\n"
+	"  --json             print the summary as one JSON object\n"
+	CLI_COMMON_HELP
+	"\n"
+	"Exit status: 0 printed, 1 the model is invalid, 2 usage error, 3 file error.\n";
+
+static int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {{"json", no_argument, NULL, OPT_JSON},
+					     {"help", no_argument, NULL, 'h'},
+					     CLI_COMMON_OPTIONS,
+					     {NULL, 0, NULL, 0}};
+	unsigned flags = 0;
+	int c, r;
+	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
+		if (c == OPT_JSON)
+			flags |= ONNXTXT_INFO_JSON;
+		else if (c == 'h')
+			return fputs(info_help, stdout), EXIT_OK;
+		else if ((r = cli_common_option(c, optarg)) < 0)
+			return EXIT_USAGE;
+		else if (r == 0)
+			return cli_bad_option("info", c, argv);
+	}
+	if (optind != argc - 1)
+		return usage_error("info: expected exactly one model");
+	size_t len, n;
+	char *text, *summary = NULL;
+	Onnx__ModelProto *m;
+	int rc = load_model(argv[optind], &m, &text, &len);
+	OnnxError err;
+	if (rc == EXIT_OK && OnnxModel_Info(m, flags, &summary, &n, &err) != ONNXTXT_OK) {
+		fail("%s", err.message);
+		rc = exit_for(err.code);
+	}
+	if (rc == EXIT_OK && (fwrite(summary, 1, n, stdout) != n || fflush(stdout) != 0)) {
+		fail("cannot write to standard output: %s", strerror(errno));
+		rc = EXIT_IO;
+	}
+	free(summary);
+	OnnxProto_Free(m);
+	free(text);
+	return rc;
+}
+
 static const char main_help[] =
 	"Usage: onnxtxt [--color[=WHEN]] [-q] COMMAND [OPTIONS] [ARGS]\n"
 	"Read, write, check and draw ONNX models in the ONNX textual syntax.\n"
@@ -578,6 +630,7 @@ static const char main_help[] =
 	"  fmt [-i|--check] FILE   rewrite text models in the canonical layout\n"
 	"  check MODEL...          check models for structural errors\n"
 	"  dot MODEL [-o OUT]      draw a model's graph for Graphviz (| dot -Tsvg > m.svg)\n"
+	"  info MODEL [--json]     summarize a model: versions, interface, operators, sizes\n"
 	"  run MODEL [--input ...] evaluate a model and print its outputs\n"
 	"  test PATH...            run self-contained text cases and backend test folders\n"
 	"\n"
@@ -611,6 +664,7 @@ static const struct command {
 	{"fmt", cmd_fmt},
 	{"check", cmd_check},
 	{"dot", cmd_dot},
+	{"info", cmd_info},
 	{"run", cmd_run},
 	{"test", cmd_test},
 };

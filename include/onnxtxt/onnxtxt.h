@@ -221,6 +221,21 @@ ONNXTXT_API OnnxStatus OnnxPrinter_Dot(const Onnx__ModelProto *model, FILE *f, O
 /* The same, replacing path atomically. */
 ONNXTXT_API OnnxStatus OnnxPrinter_DotFile(const Onnx__ModelProto *model, const char *path, OnnxError *err);
 
+/* ---- summary -------------------------------------------------------------------------------
+ * A model's summary, for a reader handed a model: IR version, opset imports, producer,
+ * the main graph's inputs and outputs with their types, node counts (in total, by
+ * operator and by domain, most frequent first), functions, sub-graphs (the graphs of
+ * attributes, by their path: "graph.node[3].then_branch"), initializers of every graph
+ * (count, parameters, bytes, and the same by element type), external data files (tensors
+ * and bytes each), and the largest initializers. Counting only: no tensor value is read or
+ * formatted, so it stays fast on models of any size. Bytes are those of raw_data, of the
+ * external range, or else what the elements take. With ONNXTXT_INFO_JSON the summary is
+ * one JSON object with the same facts (see the README); otherwise "key: value" lines.
+ * Returns a malloc'd NUL-terminated text (len may be NULL). */
+#define ONNXTXT_INFO_JSON 0x1u
+ONNXTXT_API OnnxStatus OnnxModel_Info(const Onnx__ModelProto *model, unsigned flags, char **text, size_t *len,
+				      OnnxError *err);
+
 /* ---- evaluation --------------------------------------------------------------------------
  * A session runs a model's main graph: bind inputs, run, read outputs. Values are tensors
  * (every element type), sequences and optionals; they are reference-counted and never
