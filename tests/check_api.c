@@ -571,6 +571,30 @@ START_TEST(model_info)
 }
 END_TEST
 
+/* OnnxPrinter_Highlight: every class of token, comments (test case lines too) in the
+ * gaps the lexer skips, and bytes it cannot read copied as they are. */
+START_TEST(highlight)
+{
+	const char *t = "# c\n#@ input X = float[1] {1}\n<ir_version: 8>\ng (float[N] x) => (y) {\n"
+			"  y = Foo <s = \"a\", f = 1.5> (x)  # end\n}\nout/1 = int64 {7}\n";
+	char *out;
+	size_t len;
+	ck_assert_int_eq(OnnxPrinter_Highlight(t, strlen(t), &out, &len, NULL), ONNXTXT_OK);
+	ck_assert_uint_eq(len, strlen(out));
+	ck_assert_str_eq(out, "\033[90m# c\033[0m\n\033[90m#@ input X = float[1] {1}\033[0m\n"
+			      "<\033[35mir_version\033[0m: \033[33m8\033[0m>\n"
+			      "\033[34mg\033[0m (\033[36mfloat\033[0m[\033[34mN\033[0m] \033[34mx\033[0m) => (\033[34my\033[0m) {\n"
+			      "  \033[34my\033[0m = \033[34mFoo\033[0m <\033[34ms\033[0m = \033[32m\"a\"\033[0m, "
+			      "\033[34mf\033[0m = \033[33m1.5\033[0m> (\033[34mx\033[0m)  \033[90m# end\033[0m\n}\n"
+			      "\033[34mout\033[0m/\033[33m1\033[0m = \033[36mint64\033[0m {\033[33m7\033[0m}\n");
+	free(out);
+	ck_assert_int_eq(OnnxPrinter_Highlight("", 0, &out, &len, NULL), ONNXTXT_OK);
+	ck_assert_str_eq(out, "");
+	free(out);
+	ck_assert_int_eq(OnnxPrinter_Highlight(t, 1, NULL, NULL, NULL), ONNXTXT_ERR_ARG);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -593,6 +617,7 @@ int main(void)
 	tcase_add_test(tc, out_reset_on_failure);
 	tcase_add_test(tc, message_keeps_utf8_whole);
 	tcase_add_test(tc, model_info);
+	tcase_add_test(tc, highlight);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

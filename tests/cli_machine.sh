@@ -236,5 +236,62 @@ run 1 "info of a file that is no model" info "$root/corpus/errors/attr_int_overf
 check "the parse error, at its place" 'has err.txt "attr_int_overflow.onnxtxt:4:19: error: integer"'
 run 2 "info takes one model" info a b
 
+# ---- syntax colour -----------------------------------------------------------------------
+
+cat >case.onnxtxt <<'END'
+# A test case, with comments.
+#@ input X = float[2] {1, -2}
+#@ expect Y = float[2] {1, 0}
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] X) => (float[2] Y) {
+  Y = Relu(X)  # the rest of the line
+}
+END
+color_golden() {
+	compare "$1 --color=always matches its golden" out.txt "$golden/color/$2"
+}
+if run 0 "to-text --color=always" to-text --color=always "$root/corpus/golden/functions.onnxtxt"; then
+	color_golden to-text functions.txt
+fi
+# (no plain comments: whether fmt keeps them is not this test's business)
+cat >annotated.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17], producer_name: "colour">
+#@ doc_string: "A graph with a doc string."
+g (float[2] X, seq(int64[N]) s) => (float[2] Y) <int64 k = {3}, float f = {-2.5e-3}> {
+  Y = Relu(X)
+  n = Constant <value_string = "a \"string\""> ()
+}
+END
+if run 0 "fmt --color=always: annotations, strings, types, numbers" fmt --color=always annotated.onnxtxt; then
+	color_golden fmt annotated.txt
+fi
+if run 0 "run --color=always" run --color=always case.onnxtxt; then
+	color_golden run run.txt
+	check "the output name blue, the type cyan, the numbers yellow" \
+		'[ "$(cat out.txt)" = "$(printf "\033[34mY\033[0m = \033[36mfloat\033[0m[\033[33m2\033[0m] {\033[33m1\033[0m, \033[33m0\033[0m}")" ]'
+fi
+# colour only decorates: without the escape sequences the text is the same, byte for byte
+esc=$(printf '\033')
+for f in "$root"/corpus/golden/*.onnxtxt "$root"/corpus/valid/*.onnxtxt; do
+	"$cli" to-text "$f" >want.txt 2>/dev/null || continue # entry_*.onnxtxt: not models
+	"$cli" to-text --color=always "$f" | sed "s/$esc\[[0-9;]*m//g" >plain.txt
+	cmp -s plain.txt want.txt || not_ok "to-text --color=always of $(basename "$f"), without colour, is to-text's text"
+done
+ok "to-text --color=always of every corpus model, without colour, is to-text's text"
+run 0 "to-text into a file or a pipe has no colour (auto)" to-text "$root/corpus/golden/functions.onnxtxt"
+check "no escape sequence" '! grep -q "$esc" out.txt'
+NO_COLOR=1 "$cli" to-text --color=never "$root/corpus/golden/functions.onnxtxt" >out.txt
+check "--color=never: no escape sequence" '! grep -q "$esc" out.txt'
+"$cli" to-text --color=always "$root/corpus/golden/functions.onnxtxt" -o colored.onnxtxt
+check "-o FILE is never coloured" '! grep -q "$esc" colored.onnxtxt'
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$cli' run case.onnxtxt" /dev/null >tty.txt 2>&1
+	check "on a terminal, run colours its output (auto)" 'grep -q "$esc\[34mY" tty.txt'
+	NO_COLOR=1 script -qec "'$cli' run case.onnxtxt" /dev/null >tty.txt 2>&1
+	check "NO_COLOR turns it off on a terminal" '! grep -q "$esc" tty.txt'
+else
+	skip "colour on a terminal" "script (util-linux) is not installed"
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

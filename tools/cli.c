@@ -31,6 +31,31 @@ static int colored(void)
 	return decided;
 }
 
+int cli_color_stdout(void)
+{
+	static int decided = -1;
+	if (color_mode != COLOR_AUTO)
+		return color_mode == COLOR_ALWAYS;
+	if (decided < 0) {
+		const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+		decided = (!no || !*no) && isatty(STDOUT_FILENO) && !(term && !strcmp(term, "dumb"));
+	}
+	return decided;
+}
+
+int print_code(const char *text, size_t len)
+{
+	char *painted = NULL;
+	size_t n = len;
+	if (cli_color_stdout() && OnnxPrinter_Highlight(text, len, &painted, &n, NULL) == ONNXTXT_OK)
+		text = painted;
+	else
+		n = len; /* out of memory: the text without colour */
+	int ok = fwrite(text, 1, n, stdout) == n;
+	free(painted);
+	return ok ? 0 : -1;
+}
+
 #define BOLD "\033[1m"
 #define RED "\033[1;31m"
 #define GREEN "\033[1;32m"

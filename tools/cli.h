@@ -32,14 +32,21 @@ int cli_common_option(int c, const char *arg);
 /* The lines every command's --help ends its options with. */
 #define CLI_COMMON_HELP \
 	"  -q, --quiet        print nothing but errors (and the output asked for)\n" \
-	"  --color[=WHEN]     colour messages: auto (on a terminal, unless NO_COLOR is set),\n" \
-	"                     always or never; --color alone means always\n" \
+	"  --color[=WHEN]     colour messages and printed text: auto (on a terminal, unless\n" \
+	"                     NO_COLOR is set), always or never; --color alone means always\n" \
 	"  --diagnostics-format=FORMAT\n" \
 	"                     errors on standard error as text (the default), json (JSON\n" \
 	"                     Lines: one object per diagnostic) or sarif (SARIF 2.1.0)\n" \
 	"  -h, --help         show this help\n"
 /* Reports what getopt_long returned for a bad option ('?' or ':') of cmd; EXIT_USAGE. */
 int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Whether what goes to standard output is coloured: --color, or else a terminal there
+ * with NO_COLOR unset or empty (and TERM not dumb). */
+int cli_color_stdout(void);
+/* Writes text in the textual syntax to standard output, with syntax colour when
+ * cli_color_stdout(); 0, or -1 on a write error. */
+int print_code(const char *text, size_t len);
 
 /* "onnxtxt: error: MESSAGE" on standard error. */
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

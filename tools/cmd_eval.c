@@ -215,8 +215,15 @@ static int print_outputs(const OnnxSession *s, const char *outdir)
 			fail("%s", err.message);
 			return exit_for(err.code);
 		}
-		printf("%s = %s\n", OnnxSession_OutputName(s, i), text);
+		char *line = malloc(strlen(OnnxSession_OutputName(s, i)) + strlen(text) + 5);
+		if (line) {
+			int n = sprintf(line, "%s = %s\n", OnnxSession_OutputName(s, i), text);
+			print_code(line, (size_t)n);
+		}
+		free(line);
 		free(text);
+		if (!line)
+			return fail("out of memory"), EXIT_IO;
 		if (outdir) {
 			char file[64];
 			snprintf(file, sizeof file, "output_%zu.pb", i);

@@ -191,11 +191,27 @@ static const char to_text_help[] =
 	"\n"
 	"Exit status: 0 printed, 1 the model is invalid, 2 usage error, 3 file error.\n";
 
+/* Text for a terminal, with syntax colour: all of it in memory, to be highlighted. */
+static OnnxStatus write_colored(const Onnx__ModelProto *m, unsigned flags, OnnxError *err)
+{
+	char *text;
+	size_t len;
+	OnnxStatus st = OnnxPrinter_Print(m, flags, &text, &len, err);
+	if (st == ONNXTXT_OK && print_code(text, len) != 0) {
+		st = err->code = ONNXTXT_ERR_IO;
+		snprintf(err->message, sizeof err->message, "cannot write to standard output: %s", strerror(errno));
+	}
+	free(text);
+	return st;
+}
+
 static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out)
 {
 	OnnxError err;
-	OnnxStatus st = out && strcmp(out, "-") != 0 ? OnnxPrinter_WriteFile(m, flags, out, &err)
-						       : OnnxPrinter_Write(m, flags, stdout, &err);
+	int to_file = out && strcmp(out, "-") != 0;
+	OnnxStatus st = to_file		      ? OnnxPrinter_WriteFile(m, flags, out, &err)
+			: cli_color_stdout() ? write_colored(m, flags, &err)
+					      : OnnxPrinter_Write(m, flags, stdout, &err);
 	if (st == ONNXTXT_OK && (!out || strcmp(out, "-") == 0) && fflush(stdout) != 0) {
 		st = ONNXTXT_ERR_IO;
 		snprintf(err.message, sizeof err.message, "cannot write to standard output: %s", strerror(errno));
@@ -390,7 +406,7 @@ static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
 			} else if (*changed) {
 				rc = write_text(m, 0, path);
 			}
-		} else if (fwrite(pretty, 1, plen, stdout) != plen) {
+		} else if (print_code(pretty, plen) != 0) {
 			fail("cannot write to standard output: %s", strerror(errno));
 			rc = EXIT_IO;
 		}
@@ -636,8 +652,8 @@ static const char main_help[] =
 	"\n"
 	"Options (also accepted after COMMAND):\n"
 	"  -q, --quiet        print nothing but errors\n"
-	"  --color[=WHEN]     colour messages: auto (on a terminal, unless NO_COLOR is set),\n"
-	"                     always or never; --color alone means always\n"
+	"  --color[=WHEN]     colour messages and printed text: auto (on a terminal, unless\n"
+	"                     NO_COLOR is set), always or never; --color alone means always\n"
 	"  --diagnostics-format=FORMAT\n"
 	"                     errors on standard error as text (the default), json (JSON\n"
 	"                     Lines: one object per diagnostic) or sarif (SARIF 2.1.0)\n"

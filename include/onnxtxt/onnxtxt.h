@@ -211,6 +211,16 @@ ONNXTXT_API OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FI
 ONNXTXT_API OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path,
 					     OnnxError *err);
 
+/* Syntax colour for a terminal: text in the textual syntax (what the printer writes, or
+ * values such as "Y = float[2] {1, 2}") with each keyword, type, name, number, string and
+ * comment wrapped in an ANSI SGR escape sequence ("\033[35m" ... "\033[0m"): header
+ * keywords magenta, element types and type keywords cyan, names blue, numbers yellow,
+ * strings green, comments and annotations grey. Tokens are those the parser's lexer reads;
+ * bytes it cannot read, and white space and punctuation, are copied unchanged, so removing
+ * the escape sequences gives text back exactly. Returns a malloc'd NUL-terminated text. */
+ONNXTXT_API OnnxStatus OnnxPrinter_Highlight(const char *text, size_t len, char **out, size_t *out_len,
+					     OnnxError *err);
+
 /* Draws a model's main graph in the Graphviz DOT language, for `dot -Tsvg`: a box per node
  * with its op type, name, attributes and the initializers it reads; ellipses for the
  * graph's inputs and outputs; edges labelled with the type of the value they carry where
