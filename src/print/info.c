@@ -172,32 +172,43 @@ static void add_initializer(info *I, const Onnx__TensorProto *t)
 
 static void count_graph(info *I, const Onnx__GraphProto *g, char *path, size_t plen, uint64_t *nodes);
 
-/* The graphs a node's attributes hold, as sub-graphs at PATH.node[i].ATTR. */
+/* Lists a sub-graph by its path (the first MAX_LISTED_SUBGRAPHS of them); its slot, or
+ * SIZE_MAX when it is not listed. */
+static size_t list_subgraph(info *I, const char *path)
+{
+	I->subs_total++;
+	if (I->nsubs == MAX_LISTED_SUBGRAPHS)
+		return SIZE_MAX;
+	if (I->nsubs == I->capsubs) {
+		size_t cap = I->capsubs ? 2 * I->capsubs : 8;
+		sub_graph *v = realloc(I->subs, cap * sizeof *v);
+		if (!v) {
+			I->nomem = true;
+			return SIZE_MAX;
+		}
+		I->subs = v, I->capsubs = cap;
+	}
+	I->subs[I->nsubs] = (sub_graph){strdup(path), 0};
+	if (!I->subs[I->nsubs].path)
+		I->nomem = true;
+	return I->nsubs++;
+}
+
+/* The graphs a node's attributes hold, as sub-graphs at PATH.node[i].ATTR (ATTR[k] for a
+ * list of graphs). */
 static void count_attr_graphs(info *I, const Onnx__NodeProto *n, char *path, size_t plen, size_t index)
 {
 	for (size_t a = 0; a < n->n_attribute; a++) {
 		const Onnx__AttributeProto *at = n->attribute[a];
-		size_t ng = at->g ? 1 : at->n_graphs;
-		for (size_t k = 0; k < ng; k++) {
-			const Onnx__GraphProto *g = at->g ? at->g : at->graphs[k];
-			int m = at->g ? snprintf(path + plen, 1024 - plen, ".node[%zu].%s", index, at->name ? at->name : "")
-				      : snprintf(path + plen, 1024 - plen, ".node[%zu].%s[%zu]", index, at->name ? at->name : "", k);
+		const char *name = at->name ? at->name : "";
+		for (size_t k = 0; k < (at->g ? 1 : at->n_graphs); k++) {
+			int m = at->g ? snprintf(path + plen, 1024 - plen, ".node[%zu].%s", index, name)
+				      : snprintf(path + plen, 1024 - plen, ".node[%zu].%s[%zu]", index, name, k);
 			size_t sub = m < 0 || plen + (size_t)m >= 1024 ? 1023 : plen + (size_t)m;
+			size_t slot = list_subgraph(I, path);
 			uint64_t nodes = 0;
-			I->subs_total++;
-			size_t slot = I->nsubs;
-			if (I->nsubs < MAX_LISTED_SUBGRAPHS && I->nsubs == I->capsubs) {
-				size_t cap = I->capsubs ? 2 * I->capsubs : 8;
-				sub_graph *v = realloc(I->subs, cap * sizeof *v);
-				if (v)
-					I->subs = v, I->capsubs = cap;
-				else
-					I->nomem = true;
-			}
-			if (I->nsubs < I->capsubs)
-				I->subs[I->nsubs++] = (sub_graph){strdup(path), 0};
-			count_graph(I, g, path, sub, &nodes);
-			if (slot < I->nsubs)
+			count_graph(I, at->g ? at->g : at->graphs[k], path, sub, &nodes);
+			if (slot != SIZE_MAX)
 				I->subs[slot].nodes = nodes;
 			I->nodes_sub += nodes;
 			path[plen] = '\0';
