@@ -137,6 +137,8 @@ check "the last one wins: no SARIF" 'empty err.txt'
 check "a valid model: a SARIF document with no results" 'has err.txt "\"results\": \[" && ! has err.txt "ruleId"'
 run 3 "a file error as JSON" check --diagnostics-format=json missing.onnxtxt
 check "the file error has the code 'error' and no line" 'has err.txt "\"line\": null.*\"code\": \"error\", \"message\": \"cannot open missing.onnxtxt"'
+"$cli" --diagnostics-format=json check syntax.onnxtxt >out.txt 2>err.txt
+check "--diagnostics-format before the command" 'has err.txt "^{\"file\": \"syntax.onnxtxt\", \"line\": 3,"'
 run 2 "an unknown format is a usage error" check --diagnostics-format=xml bad.onnxtxt
 check "the usage error names the formats" 'has err.txt "takes text, json or sarif, not .xml."'
 # a file name that needs percent-encoding in a URI
