@@ -278,8 +278,10 @@ static void collect(info *I, const Onnx__ModelProto *m)
 			bump(I, &I->domains, dom(fn->node[i]->domain), NULL);
 		}
 	}
-	qsort(I->ops.v, I->ops.n, sizeof *I->ops.v, by_count);
-	qsort(I->domains.v, I->domains.n, sizeof *I->domains.v, by_count);
+	if (I->ops.n > 1) /* qsort may not be given NULL, even for no elements */
+		qsort(I->ops.v, I->ops.n, sizeof *I->ops.v, by_count);
+	if (I->domains.n > 1)
+		qsort(I->domains.v, I->domains.n, sizeof *I->domains.v, by_count);
 }
 
 static void release(info *I)
