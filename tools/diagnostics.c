@@ -259,7 +259,7 @@ static void sarif_document(FILE *f)
 {
 	fputs("{\n  \"$schema\": \"https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/schemas/sarif-schema-2.1.0.json\",\n  \"version\": \"2.1.0\",\n"
 	      "  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": \"onnxtxt\", \"version\": ", f);
-	json_str(f, OnnxTxt_Version());
+	json_str(f, OnnxLibrary_Version());
 	fputs(", \"informationUri\": \"https://onnx.ai/onnx/repo-docs/Syntax.html\", \"rules\": [\n", f);
 	size_t nrules = sizeof rules / sizeof rules[0];
 	for (size_t i = 0; i < nrules; i++) {

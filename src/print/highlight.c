@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "lexer.h"
+#include "text/lexer.h"
 #include "onnx.h"
 #include "out.h"
 
