@@ -267,6 +267,10 @@ END
 if run 0 "fmt --color=always: annotations, strings, types, numbers" fmt --color=always annotated.onnxtxt; then
 	color_golden fmt annotated.txt
 fi
+if run 0 "fmt --color=always: comments and test case lines grey" fmt --color=always case.onnxtxt; then
+	color_golden fmt case.txt
+	check "the trailing comment keeps its place, grey" 'has out.txt "(.\[34mX.\[0m)  .\[90m# the rest of the line.\[0m\$"'
+fi
 if run 0 "run --color=always" run --color=always case.onnxtxt; then
 	color_golden run run.txt
 	check "the output name blue, the type cyan, the numbers yellow" \
