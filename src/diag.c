@@ -53,7 +53,7 @@ static const char *in_source(const ox_parser *P, const char *p)
 	return P->ann_line_src[i] + (off - P->ann_line_start[i]);
 }
 
-static _Noreturn void fail_at(ox_parser *P, const ox_tok *at, OnnxStatus code, const char *msg)
+static void set_error(ox_parser *P, const ox_tok *at, OnnxStatus code, const char *msg)
 {
 	OnnxError *e = P->err;
 	memset(e, 0, sizeof *e);
@@ -64,6 +64,11 @@ static _Noreturn void fail_at(ox_parser *P, const ox_tok *at, OnnxStatus code, c
 		e->length = at->n;
 		ox_locate(P->src, P->len, e->offset, &e->line, &e->column);
 	}
+}
+
+static _Noreturn void fail_at(ox_parser *P, const ox_tok *at, OnnxStatus code, const char *msg)
+{
+	set_error(P, at, code, msg);
 	longjmp(*P->fail, 1);
 }
 
@@ -273,8 +278,43 @@ static const char *alias(const ox_tok *w)
 	return NULL;
 }
 
+/* A hint's fix-it: replace the n bytes at p with text (n == 0: no fix-it). */
+typedef struct fixit {
+	const char *p;
+	size_t n;
+	char text[64];
+} fixit;
+
+static void set_fix(fixit *fix, const ox_tok *t, size_t n, const char *text)
+{
+	fix->p = t->p;
+	fix->n = n;
+	snprintf(fix->text, sizeof fix->text, "%s", text);
+}
+
+/* A misspelled word: the closest keyword, replacing the word itself or the word before. */
+static const char *guess(const ox_parser *P, int major, const ox_tok *found, const unsigned char *ok, int ntok,
+			 fixit *fix)
+{
+	const ox_tok *prev = &P->prev;
+	const char *word = major == TK_ID ? closest(found, ok, ntok, ok[TK_ELEMTYPE]) : NULL;
+	if (word) {
+		set_fix(fix, found, found->n, word);
+		return word;
+	}
+	/* "(flaot16[3] x)": a misspelled type reads as a name; the error comes at its '['
+	 * (or at the value's name, for a type that differs only in case: "Float x") */
+	if (prev->code == TK_ID && (major == TK_LBRACKET || major == TK_ID))
+		word = major == TK_LBRACKET && alias(prev) ? alias(prev) : case_match(prev);
+	if (!word && major == TK_LBRACKET && prev->code == TK_ID)
+		word = closest(prev, ok, 0, 1);
+	if (word && !strchr(word, ' ')) /* an alias of two types is no single fix */
+		set_fix(fix, prev, prev->n, word);
+	return word;
+}
+
 static void hint(const ox_parser *P, int major, const ox_tok *found, const unsigned char *ok, int ntok, char *out,
-		 size_t size)
+		 size_t size, fixit *fix)
 {
 	const ox_tok *prev = &P->prev;
 	out[0] = '\0';
@@ -284,6 +324,7 @@ static void hint(const ox_parser *P, int major, const ox_tok *found, const unsig
 			q++;
 		if (q < end && *q == '>') {
 			snprintf(out, size, "; '=>' is one token, write it without a space");
+			set_fix(fix, found, (size_t)(q + 1 - found->p), "=>");
 			return;
 		}
 	}
@@ -292,17 +333,12 @@ static void hint(const ox_parser *P, int major, const ox_tok *found, const unsig
 	    prev->code >= TK_ELEMTYPE && prev->code <= TK_OPAQUE) {
 		snprintf(out, size, "; to name a value '%.*s', quote it: \"%.*s\"", (int)prev->n, prev->p, (int)prev->n,
 			 prev->p);
+		char quoted[64];
+		snprintf(quoted, sizeof quoted, "\"%.*s\"", (int)prev->n, prev->p);
+		set_fix(fix, prev, prev->n, quoted);
 		return;
 	}
-	const char *word = NULL;
-	if (major == TK_ID)
-		word = closest(found, ok, ntok, ok[TK_ELEMTYPE]);
-	/* "(flaot16[3] x)": a misspelled type reads as a name; the error comes at its '['
-	 * (or at the value's name, for a type that differs only in case: "Float x") */
-	if (!word && prev->code == TK_ID && (major == TK_LBRACKET || major == TK_ID))
-		word = major == TK_LBRACKET && alias(prev) ? alias(prev) : case_match(prev);
-	if (!word && major == TK_LBRACKET && prev->code == TK_ID)
-		word = closest(prev, ok, 0, 1);
+	const char *word = guess(P, major, found, ok, ntok, fix);
 	if (word)
 		snprintf(out, size, "; did you mean '%s'?", word);
 }
@@ -336,14 +372,26 @@ void ox_syntax_message(ox_parser *P, int major, const ox_tok *found, const unsig
 		show_token(&P->prev, 1, prev, sizeof prev);
 		snprintf(after, sizeof after, " after %s", prev);
 	}
-	hint(P, major, found, ok, ntok, tip, sizeof tip);
+	fixit fix = {0};
+	hint(P, major, found, ok, ntok, tip, sizeof tip, &fix);
 	ox_tok at = *found;
 	if (major == 0 && P->prev.p && !P->ann_text) {
 		/* right after the last token, not on a blank line at the end of the file */
 		at.p = P->prev.p + P->prev.n;
 		at.n = 0;
 	}
-	ox_fail(P, &at, ONNXTXT_ERR_SYNTAX, "expected %s%s, found %s%s", want, after, got, tip);
+	char msg[sizeof P->err->message];
+	snprintf(msg, sizeof msg, "expected %s%s, found %s%s", want, after, got, tip);
+	set_error(P, &at, ONNXTXT_ERR_SYNTAX, msg);
+	if (tip[0])
+		snprintf(P->err->hint, sizeof P->err->hint, "%s", tip + 2); /* without "; " */
+	if (fix.p) {
+		P->err->fix_set = 1;
+		P->err->fix_offset = (size_t)(in_source(P, fix.p) - P->src);
+		P->err->fix_length = fix.n;
+		snprintf(P->err->fix, sizeof P->err->fix, "%s", fix.text);
+	}
+	longjmp(*P->fail, 1);
 }
 
 /* ---- rendering ----------------------------------------------------------------------- */

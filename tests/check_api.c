@@ -587,6 +587,66 @@ static void add_loop(Suite *s, const char *name, const TTest *test, int n)
 	suite_add_tcase(s, tc);
 }
 
+/* OnnxModel_Info: the counts it reports, in both forms, and its argument checks. */
+START_TEST(model_info)
+{
+	const char *t = "<ir_version: 8, opset_import: [\"\" : 17, \"x\" : 1]>\n"
+			"g (float[2] a, float[2] w) => (float[2] y) <float[2] w = {1, 2}, int64[3] s = {1, 2, 3}> {\n"
+			"  b = Relu(a)\n  c = Relu(b)\n  y = x.Foo(c, w)\n}";
+	Onnx__ModelProto *m;
+	ck_assert_int_eq(OnnxParser_Parse(t, strlen(t), &m, NULL), ONNXTXT_OK);
+	char *text;
+	size_t len;
+	OnnxError e;
+	ck_assert_int_eq(OnnxModel_Info(m, 0, &text, &len, &e), ONNXTXT_OK);
+	ck_assert_uint_eq(len, strlen(text));
+	ck_assert_ptr_nonnull(strstr(text, "inputs (1, and 1 with an initializer):\n  a: float[2]\n"));
+	ck_assert_ptr_nonnull(strstr(text, "nodes: 3 (main graph 3, sub-graphs 0, functions 0)\n"));
+	ck_assert_ptr_nonnull(strstr(text, "operators:\n  Relu: 2\n  x.Foo: 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "initializers: 2 tensors, 5 parameters, 32 bytes\n"));
+	ck_assert_ptr_nonnull(strstr(text, "largest tensors:\n  s: int64[3], 24 bytes\n  w: float[2], 8 bytes\n"));
+	free(text);
+	ck_assert_int_eq(OnnxModel_Info(m, ONNXTXT_INFO_JSON, &text, NULL, &e), ONNXTXT_OK);
+	ck_assert_ptr_nonnull(strstr(text, "{\"domain\": \"x\", \"op_type\": \"Foo\", \"count\": 1}"));
+	ck_assert_ptr_nonnull(strstr(text, "\"inputs_with_initializer\": 1"));
+	free(text);
+	OnnxProto_Free(m);
+	/* nothing to count (UBSan once caught a qsort of no elements given NULL) */
+	const char *empty = "<ir_version: 8>\nempty () => () {}";
+	ck_assert_int_eq(OnnxParser_Parse(empty, strlen(empty), &m, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxModel_Info(m, 0, &text, NULL, &e), ONNXTXT_OK);
+	ck_assert_ptr_nonnull(strstr(text, "nodes: 0 (main graph 0, sub-graphs 0, functions 0)\noperators:\ndomains:\n"));
+	free(text);
+	ck_assert_int_eq(OnnxModel_Info(NULL, 0, &text, NULL, &e), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxModel_Info(m, 0, NULL, NULL, NULL), ONNXTXT_ERR_ARG);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* OnnxPrinter_Highlight: every class of token, comments (test case lines too) in the
+ * gaps the lexer skips, and bytes it cannot read copied as they are. */
+START_TEST(highlight)
+{
+	const char *t = "# c\n#@ input X = float[1] {1}\n<ir_version: 8>\ng (float[N] x) => (y) {\n"
+			"  y = Foo <s = \"a\", f = 1.5> (x)  # end\n}\nout/1 = int64 {7}\n";
+	char *out;
+	size_t len;
+	ck_assert_int_eq(OnnxPrinter_Highlight(t, strlen(t), &out, &len, NULL), ONNXTXT_OK);
+	ck_assert_uint_eq(len, strlen(out));
+	ck_assert_str_eq(out, "\033[90m# c\033[0m\n\033[90m#@ input X = float[1] {1}\033[0m\n"
+			      "<\033[35mir_version\033[0m: \033[33m8\033[0m>\n"
+			      "\033[34mg\033[0m (\033[36mfloat\033[0m[\033[34mN\033[0m] \033[34mx\033[0m) => (\033[34my\033[0m) {\n"
+			      "  \033[34my\033[0m = \033[34mFoo\033[0m <\033[34ms\033[0m = \033[32m\"a\"\033[0m, "
+			      "\033[34mf\033[0m = \033[33m1.5\033[0m> (\033[34mx\033[0m)  \033[90m# end\033[0m\n}\n"
+			      "\033[34mout\033[0m/\033[33m1\033[0m = \033[36mint64\033[0m {\033[33m7\033[0m}\n");
+	free(out);
+	ck_assert_int_eq(OnnxPrinter_Highlight("", 0, &out, &len, NULL), ONNXTXT_OK);
+	ck_assert_str_eq(out, "");
+	free(out);
+	ck_assert_int_eq(OnnxPrinter_Highlight(t, 1, NULL, NULL, NULL), ONNXTXT_ERR_ARG);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -608,6 +668,8 @@ int main(void)
 	tcase_add_test(tc, version);
 	tcase_add_test(tc, out_reset_on_failure);
 	tcase_add_test(tc, message_keeps_utf8_whole);
+	tcase_add_test(tc, model_info);
+	tcase_add_test(tc, highlight);
 	tcase_add_test(tc, format_keeps_comments);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -360,11 +360,71 @@ START_TEST(error_struct_end_to_end)
 }
 END_TEST
 
+/* Hints and fix-its as fields of their own, for --diagnostics-format: the replacement and
+ * the bytes it replaces, which need not be where the error is. */
+static const struct {
+	const char *text, *hint, *replaced, *fix;
+} fixits[] = {
+	/* the misspelled word is the offending token */
+	{"<ir_verson: 8>\ng () => () {}", "did you mean 'ir_version'?", "ir_verson", "ir_version"},
+	/* the type before the '[' the error is at */
+	{"g (flaot16[3] x) => () {}", "did you mean 'float16'?", "flaot16", "float16"},
+	{"g (long[3] x) => () {}", "did you mean 'int64'?", "long", "int64"},
+	/* an alias of two types has a hint but no single fix-it */
+	{"g (int[3] x) => () {}", "did you mean 'int32' or 'int64'?", NULL, NULL},
+	{"g (x) = > (y) {}", "'=>' is one token, write it without a space", "= >", "=>"},
+	{"g (float) => () {}", "to name a value 'float', quote it: \"float\"", "float", "\"float\""},
+	/* no hint */
+	{"g (x) => (y) { y = Foo(x }", "", NULL, NULL},
+};
+
+START_TEST(hint_and_fixit)
+{
+	const char *t = fixits[_i].text;
+	Onnx__ModelProto *m = NULL;
+	OnnxError e;
+	ck_assert_int_eq(OnnxParser_Parse(t, strlen(t), &m, &e), ONNXTXT_ERR_SYNTAX);
+	ck_assert_str_eq(e.hint, fixits[_i].hint);
+	ck_assert_str_eq(e.path, "");
+	if (!fixits[_i].fix) {
+		ck_assert_int_eq(e.fix_set, 0);
+		return;
+	}
+	ck_assert_int_eq(e.fix_set, 1);
+	ck_assert_str_eq(e.fix, fixits[_i].fix);
+	ck_assert_uint_eq(e.fix_offset, strstr(t, fixits[_i].replaced) - t);
+	ck_assert_uint_eq(e.fix_length, strlen(fixits[_i].replaced));
+}
+END_TEST
+
+/* A check problem: the element's path alone, and an operator's near miss as a fix-it. */
+START_TEST(check_path_and_fixit)
+{
+	const char *t = "<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[N] x) => (float[N] y) {\n  y = Reul (x)\n}";
+	OnnxError e, *problems = NULL;
+	size_t n = 0;
+	ck_assert_int_eq(OnnxModel_CheckText(t, strlen(t), &problems, &n, &e), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(problems[0].path, "graph.node[0]");
+	ck_assert_str_eq(problems[0].hint, "did you mean 'Relu'?");
+	ck_assert_int_eq(problems[0].fix_set, 1);
+	ck_assert_str_eq(problems[0].fix, "Relu");
+	ck_assert_uint_eq(problems[0].fix_offset, strstr(t, "Reul") - t);
+	ck_assert_uint_eq(problems[0].fix_length, 4);
+	free(problems);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("diag");
 	TCase *tc = tcase_create("locate");
 	tcase_add_loop_test(tc, locate, 0, sizeof locations / sizeof locations[0]);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fixit");
+	tcase_add_loop_test(tc, hint_and_fixit, 0, sizeof fixits / sizeof fixits[0]);
+	tcase_add_test(tc, check_path_and_fixit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("format");

@@ -17,8 +17,8 @@
 #include "testutil.h"
 
 /* Each test sweeps N over all allocations of one operation (parse, stream, print, format, dot,
- * check, read, write, write a file, external data, evaluation) on a few representative
- * inputs, in two modes: only the N-th fails; the N-th and all later ones fail. */
+ * check, info, highlight, read, write, write a file, external data, evaluation) on a few
+ * representative inputs, in two modes: only the N-th fails; the N-th and all later ones fail. */
 
 /* ---- the wrapped allocator ----------------------------------------------------------------- */
 
@@ -299,6 +299,21 @@ static OnnxStatus run_format(op *o, OnnxError *err)
 static OnnxStatus run_print_plain(op *o, OnnxError *err)
 {
 	return print_with(o, ONNXTXT_PRINT_NO_ANNOTATIONS | ONNXTXT_PRINT_FLOAT_LITERALS, err);
+}
+
+static OnnxStatus run_info(op *o, OnnxError *err)
+{
+	return OnnxModel_Info(o->model, 0, (char **)&o->out, &o->nout, err);
+}
+
+static OnnxStatus run_info_json(op *o, OnnxError *err)
+{
+	return OnnxModel_Info(o->model, ONNXTXT_INFO_JSON, (char **)&o->out, &o->nout, err);
+}
+
+static OnnxStatus run_highlight(op *o, OnnxError *err)
+{
+	return OnnxPrinter_Highlight(o->text, o->len, (char **)&o->out, &o->nout, err);
 }
 
 /* Draws the model into memory (open_memstream's buffer is libc's: copied as in run_stream). */
@@ -712,6 +727,15 @@ START_TEST(t_print)
 	sweep(&o, save_bytes, false);
 	o.name = "check";
 	o.run = run_check;
+	sweep(&o, save_bytes, false);
+	o.name = "info";
+	o.run = run_info;
+	sweep(&o, save_bytes, false);
+	o.name = "info as JSON";
+	o.run = run_info_json;
+	sweep(&o, save_bytes, false);
+	o.name = "highlight";
+	o.run = run_highlight;
 	sweep(&o, save_bytes, false);
 	o.name = "format";
 	o.run = run_format;

@@ -12,7 +12,7 @@ mlp=$root/corpus/valid/mlp_classifier.onnxtxt
 broken=$root/corpus/examples/broken.onnxtxt
 control=$root/corpus/golden/control_flow.onnxtxt
 man=${ONNXTXT_MAN:-}
-commands="to-binary to-text fmt check dot run test"
+commands="to-binary to-text fmt check dot info run test"
 
 # ---- check ------------------------------------------------------------------------------------
 

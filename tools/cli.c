@@ -32,6 +32,31 @@ static int colored(void)
 	return decided;
 }
 
+int cli_color_stdout(void)
+{
+	static int decided = -1;
+	if (color_mode != COLOR_AUTO)
+		return color_mode == COLOR_ALWAYS;
+	if (decided < 0) {
+		const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+		decided = (!no || !*no) && isatty(STDOUT_FILENO) && !(term && !strcmp(term, "dumb"));
+	}
+	return decided;
+}
+
+int print_code(const char *text, size_t len)
+{
+	char *painted = NULL;
+	size_t n = len;
+	if (cli_color_stdout() && OnnxPrinter_Highlight(text, len, &painted, &n, NULL) == ONNXTXT_OK)
+		text = painted;
+	else
+		n = len; /* out of memory: the text without colour */
+	int ok = fwrite(text, 1, n, stdout) == n;
+	free(painted);
+	return ok ? 0 : -1;
+}
+
 #define BOLD "\033[1m"
 #define RED "\033[1;31m"
 #define GREEN "\033[1;32m"
@@ -49,6 +74,13 @@ int cli_common_option(int c, const char *arg)
 		cli_quiet = 1;
 		return 1;
 	}
+	if (c == CLI_OPT_DIAGNOSTICS) {
+		static const char *const names[] = {"text", "json", "sarif"};
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(arg, names[i]))
+				return cli_diag_format = i, 1;
+		return usage_error("--diagnostics-format takes text, json or sarif, not '%s'", arg), -1;
+	}
 	if (c != CLI_OPT_COLOR)
 		return 0;
 	if (!arg || !strcmp(arg, "always"))
@@ -62,10 +94,26 @@ int cli_common_option(int c, const char *arg)
 	return 1;
 }
 
+/* A message for --diagnostics-format json or sarif; 0 for text. */
+static int diag_vmessage(const char *file, const char *fmt, va_list ap)
+{
+	if (cli_diag_format == DIAG_TEXT)
+		return 0;
+	char msg[2048];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	diag_message(diag_rule(ONNXTXT_OK), "error", file, 0, 0, msg);
+	return 1;
+}
+
 void fail(const char *fmt, ...)
 {
-	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), prog, paint(RESET), paint(RED), paint(RESET));
 	va_list ap;
+	va_start(ap, fmt);
+	int done = diag_vmessage(NULL, fmt, ap);
+	va_end(ap);
+	if (done)
+		return;
+	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), prog, paint(RESET), paint(RED), paint(RESET));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -74,8 +122,13 @@ void fail(const char *fmt, ...)
 
 void fail_at(const char *where, const char *fmt, ...)
 {
-	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), where, paint(RESET), paint(RED), paint(RESET));
 	va_list ap;
+	va_start(ap, fmt);
+	int done = diag_vmessage(where, fmt, ap);
+	va_end(ap);
+	if (done)
+		return;
+	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), where, paint(RESET), paint(RED), paint(RESET));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -131,6 +184,10 @@ static void paint_head(const char *line, size_t n)
 
 void report(const OnnxError *err, const char *file, const char *text, size_t len)
 {
+	if (cli_diag_format != DIAG_TEXT) {
+		diag_report(err, file, text, len);
+		return;
+	}
 	size_t n = OnnxError_Format(err, file, text, len, NULL, 0);
 	char *buf = malloc(n + 1);
 	if (!buf) {

@@ -23,18 +23,30 @@ extern int cli_quiet;
 /* Long options every command takes, for the end of its getopt_long table: add "q" to its
  * short options (and start them with ':' so that a missing argument reads as one) and
  * pass what getopt_long returns to cli_common_option. */
-enum { CLI_OPT_COLOR = 900 };
-#define CLI_COMMON_OPTIONS {"quiet", no_argument, NULL, 'q'}, {"color", optional_argument, NULL, CLI_OPT_COLOR}
+enum { CLI_OPT_COLOR = 900, CLI_OPT_DIAGNOSTICS };
+#define CLI_COMMON_OPTIONS \
+	{"quiet", no_argument, NULL, 'q'}, {"color", optional_argument, NULL, CLI_OPT_COLOR}, \
+		{"diagnostics-format", required_argument, NULL, CLI_OPT_DIAGNOSTICS}
 /* 1: c was a common option, now handled; 0: it was not; -1: a usage error, reported. */
 int cli_common_option(int c, const char *arg);
 /* The lines every command's --help ends its options with. */
 #define CLI_COMMON_HELP \
 	"  -q, --quiet        print nothing but errors (and the output asked for)\n" \
-	"  --color[=WHEN]     colour messages: auto (on a terminal, unless NO_COLOR is set),\n" \
-	"                     always or never; --color alone means always\n" \
+	"  --color[=WHEN]     colour messages and printed text: auto (on a terminal, unless\n" \
+	"                     NO_COLOR is set), always or never; --color alone means always\n" \
+	"  --diagnostics-format=FORMAT\n" \
+	"                     errors on standard error as text (the default), json (JSON\n" \
+	"                     Lines: one object per diagnostic) or sarif (SARIF 2.1.0)\n" \
 	"  -h, --help         show this help\n"
 /* Reports what getopt_long returned for a bad option ('?' or ':') of cmd; EXIT_USAGE. */
 int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Whether what goes to standard output is coloured: --color, or else a terminal there
+ * with NO_COLOR unset or empty (and TERM not dumb). */
+int cli_color_stdout(void);
+/* Writes text in the textual syntax to standard output, with syntax colour when
+ * cli_color_stdout(); 0, or -1 on a write error. */
+int print_code(const char *text, size_t len);
 
 /* "onnxtxt: error: MESSAGE" on standard error. */
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -54,6 +66,29 @@ int looks_binary(const char *d, size_t n);
 /* Reads and decodes a model in either format; *text holds the input either way (NULL
  * when it could not be read). Returns an exit code, having reported any error. */
 int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len);
+
+/* --diagnostics-format: how report, fail and fail_at write errors (diagnostics.c). */
+enum { DIAG_TEXT, DIAG_JSON, DIAG_SARIF };
+extern int cli_diag_format;
+/* The rule (kind of diagnostic) of a status, and the CLI's own kinds. */
+enum { RULE_TEST_FAILED = 11, RULE_TEST_SKIPPED = 12 };
+int diag_rule(OnnxStatus st);
+/* Records a diagnostic from an error (positions, path, hint and fix-it), or from a plain
+ * message with level "error" or "note"; JSON Lines go out at once, SARIF at diag_finish. */
+void diag_report(const OnnxError *err, const char *file, const char *text, size_t len);
+void diag_message(int rule, const char *level, const char *file, unsigned line, unsigned column, const char *msg);
+/* Writes the SARIF document (when that is the format) and forgets what was recorded. */
+void diag_finish(void);
+
+/* test --junit (junit.c): one case's outcome; verdict 0 pass, 1 fail, 2 skip. */
+typedef struct junit_case {
+	const char *path, *message;
+	int verdict;
+	double seconds;
+} junit_case;
+/* Writes the JUnit XML report to path (atomically): suite s holds cases[ends[s-1] ..
+ * ends[s]). Returns an exit code, having reported any error. */
+int junit_write(const char *path, char *const *suites, const size_t *ends, size_t nsuites, const junit_case *cases);
 
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);

@@ -318,8 +318,15 @@ static int print_outputs(const OnnxSession *s, const char *outdir)
 			fail("%s", err.message);
 			return exit_for(err.code);
 		}
-		printf("%s = %s\n", OnnxSession_OutputName(s, i), text);
+		char *line = malloc(strlen(OnnxSession_OutputName(s, i)) + strlen(text) + 5);
+		if (line) {
+			int n = sprintf(line, "%s = %s\n", OnnxSession_OutputName(s, i), text);
+			print_code(line, (size_t)n);
+		}
+		free(line);
 		free(text);
+		if (!line)
+			return fail("out of memory"), EXIT_IO;
 		if (outdir) {
 			char file[64];
 			snprintf(file, sizeof file, "output_%zu.pb", i);
@@ -540,7 +547,7 @@ int cmd_run(int argc, char **argv)
 /* ---- test -------------------------------------------------------------------------------- */
 
 static const char test_help[] =
-	"Usage: onnxtxt test [--threads N] PATH...\n"
+	"Usage: onnxtxt test [--threads N] [--junit FILE] PATH...\n"
 	"Run test cases and report one line per case: PASS, FAIL (with the first mismatch) or\n"
 	"SKIP (with the operator the evaluator does not support), then a summary line.\n"
 	"\n"
@@ -551,6 +558,9 @@ static const char test_help[] =
 	LIMIT_HELP
 	"  --threads N        threads: several cases run at once, each on one thread; a single\n"
 	"                     case's kernels use them all. Default one per processor\n"
+	"  --junit FILE       also write the results as JUnit XML to FILE (atomically): one\n"
+	"                     testsuite per PATH, one testcase per case, with <failure> or\n"
+	"                     <skipped> and the message\n"
 	CLI_COMMON_HELP
 	"\n"
 	"With --quiet, only failed and skipped cases and the summary are printed.\n"
@@ -559,10 +569,12 @@ static const char test_help[] =
 	"case was skipped.\n";
 
 enum verdict { PASS, FAIL, SKIP };
+enum { OPT_JUNIT = 3000 };
 
 typedef struct result {
 	enum verdict v;
 	char msg[1024];
+	unsigned line, col; /* where in a text case, for --diagnostics-format; 0 if nowhere */
 } result;
 
 static enum verdict set(result *r, enum verdict v, const char *fmt, const char *a, const char *b)
@@ -613,6 +625,7 @@ static enum verdict text_case(const char *path, result *r)
 	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK || OnnxCase_Parse(text, len, &items, &n, &err) != ONNXTXT_OK) {
 		snprintf(where, sizeof where, "%u:%u: ", err.line, err.column);
 		v = set(r, FAIL, "%s%s", where, err.message);
+		r->line = err.line, r->col = err.column;
 	} else if (OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK) {
 		v = session_verdict(r, &err);
 	} else if (apply_limits(s, &err) != ONNXTXT_OK) {
@@ -620,6 +633,7 @@ static enum verdict text_case(const char *path, result *r)
 	} else if (bind_case_inputs(s, items, n, &err) != ONNXTXT_OK) {
 		snprintf(where, sizeof where, "%u: ", err.line);
 		v = set(r, FAIL, "%s%s", where, err.message);
+		r->line = err.line;
 	} else if (OnnxSession_Run(s, &err) != ONNXTXT_OK) {
 		v = set(r, FAIL, "%s%s", err.message, "");
 	}
@@ -630,6 +644,7 @@ static enum verdict text_case(const char *path, result *r)
 		expects++;
 		long o = output_index(s, items[i].name);
 		snprintf(where, sizeof where, "%u: ", items[i].line);
+		r->line = items[i].line;
 		if (o < 0)
 			v = set(r, FAIL, "%sthe graph has no output named '%s'", where, items[i].name);
 		else if (!check_output(s, o, items[i].value, items[i].rtol, items[i].atol, where, r))
@@ -741,6 +756,8 @@ static enum verdict backend_case(const char *dir, result *r)
 typedef struct cases {
 	char **paths;
 	size_t n, cap;
+	char **suites;  /* the PATH arguments; suite s holds cases [ends[s-1], ends[s]) */
+	size_t *ends, nsuites;
 } cases;
 
 static int add_case(cases *c, const char *path)
@@ -859,9 +876,20 @@ static void print_case(const char *p, const result *r, double ms, size_t *count)
 	fflush(stdout);
 }
 
-static int run_cases(const cases *c)
+/* For --diagnostics-format json or sarif: a failed or skipped case. */
+static void diagnose(const char *path, enum verdict v, const result *r)
+{
+	if (cli_diag_format != DIAG_TEXT && v != PASS)
+		diag_message(v == FAIL ? RULE_TEST_FAILED : RULE_TEST_SKIPPED, v == FAIL ? "error" : "note", path, r->line,
+			     r->col, r->msg);
+}
+
+static int run_cases(const cases *c, const char *junit)
 {
 	size_t count[3] = {0, 0, 0};
+	junit_case *jc = junit ? calloc(c->n + 1, sizeof *jc) : NULL;
+	if (junit && !jc)
+		return fail("out of memory"), EXIT_IO;
 	int progress = isatty(STDERR_FILENO) && !cli_quiet;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int threads = session_opts.threads ? session_opts.threads : cpus > 1 ? (int)(cpus < 64 ? cpus : 64) : 1;
@@ -882,6 +910,9 @@ static int run_cases(const cases *c)
 		wait_case(&P, i, started);
 		if (progress)
 			fputs("\r\033[K", stderr);
+		diagnose(c->paths[i], P.r[i].v, &P.r[i]);
+		if (jc)
+			jc[i] = (junit_case){c->paths[i], strdup(P.r[i].msg), (int)P.r[i].v, P.ms[i] / 1e3};
 		print_case(c->paths[i], &P.r[i], P.ms[i], count);
 	}
 	for (int i = 0; i < started; i++)
@@ -889,6 +920,12 @@ static int run_cases(const cases *c)
 	session_opts = saved;
 	free(P.r), free(P.ms), free(P.done);
 	printf("%zu passed, %zu failed, %zu skipped\n", count[PASS], count[FAIL], count[SKIP]);
+	int rc = junit ? junit_write(junit, c->suites, c->ends, c->nsuites, jc) : EXIT_OK;
+	for (size_t i = 0; jc && i < c->n; i++)
+		free((char *)jc[i].message);
+	free(jc);
+	if (rc != EXIT_OK)
+		return rc;
 	if (count[FAIL])
 		return EXIT_INPUT;
 	return count[SKIP] && !count[PASS] ? EXIT_SKIP : EXIT_OK;
@@ -896,13 +933,19 @@ static int run_cases(const cases *c)
 
 int cmd_test(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+	static const struct option opts[] = {{"junit", required_argument, NULL, OPT_JUNIT},
+					     {"help", no_argument, NULL, 'h'},
 					     {"threads", required_argument, NULL, OPT_THREADS},
 					     LIMIT_OPTIONS,
 					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
+	const char *junit = NULL;
 	int c, r;
 	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
+		if (c == OPT_JUNIT) {
+			junit = optarg;
+			continue;
+		}
 		if (c == 'h')
 			return fputs(test_help, stdout), EXIT_OK;
 		if (c == OPT_THREADS) {
@@ -923,7 +966,9 @@ int cmd_test(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error("test: missing PATH%s", "");
 	cases cs = {0};
-	int rc = EXIT_OK;
+	cs.suites = argv + optind;
+	cs.ends = calloc((size_t)(argc - optind), sizeof *cs.ends);
+	int rc = cs.ends ? EXIT_OK : (fail("out of memory"), EXIT_IO);
 	for (int i = optind; i < argc && rc == EXIT_OK; i++) {
 		if (access(argv[i], F_OK) != 0) {
 			fail("%s: %s", argv[i], strerror(errno));
@@ -931,11 +976,14 @@ int cmd_test(int argc, char **argv)
 		} else if (find_cases(&cs, argv[i], 1) < 0) {
 			rc = EXIT_IO;
 		}
+		if (rc == EXIT_OK)
+			cs.ends[cs.nsuites++] = cs.n;
 	}
 	if (rc == EXIT_OK)
-		rc = run_cases(&cs);
+		rc = run_cases(&cs, junit);
 	for (size_t i = 0; i < cs.n; i++)
 		free(cs.paths[i]);
 	free(cs.paths);
+	free(cs.ends);
 	return rc;
 }

@@ -15,7 +15,7 @@
 /* Long options without a short form. */
 enum {
 	OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED,
-	OPT_DROP_COMMENTS, OPT_ANY_PATH
+	OPT_DROP_COMMENTS, OPT_ANY_PATH, OPT_JSON
 };
 
 /* Writes bytes to standard output, or atomically to a file. */
@@ -191,11 +191,27 @@ static const char to_text_help[] =
 	"\n"
 	"Exit status: 0 printed, 1 the model is invalid, 2 usage error, 3 file error.\n";
 
+/* Text for a terminal, with syntax colour: all of it in memory, to be highlighted. */
+static OnnxStatus write_colored(const Onnx__ModelProto *m, unsigned flags, OnnxError *err)
+{
+	char *text;
+	size_t len;
+	OnnxStatus st = OnnxPrinter_Print(m, flags, &text, &len, err);
+	if (st == ONNXTXT_OK && print_code(text, len) != 0) {
+		st = err->code = ONNXTXT_ERR_IO;
+		snprintf(err->message, sizeof err->message, "cannot write to standard output: %s", strerror(errno));
+	}
+	free(text);
+	return st;
+}
+
 static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out)
 {
 	OnnxError err;
-	OnnxStatus st = out && strcmp(out, "-") != 0 ? OnnxPrinter_WriteFile(m, flags, out, &err)
-						       : OnnxPrinter_Write(m, flags, stdout, &err);
+	int to_file = out && strcmp(out, "-") != 0;
+	OnnxStatus st = to_file		      ? OnnxPrinter_WriteFile(m, flags, out, &err)
+			: cli_color_stdout() ? write_colored(m, flags, &err)
+					      : OnnxPrinter_Write(m, flags, stdout, &err);
 	if (st == ONNXTXT_OK && (!out || strcmp(out, "-") == 0) && fflush(stdout) != 0) {
 		st = ONNXTXT_ERR_IO;
 		snprintf(err.message, sizeof err.message, "cannot write to standard output: %s", strerror(errno));
@@ -356,7 +372,7 @@ static int fmt_one(const char *path, int mode, unsigned flags, int *changed)
 				fail("%s", err.message);
 				rc = exit_for(err.code);
 			}
-		} else if (fwrite(pretty, 1, plen, stdout) != plen) {
+		} else if (print_code(pretty, plen) != 0) {
 			fail("cannot write to standard output: %s", strerror(errno));
 			rc = EXIT_IO;
 		}
@@ -537,6 +553,58 @@ static int cmd_dot(int argc, char **argv)
 	return rc;
 }
 
+static const char info_help[] =
+	"Usage: onnxtxt info [--json] MODEL\n"
+	"Summarize a model (text or binary): IR and opset versions, producer, the inputs and\n"
+	"outputs with their types, node counts by operator and by domain, functions, sub-graphs,\n"
+	"initializers (count, parameters, bytes by element type), external data files and the\n"
+	"largest tensors. Tensor values are never read, so it is fast on large models.\n"
+	"\n"
+	"  MODEL              a model, text or binary, or - for standard input\n"
+	"  --json             print the summary as one JSON object\n"
+	CLI_COMMON_HELP
+	"\n"
+	"Exit status: 0 printed, 1 the model is invalid, 2 usage error, 3 file error.\n";
+
+static int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {{"json", no_argument, NULL, OPT_JSON},
+					     {"help", no_argument, NULL, 'h'},
+					     CLI_COMMON_OPTIONS,
+					     {NULL, 0, NULL, 0}};
+	unsigned flags = 0;
+	int c, r;
+	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
+		if (c == OPT_JSON)
+			flags |= ONNXTXT_INFO_JSON;
+		else if (c == 'h')
+			return fputs(info_help, stdout), EXIT_OK;
+		else if ((r = cli_common_option(c, optarg)) < 0)
+			return EXIT_USAGE;
+		else if (r == 0)
+			return cli_bad_option("info", c, argv);
+	}
+	if (optind != argc - 1)
+		return usage_error("info: expected exactly one model");
+	size_t len, n;
+	char *text, *summary = NULL;
+	Onnx__ModelProto *m;
+	int rc = load_model(argv[optind], &m, &text, &len);
+	OnnxError err;
+	if (rc == EXIT_OK && OnnxModel_Info(m, flags, &summary, &n, &err) != ONNXTXT_OK) {
+		fail("%s", err.message);
+		rc = exit_for(err.code);
+	}
+	if (rc == EXIT_OK && (fwrite(summary, 1, n, stdout) != n || fflush(stdout) != 0)) {
+		fail("cannot write to standard output: %s", strerror(errno));
+		rc = EXIT_IO;
+	}
+	free(summary);
+	OnnxProto_Free(m);
+	free(text);
+	return rc;
+}
+
 static const char main_help[] =
 	"Usage: onnxtxt [--color[=WHEN]] [-q] COMMAND [OPTIONS] [ARGS]\n"
 	"Read, write, check and draw ONNX models in the ONNX textual syntax.\n"
@@ -547,13 +615,17 @@ static const char main_help[] =
 	"  fmt [-i|--check] FILE   rewrite text models in the canonical layout\n"
 	"  check MODEL...          check models for structural errors\n"
 	"  dot MODEL [-o OUT]      draw a model's graph for Graphviz (| dot -Tsvg > m.svg)\n"
+	"  info MODEL [--json]     summarize a model: versions, interface, operators, sizes\n"
 	"  run MODEL [--input ...] evaluate a model and print its outputs\n"
 	"  test PATH...            run self-contained text cases and backend test folders\n"
 	"\n"
 	"Options (also accepted after COMMAND):\n"
 	"  -q, --quiet        print nothing but errors\n"
-	"  --color[=WHEN]     colour messages: auto (on a terminal, unless NO_COLOR is set),\n"
-	"                     always or never; --color alone means always\n"
+	"  --color[=WHEN]     colour messages and printed text: auto (on a terminal, unless\n"
+	"                     NO_COLOR is set), always or never; --color alone means always\n"
+	"  --diagnostics-format=FORMAT\n"
+	"                     errors on standard error as text (the default), json (JSON\n"
+	"                     Lines: one object per diagnostic) or sarif (SARIF 2.1.0)\n"
 	"  -h, --help         show this help (COMMAND --help for a command's own)\n"
 	"  -V, --version      show the version\n"
 	"\n"
@@ -577,6 +649,7 @@ static const struct command {
 	{"fmt", cmd_fmt},
 	{"check", cmd_check},
 	{"dot", cmd_dot},
+	{"info", cmd_info},
 	{"run", cmd_run},
 	{"test", cmd_test},
 };
@@ -616,7 +689,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(cmd, commands[i].name)) {
 			optind = 0; /* glibc: start afresh, argument order rules included */
-			return commands[i].run(argc - at, argv + at);
+			rc = commands[i].run(argc - at, argv + at);
+			diag_finish();
+			return rc;
 		}
 	return usage_error("unknown command '%s'", cmd);
 }

@@ -93,6 +93,16 @@ typedef struct OnnxError {
 	size_t offset, length; /* byte range of the offending text */
 	int sys_errno;         /* for ONNXTXT_ERR_IO */
 	char message[512];
+	/* The same facts apart, for tools that read diagnostics (the message says them all):
+	 * path: the element the problem is about ("graph.node[3]"), empty when none;
+	 * hint: a suggestion ("did you mean 'float16'?"), empty when none;
+	 * fix: when fix_set, replacing bytes [fix_offset, fix_offset + fix_length) of the
+	 * text with fix would resolve the problem. */
+	char path[256];
+	char hint[128];
+	char fix[64];
+	int fix_set;
+	size_t fix_offset, fix_length;
 } OnnxError;
 
 /* ---- text -> messages ----------------------------------------------------------------
@@ -217,6 +227,16 @@ ONNXTXT_API OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FI
 ONNXTXT_API OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path,
 					     OnnxError *err);
 
+/* Syntax colour for a terminal: text in the textual syntax (what the printer writes, or
+ * values such as "Y = float[2] {1, 2}") with each keyword, type, name, number, string and
+ * comment wrapped in an ANSI SGR escape sequence ("\033[35m" ... "\033[0m"): header
+ * keywords magenta, element types and type keywords cyan, names blue, numbers yellow,
+ * strings green, comments and annotations grey. Tokens are those the parser's lexer reads;
+ * bytes it cannot read, and white space and punctuation, are copied unchanged, so removing
+ * the escape sequences gives text back exactly. Returns a malloc'd NUL-terminated text. */
+ONNXTXT_API OnnxStatus OnnxPrinter_Highlight(const char *text, size_t len, char **out, size_t *out_len,
+					     OnnxError *err);
+
 /* Formats text in the textual syntax as `onnxtxt fmt` does: parses it as OnnxParser_Parse
  * and prints the model in the canonical layout (with the ONNXTXT_PRINT_* flags), keeping
  * every comment ('#' to the end of the line, a test case's "#@ input" and "#@ expect"
@@ -240,6 +260,21 @@ ONNXTXT_API OnnxStatus OnnxPrinter_FormatFile(const char *text, size_t len, unsi
 ONNXTXT_API OnnxStatus OnnxPrinter_Dot(const Onnx__ModelProto *model, FILE *f, OnnxError *err);
 /* The same, replacing path atomically. */
 ONNXTXT_API OnnxStatus OnnxPrinter_DotFile(const Onnx__ModelProto *model, const char *path, OnnxError *err);
+
+/* ---- summary -------------------------------------------------------------------------------
+ * A model's summary, for a reader handed a model: IR version, opset imports, producer,
+ * the main graph's inputs and outputs with their types, node counts (in total, by
+ * operator and by domain, most frequent first), functions, sub-graphs (the graphs of
+ * attributes, by their path: "graph.node[3].then_branch"), initializers of every graph
+ * (count, parameters, bytes, and the same by element type), external data files (tensors
+ * and bytes each), and the largest initializers. Counting only: no tensor value is read or
+ * formatted, so it stays fast on models of any size. Bytes are those of raw_data, of the
+ * external range, or else what the elements take. With ONNXTXT_INFO_JSON the summary is
+ * one JSON object with the same facts (see the README); otherwise "key: value" lines.
+ * Returns a malloc'd NUL-terminated text (len may be NULL). */
+#define ONNXTXT_INFO_JSON 0x1u
+ONNXTXT_API OnnxStatus OnnxModel_Info(const Onnx__ModelProto *model, unsigned flags, char **text, size_t *len,
+				      OnnxError *err);
 
 /* ---- evaluation --------------------------------------------------------------------------
  * A session runs a model's main graph: bind inputs, run, read outputs. Values are tensors

@@ -161,6 +161,7 @@ void ox_check_report(ctx *c, OnnxStatus code, const void *msg, enum ox_part part
 	if (n)
 		snprintf(what, sizeof what, " (%s%s%s)", n->domain && *n->domain ? n->domain : "",
 			 n->domain && *n->domain ? "." : "", n->op_type ? n->op_type : "");
+	snprintf(e->path, sizeof e->path, "%s", c->path);
 	int used = snprintf(e->message, sizeof e->message, "%s%s%s", c->path, what, c->plen ? ": " : "");
 	va_list ap;
 	va_start(ap, fmt);
@@ -168,6 +169,17 @@ void ox_check_report(ctx *c, OnnxStatus code, const void *msg, enum ox_part part
 		vsnprintf(e->message + used, sizeof e->message - (size_t)used, fmt, ap);
 	va_end(ap);
 	locate(c, e, msg, part, index);
+}
+
+void ox_check_suggest(OnnxError *e, const char *word)
+{
+	snprintf(e->hint, sizeof e->hint, "did you mean '%s'?", word);
+	if (!e->line)
+		return;
+	e->fix_set = 1;
+	e->fix_offset = e->offset;
+	e->fix_length = e->length;
+	snprintf(e->fix, sizeof e->fix, "%s", word);
 }
 
 static const char *str(const char *s)

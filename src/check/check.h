@@ -48,6 +48,9 @@ typedef struct ox_check {
 void ox_check_report(ox_check *c, OnnxStatus code, const void *msg, enum ox_part part, size_t index,
 		     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* Appends to the path; returns the old length for ox_check_path_pop. */
+/* A problem's hint, "did you mean 'word'?", and the fix-it that replaces the text the
+ * problem points at (an operator's name) with word. */
+void ox_check_suggest(OnnxError *e, const char *word);
 size_t ox_check_path_push(ox_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ox_check_path_pop(ox_check *c, size_t len);
 

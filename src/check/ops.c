@@ -41,8 +41,11 @@ static const ox_schema *schema_in_force(ox_check *c, const Onnx__NodeProto *n, c
 		version = d->max; /* newer than known: a warning says so; judged by the newest */
 	if (!v) {
 		const char *near = ox_schema_suggest(domain, n->op_type);
+		size_t before = c->n;
 		problem(c, n, OX_P_OP, 0, "no operator '%s' in %s%s%s%s", n->op_type, where, near ? " (did you mean '" : "",
 			near ? near : "", near ? "'?)" : "");
+		if (near && c->n > before)
+			ox_check_suggest(&c->problems[before], near);
 		return NULL;
 	}
 	if (v[0].since > version) {

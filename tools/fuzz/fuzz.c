@@ -149,4 +149,10 @@ void fz_check_model(const Onnx__ModelProto *m)
 	fclose(f);
 	FZ_CHECK(st == ONNXTXT_OK && len > 0, "dot: status %d: %s", st, err.message);
 	free(text);
+	for (unsigned flags = 0; flags <= ONNXTXT_INFO_JSON; flags++) {
+		st = OnnxModel_Info(m, flags, &text, &len, &err);
+		FZ_CHECK(st == ONNXTXT_OK && len > 0 && strlen(text) == len, "info %u: status %d: %s", flags, st,
+			 err.message);
+		free(text);
+	}
 }

@@ -1,6 +1,6 @@
 /* Fuzz harness: text through every parser entry point. A parse succeeds with a message that
  * packs, or fails cleanly; a model converted straight to binary gives the same bytes, and
- * checks and draws. */
+ * checks, draws and summarizes; syntax colour keeps every byte of the text. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +36,41 @@ static void check_streaming(const char *text, size_t size, OnnxStatus st, const 
 	free(bytes);
 }
 
+/* s without its SGR sequences (ESC '[' digits 'm'), in place; the new length. */
+static size_t strip_sgr(char *s, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i + 2;
+		while (s[i] == '\033' && i + 1 < n && s[i + 1] == '[' && j < n && s[j] >= '0' && s[j] <= '9')
+			j++;
+		if (s[i] == '\033' && j > i + 2 && j < n && s[j] == 'm') {
+			i = j;
+			continue;
+		}
+		s[k++] = s[i];
+	}
+	return k;
+}
+
+/* Syntax colour only adds escape sequences: without them, the output is the input (both
+ * stripped, since the input may hold such sequences itself). */
+static void check_highlight(const char *text, size_t size)
+{
+	char *out, *in = malloc(size + 1);
+	size_t n;
+	FZ_CHECK(in && OnnxPrinter_Highlight(text, size, &out, &n, NULL) == ONNXTXT_OK, "highlight failed");
+	memcpy(in, text, size);
+	size_t a = strip_sgr(in, size), b = strip_sgr(out, n);
+	FZ_CHECK(a == b && memcmp(in, out, a) == 0, "highlight changed the text (%zu bytes, %zu without colour)", a, b);
+	free(in);
+	free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
+	check_highlight(text, size);
 	for (size_t k = 0; k < fz_nkinds; k++) {
 		void *out = NULL;
 		OnnxError err;
