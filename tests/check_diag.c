@@ -224,6 +224,58 @@ START_TEST(format_long_file_name)
 }
 END_TEST
 
+/* A long line is shown as a window of 100 characters around the caret with "..." where it
+ * was cut (40 characters before the caret when there are that many), so an error in a 5 MB
+ * one-line model prints a few hundred bytes, not the line and 5 MB of spaces. */
+START_TEST(format_long_line_clipped)
+{
+	size_t len = 5u << 20;
+	char *t = malloc(len + 1);
+	for (size_t i = 0; i < len; i++)
+		t[i] = (char)('a' + i % 26);
+	t[len] = '\0';
+	OnnxError e = at(t, len / 2, 3, "middle");
+	char want[512], *buf = malloc(1024);
+	size_t ws = len / 2 - 40;
+	int n = snprintf(want, sizeof want, "<stdin>:1:%zu: error: middle\n...%.100s...\n%44s~~\n", len / 2 + 1,
+			 t + ws, "^");
+	ck_assert_uint_eq(OnnxError_Format(&e, NULL, t, len, buf, 1024), (size_t)n);
+	ck_assert_str_eq(buf, want);
+	/* near the start: no "..." before; near the end: the window ends with the line */
+	e = at(t, 10, 1, "start");
+	snprintf(want, sizeof want, "<stdin>:1:11: error: start\n%.100s...\n%11s\n", t, "^");
+	OnnxError_Format(&e, NULL, t, len, buf, 1024);
+	ck_assert_str_eq(buf, want);
+	e = at(t, len - 5, 9, "end");
+	snprintf(want, sizeof want, "<stdin>:1:%zu: error: end\n...%s\n%99s~~~~\n", len - 4, t + len - 100, "^");
+	OnnxError_Format(&e, NULL, t, len, buf, 1024);
+	ck_assert_str_eq(buf, want);
+	free(buf);
+	free(t);
+}
+END_TEST
+
+/* The window counts characters, not bytes, and never cuts a UTF-8 sequence; a line of
+ * exactly 100 characters is shown whole. */
+START_TEST(format_long_line_utf8)
+{
+	char t[1024] = "", want[2048];
+	for (int i = 0; i < 150; i++)
+		strcat(t, "\xc3\xa9"); /* 150 x 'é', 300 bytes */
+	OnnxError e = at(t, 200, 2, "utf8");
+	ck_assert_uint_eq(e.column, 101);
+	char body[512] = "";
+	for (int i = 0; i < 100; i++)
+		strcat(body, "\xc3\xa9");
+	snprintf(want, sizeof want, "<stdin>:1:101: error: utf8\n...%s\n%54s\n", body, "^");
+	expect_format(&e, NULL, t, want);
+	t[200] = '\0'; /* 100 characters */
+	e = at(t, 0, 2, "whole");
+	snprintf(want, sizeof want, "<stdin>:1:1: error: whole\n%s\n^\n", t);
+	expect_format(&e, NULL, t, want);
+}
+END_TEST
+
 /* ---- syntax messages, end to end ------------------------------------------------------------ */
 
 static const struct {
@@ -353,6 +405,8 @@ int main(void)
 	tcase_add_test(tc, format_short_buffer);
 	tcase_add_test(tc, format_long_message);
 	tcase_add_test(tc, format_long_file_name);
+	tcase_add_test(tc, format_long_line_clipped);
+	tcase_add_test(tc, format_long_line_utf8);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("messages");
