@@ -415,7 +415,8 @@ static void check_attr_type(ctx *c, const Onnx__AttributeProto *a, const spec_at
 		used += (size_t)snprintf(want + used, sizeof want - used, "%s%s", i ? " or " : "",
 					 type_name(letter_type(sa->types[i])));
 	}
-	bool int_for_float = type == AT(INT) && sa->ntypes == 1 && letter_type(sa->types[0]) == AT(FLOAT);
+	/* the hint is about the text syntax: a binary model's writer has no literal to fix */
+	bool int_for_float = c->text && type == AT(INT) && sa->ntypes == 1 && letter_type(sa->types[0]) == AT(FLOAT);
 	problem(c, a, P_ALL, 0, "attribute '%s' must be %s, not %s%s", str(a->name), want, type_name(type),
 		int_for_float ? " (write a float literal: 1.0, not 1)" : "");
 }
