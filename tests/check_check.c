@@ -325,7 +325,8 @@ START_TEST(attribute_rules)
 }
 END_TEST
 
-/* At most ONNXTXT_MAX_PROBLEMS problems are collected. */
+/* At most ONNXTXT_MAX_PROBLEMS problems are collected, or as many as the caller says;
+ * the total counts them all. */
 START_TEST(problem_limit)
 {
 	char *text = NULL;
@@ -342,6 +343,32 @@ START_TEST(problem_limit)
 	ck_assert_uint_eq(count, ONNXTXT_MAX_PROBLEMS);
 	ck_assert_str_eq(show(&problems[count - 1]), "103:15: graph.node[100] (Relu): input 'u99' is not defined anywhere");
 	free(problems);
+	/* a limit of one's own, and the total found past it */
+	size_t total = 0;
+	ck_assert_int_eq(OnnxModel_CheckTextWith(text, size, 5, &problems, &count, &total, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(count, 5);
+	ck_assert_uint_eq(total, 2 * ONNXTXT_MAX_PROBLEMS);
+	free(problems);
+	ck_assert_int_eq(OnnxModel_CheckTextWith(text, size, 0, &problems, &count, &total, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(count, 2 * ONNXTXT_MAX_PROBLEMS);
+	ck_assert_uint_eq(total, count);
+	ck_assert_str_eq(show(&problems[count - 1]), "203:16: graph.node[200] (Relu): input 'u199' is not defined anywhere");
+	free(problems);
+	/* the same from a model, without places */
+	Onnx__ModelProto *m = tu_model(text);
+	ck_assert_int_eq(OnnxModel_CheckWith(m, 3, &problems, &count, &total, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(count, 3);
+	ck_assert_uint_eq(total, 2 * ONNXTXT_MAX_PROBLEMS);
+	ck_assert_str_eq(err.message, problems[0].message);
+	free(problems);
+	/* the total alone, and 0 for a valid model */
+	ck_assert_int_eq(OnnxModel_CheckWith(m, 1, NULL, NULL, &total, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(total, 2 * ONNXTXT_MAX_PROBLEMS);
+	OnnxProto_Free(m);
+	const char *ok = HEAD "g (float[N] p) => (float[N] y) { y = Relu (p) }";
+	total = 99;
+	ck_assert_int_eq(OnnxModel_CheckTextWith(ok, strlen(ok), 1, NULL, NULL, &total, &err), ONNXTXT_OK);
+	ck_assert_uint_eq(total, 0);
 	free(text);
 }
 END_TEST

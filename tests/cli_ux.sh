@@ -65,6 +65,27 @@ run 3 "check: a missing file exits 3" check missing.onnxtxt && check "check: the
 run 3 "check: a missing file beats an invalid one" check broken.onnxtxt missing.onnxtxt && ok "check: exit status 3 wins"
 run 2 "check: no model is a usage error" check && check "check: the usage error says what is missing" \
 	"has err.txt 'expected at least one model'"
+# More problems than --max-errors (default 100): the rest are counted, not dropped silently.
+{
+	printf '<ir_version: 8, opset_import: ["": 17]>\ng (float[N] p) => (float[N] y) {\n  y = Relu (p)\n'
+	i=0
+	while [ $i -lt 150 ]; do printf '  t%d = Relu (u%d)\n' $i $i; i=$((i + 1)); done
+	printf '}\n'
+} >many.onnxtxt
+if run 1 "check: 150 problems exit 1" check many.onnxtxt; then
+	check "check: 100 problems by default, then how many more" "[ \$(grep -c ': error: ' err.txt) -eq 100 ] &&
+		[ \"\$(tail -n 1 err.txt)\" = 'many.onnxtxt: note: 50 more problems not shown; --max-errors 0 shows all' ]"
+fi
+if run 1 "check --max-errors 0: exits 1" check --max-errors 0 many.onnxtxt; then
+	check "check --max-errors 0: every problem, no note" "[ \$(grep -c ': error: ' err.txt) -eq 150 ] && ! has err.txt note:"
+fi
+"$cli" to-binary many.onnxtxt -o many.onnx 2>/dev/null
+if run 1 "check --max-errors 1: a binary model exits 1" check --max-errors 1 many.onnx; then
+	check "check --max-errors 1: one problem, then the count of the others" "[ \$(grep -c ': error: ' err.txt) -eq 1 ] &&
+		has err.txt '^many.onnx: note: 149 more problems not shown'"
+fi
+run 2 "check --max-errors: not a number is a usage error" check --max-errors -1 many.onnxtxt &&
+	check "check --max-errors: the usage error names the value" "has err.txt \"needs a number (0: all), not '-1'\""
 for f in "$root"/corpus/check/*.onnxtxt; do
 	"$cli" check -q "$f" >/dev/null 2>&1
 	[ $? -eq 1 ] || not_ok "check: $(basename "$f") exits 1"

@@ -186,6 +186,14 @@ ONNXTXT_API OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError 
  * missing ir_version). A text that does not parse gives that error, with no problems. */
 ONNXTXT_API OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problems, size_t *count,
 					   OnnxError *err);
+/* The same two with a limit of your own: at most max_problems problems are returned (0: no
+ * limit), and *total (when total is not NULL) receives how many were found in all, so that
+ * a caller can say how many it leaves out. The checker never stops early: problems past
+ * the limit are counted, not formatted. */
+ONNXTXT_API OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t max_problems,
+					   OnnxError **problems, size_t *count, size_t *total, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_problems,
+					       OnnxError **problems, size_t *count, size_t *total, OnnxError *err);
 
 /* ---- messages -> text ----------------------------------------------------------------------
  * Prints a model, graph, function, node, type, tensor, attribute or value info in the

@@ -37,6 +37,9 @@ typedef struct ctx {
 	const ox_spans *spans;
 	OnnxError *problems;
 	size_t n, cap;
+	size_t max;   /* problems kept at most; the rest are only counted */
+	size_t total; /* problems found, kept or not */
+	size_t *want_total;
 	bool nomem;
 	int64_t ir_version;
 	const ox_names *opsets; /* domain -> version for the nodes being checked */
@@ -47,9 +50,11 @@ typedef struct ctx {
 	size_t plen;
 } ctx;
 
+/* Out of memory: nothing more can be recorded. Problems past the limit are still counted,
+ * so that the caller can say how many it was not given. */
 static bool full(const ctx *c)
 {
-	return c->nomem || c->n >= ONNXTXT_MAX_PROBLEMS;
+	return c->nomem;
 }
 
 /* Appends to the path; returns the old length for path_pop. */
@@ -164,6 +169,9 @@ static void problem(ctx *c, const void *msg, enum part part, size_t index, const
 static void problem(ctx *c, const void *msg, enum part part, size_t index, const char *fmt, ...)
 {
 	if (full(c))
+		return;
+	c->total++;
+	if (c->n >= c->max)
 		return;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 8;
@@ -823,49 +831,69 @@ static OnnxStatus check_model(ctx *c, const Onnx__ModelProto *m, OnnxError **pro
 	} else {
 		free(c->problems);
 	}
+	if (c->want_total)
+		*c->want_total = st == ONNXTXT_ERR_INVALID ? c->total : 0;
 	return st;
 }
 
-OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError **problems, size_t *count, OnnxError *err)
+/* Clears the outputs and checks the arguments common to every entry point. */
+static bool check_args(OnnxError *err, const void *what, const char *what_name, OnnxError **problems, size_t *count,
+		       size_t *total)
 {
-	OnnxError local;
-	if (!err)
-		err = &local;
 	memset(err, 0, sizeof *err);
 	if (problems)
 		*problems = NULL;
 	if (count)
 		*count = 0;
-	if (!model || (problems && !count)) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s is NULL", model ? "count" : "model");
-		return err->code;
+	if (total)
+		*total = 0;
+	if (!what || (problems && !count)) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s is NULL", what ? "count" : what_name);
+		return false;
 	}
-	ctx c = {0};
-	return check_model(&c, model, problems, count, err);
+	return true;
 }
 
-OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problems, size_t *count, OnnxError *err)
+OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t max_problems, OnnxError **problems,
+			       size_t *count, size_t *total, OnnxError *err)
 {
 	OnnxError local;
 	if (!err)
 		err = &local;
-	if (problems)
-		*problems = NULL;
-	if (count)
-		*count = 0;
-	if (problems && !count) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: count is NULL");
+	if (!check_args(err, model, "model", problems, count, total))
 		return err->code;
-	}
+	ctx c = {.max = max_problems ? max_problems : SIZE_MAX, .want_total = total};
+	return check_model(&c, model, problems, count, err);
+}
+
+OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError **problems, size_t *count, OnnxError *err)
+{
+	return OnnxModel_CheckWith(model, ONNXTXT_MAX_PROBLEMS, problems, count, NULL, err);
+}
+
+OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_problems, OnnxError **problems,
+				   size_t *count, size_t *total, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	if (!check_args(err, text || !len ? "" : NULL, "text", problems, count, total))
+		return err->code;
 	ox_spans spans = {0};
 	Onnx__ModelProto *m;
 	OnnxStatus st = ox_parse_model_spans(text, len, &m, &spans, err);
 	if (st == ONNXTXT_OK) {
-		ctx c = {.text = text, .len = len, .spans = &spans};
+		ctx c = {.text = text, .len = len, .spans = &spans, .max = max_problems ? max_problems : SIZE_MAX,
+			 .want_total = total};
 		memset(err, 0, sizeof *err);
 		st = check_model(&c, m, problems, count, err);
 		OnnxProto_Free(m);
 	}
 	ox_spans_free(&spans);
 	return st;
+}
+
+OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problems, size_t *count, OnnxError *err)
+{
+	return OnnxModel_CheckTextWith(text, len, ONNXTXT_MAX_PROBLEMS, problems, count, NULL, err);
 }
