@@ -289,6 +289,42 @@ START_TEST(tensor_rules)
 	w->has_data_location = 0;
 	w->dims[0] = 0;
 	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has no elements but has raw_data");
+	/* dims whose product wraps around 64 bits are not "no elements"; a later 0 still empties */
+	int64_t big[3] = {INT64_C(1) << 32, INT64_C(1) << 32, 4}, *dims = w->dims;
+	size_t ndims = w->n_dims;
+	w->dims = big;
+	w->n_dims = 3;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has too many elements: the product of "
+					   "its dims does not fit in 64 bits");
+	big[2] = 0;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has no elements but has raw_data");
+	big[1] = -3;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has a negative dimension: dims[1] is -3");
+	w->dims = dims;
+	w->n_dims = ndims;
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* An ir_version varint that decodes to -1 is there, but wrong: not "missing". */
+START_TEST(header_rules)
+{
+	Onnx__ModelProto *m = relu_model();
+	m->ir_version = -1;
+	ck_assert_str_eq(model_problem(m), "ir_version is -1; an IR version is a positive number");
+	uint8_t *bytes;
+	size_t len;
+	OnnxError err;
+	ck_assert_int_eq(OnnxBinary_Write(m, (void **)&bytes, &len, &err), ONNXTXT_OK);
+	ck_assert_uint_eq(bytes[0], 0x08); /* field 1, the IR version: ten bytes of varint */
+	ck_assert_uint_eq(bytes[10], 0x01);
+	Onnx__ModelProto *b;
+	ck_assert_int_eq(OnnxBinary_Read(bytes, len, &b, &err), ONNXTXT_OK);
+	ck_assert_str_eq(model_problem(b), "ir_version is -1; an IR version is a positive number");
+	OnnxProto_Free(b);
+	free(bytes);
+	m->has_ir_version = 0;
+	ck_assert_str_eq(model_problem(m), "ir_version is missing");
 	OnnxProto_Free(m);
 }
 END_TEST
@@ -432,6 +468,7 @@ int main(void)
 	tcase_add_test(tc, default_domain_and_versions);
 	tcase_add_test(tc, functions);
 	tcase_add_test(tc, tensor_rules);
+	tcase_add_test(tc, header_rules);
 	tcase_add_test(tc, attribute_rules);
 	tcase_add_test(tc, problem_limit);
 	tcase_add_test(tc, many_nodes);

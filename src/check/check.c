@@ -240,6 +240,30 @@ static const char *data_field(const Onnx__TensorProto *t, int *fields)
 	return f;
 }
 
+/* The element count of a tensor's dims into *count; false, with the problem reported, for
+ * a negative dimension or a product past 64 bits (which would otherwise wrap, to 0 for
+ * [2^32, 2^32, 4], and read as "no elements"). */
+static bool tensor_count(ctx *c, const Onnx__TensorProto *t, const void *at, uint64_t *count)
+{
+	*count = 1;
+	for (size_t i = 0; i < t->n_dims; i++)
+		if (t->dims[i] < 0) {
+			problem(c, at, P_ALL, 0, "tensor '%s' has a negative dimension: dims[%zu] is %lld", str(t->name),
+				i, (long long)t->dims[i]);
+			return false;
+		}
+	for (size_t i = 0; i < t->n_dims; i++)
+		if (__builtin_mul_overflow(*count, (uint64_t)t->dims[i], count)) {
+			for (size_t j = i; j < t->n_dims; j++)
+				if (t->dims[j] == 0)
+					return *count = 0, true; /* a later 0 makes it empty after all */
+			problem(c, at, P_ALL, 0, "tensor '%s' has too many elements: the product of its dims does not fit in 64 "
+				"bits", str(t->name));
+			return false;
+		}
+	return true;
+}
+
 /* The checker's rules for a tensor's data: a defined element type; one data field, the
  * one the type uses (or none for an empty tensor or external data); strings not raw. */
 static void check_tensor(ctx *c, const Onnx__TensorProto *t, const void *at)
@@ -252,9 +276,9 @@ static void check_tensor(ctx *c, const Onnx__TensorProto *t, const void *at)
 	int fields;
 	const char *field = data_field(t, &fields);
 	bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-	uint64_t count = 1;
-	for (size_t i = 0; i < t->n_dims; i++)
-		count *= t->dims[i] < 0 ? 0 : (uint64_t)t->dims[i];
+	uint64_t count;
+	if (!tensor_count(c, t, at, &count))
+		return;
 	if (external && fields)
 		problem(c, at, P_ALL, 0, "tensor '%s' is stored externally but also has %s", name, field);
 	else if (!external && count == 0 && fields)
@@ -790,8 +814,13 @@ static void check_function(ctx *c, const Onnx__FunctionProto *f, size_t index)
 static void check_header(ctx *c, const Onnx__ModelProto *m, ox_names *opsets)
 {
 	c->ir_version = m->has_ir_version ? m->ir_version : 0;
-	if (c->ir_version <= 0)
+	if (c->ir_version < 0) /* a varint of ten 0xff-ish bytes: there, but no version */
+		problem(c, NULL, P_ALL, 0, "ir_version is %lld; an IR version is a positive number",
+			(long long)c->ir_version);
+	else if (c->ir_version == 0)
 		problem(c, NULL, P_ALL, 0, "ir_version is missing");
+	if (c->ir_version < 0)
+		c->ir_version = 0;
 	add_opsets(c, opsets, m->opset_import, m->n_opset_import);
 	if (c->ir_version >= 3 && !m->n_opset_import)
 		problem(c, NULL, P_ALL, 0, "opset_import is empty: IR version 3 and later need one for the default domain \"\"");
