@@ -140,7 +140,8 @@ ONNXTXT_API OnnxStatus OnnxBinary_WriteFile(const Onnx__ModelProto *model, const
 ONNXTXT_API OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *model, const char *model_path,
 						 const char *location, size_t threshold, OnnxError *err);
 /* Reads external data back into the tensors (as raw_data), checking every range against
- * the file's real size. */
+ * the file's real size. A data file must be a regular file: anything else (a FIFO, which
+ * would block open() forever, a device, a directory) fails with ONNXTXT_ERR_IO. */
 ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *model, const char *model_path,
 						   OnnxError *err);
 /* The same, with flags. ONNXTXT_EXTERNAL_ANY_PATH lifts the restriction on locations:
