@@ -428,6 +428,12 @@ static size_t source_line(const OnnxError *err, const char *text, size_t len, ch
 size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
 			size_t size)
 {
+	if (!buf)
+		size = 0; /* a NULL buffer only measures */
+	if (size)
+		buf[0] = '\0';
+	if (!err)
+		return 0; /* no error, nothing to say */
 	char pos[32] = "";
 	const char *name = file ? file : "<stdin>";
 	if (err->line)

@@ -295,7 +295,8 @@ ONNXTXT_API void OnnxSession_Free(OnnxSession *s);
 /* The graph's inputs, in order. Inputs with an initializer are optional. */
 ONNXTXT_API size_t OnnxSession_InputCount(const OnnxSession *s);
 ONNXTXT_API const Onnx__ValueInfoProto *OnnxSession_Input(const OnnxSession *s, size_t i, int *optional);
-/* The kind of value input i takes (from its declared type; a tensor when undeclared). */
+/* The kind of value input i takes (from its declared type; a tensor when undeclared); 0
+ * when there is no input i. */
 ONNXTXT_API OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i);
 /* Binds a value to the input named name, after checking it against the declared type
  * and shape. The session keeps its own reference. */
@@ -332,7 +333,8 @@ ONNXTXT_API void OnnxCase_Free(OnnxCaseItem *items, size_t n);
 /* ---- diagnostics -------------------------------------------------------------------------
  * Renders an error as "FILE:LINE:COL: error: MESSAGE\n", then the source line and a caret
  * under the offending text, when text is given. Returns the length it needed (like
- * snprintf); file may be NULL ("<stdin>"). */
+ * snprintf); file may be NULL ("<stdin>"), buf NULL to measure only, and err NULL for nothing
+ * (an empty string, length 0). */
 ONNXTXT_API size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
 			size_t size);
 

@@ -299,7 +299,9 @@ const Onnx__ValueInfoProto *OnnxSession_Input(const OnnxSession *s, size_t i, in
 OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i)
 {
 	const Onnx__ValueInfoProto *vi = OnnxSession_Input(s, i, NULL);
-	const Onnx__TypeProto *t = vi ? vi->type : NULL;
+	if (!vi)
+		return 0; /* no such input (or no session) */
+	const Onnx__TypeProto *t = vi->type;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
 		return ONNXTXT_VALUE_SEQUENCE;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)

@@ -382,7 +382,7 @@ int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol
 {
 	const ox_val *g = VAL(got), *e = VAL(expected);
 	if (!g || !e)
-		return say(msg, size, "%s%s", "a value is missing", "");
+		return say(msg, size, "%s%s", "invalid argument: a value is NULL", "");
 	/* an optional holding a value matches that value */
 	if (g->kind == OX_OPTIONAL && e->kind != OX_OPTIONAL && g->nitems)
 		g = g->items[0];

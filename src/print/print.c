@@ -1365,7 +1365,8 @@ bool ox_print_message(ox_out *o, const ProtobufCMessage *m)
 static OnnxStatus print_into(ox_out *o, const void *message, OnnxError *err)
 {
 	if (!message || !ox_print_message(o, message)) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "%s", message ? "cannot print this message type" : "message is NULL");
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s",
+			     message ? "cannot print this message type" : "message is NULL");
 		return ONNXTXT_ERR_ARG;
 	}
 	o->nbreaks = 0; /* printing is over: no line breaks anywhere any more, all goes out */
@@ -1389,7 +1390,7 @@ OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, char **text, s
 		err = &local;
 	memset(err, 0, sizeof *err);
 	if (!text) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "text is NULL");
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: text is NULL");
 		return err->code;
 	}
 	ox_out o;
@@ -1420,7 +1421,7 @@ OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxE
 		err = &local;
 	memset(err, 0, sizeof *err);
 	if (!f) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "file is NULL");
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: file is NULL");
 		return err->code;
 	}
 	ox_out o;
