@@ -12,13 +12,25 @@
 #include "onnx.h"
 #include "types.h"
 
+/* Bytes of a UTF-8 byte-order mark at the start of text (0 or 3): not a column. */
+static size_t bom_at(const char *src, size_t len, size_t i)
+{
+	return i == 0 && len >= 3 && !memcmp(src, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
+/* Whether a line ends at byte i: LF, or a CR not followed by LF (CR-only files). */
+static int line_end(const char *src, size_t len, size_t i)
+{
+	return src[i] == '\n' || (src[i] == '\r' && (i + 1 >= len || src[i + 1] != '\n'));
+}
+
 void ox_locate(const char *src, size_t len, size_t off, unsigned *line, unsigned *col)
 {
 	if (off > len)
 		off = len;
 	unsigned l = 1, c = 1;
-	for (size_t i = 0; i < off; i++) {
-		if (src[i] == '\n') {
+	for (size_t i = bom_at(src, len, 0) <= off ? bom_at(src, len, 0) : 0; i < off; i++) {
+		if (line_end(src, len, i)) {
 			l++;
 			c = 1;
 		} else if (((unsigned char)src[i] & 0xc0) != 0x80) {
@@ -394,9 +406,11 @@ static size_t source_line(const OnnxError *err, const char *text, size_t len, ch
 			  size_t used)
 {
 	size_t start = err->offset, end = err->offset, ws, we;
-	while (start > 0 && text[start - 1] != '\n')
+	while (start > 0 && !line_end(text, len, start - 1))
 		start--;
-	while (end < len && text[end] != '\n')
+	if (start < err->offset)
+		start += bom_at(text, len, start);
+	while (end < len && !line_end(text, len, end))
 		end++;
 	if (end > start && end < len && text[end - 1] == '\r')
 		end--; /* a CRLF line ends before its CR */

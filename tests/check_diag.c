@@ -33,7 +33,12 @@ static const struct {
 	{"a\n\"\xc3\xa9\xe4\xb8\xad\" x", 10, 2, 6},
 	{"a\r\nb", 1, 1, 2}, /* CR is an ordinary character */
 	{"a\r\nb", 3, 2, 1},
-	{"a\rb", 2, 1, 3},   /* a lone CR does not end a line */
+	{"a\rb", 2, 2, 1},   /* a lone CR ends a line (CR-only files) */
+	{"a\rb", 1, 1, 2},
+	{"a\r\rb", 3, 3, 1},
+	{"\xef\xbb\xbf" "ab", 4, 1, 2}, /* a byte-order mark is not a column */
+	{"\xef\xbb\xbf" "ab", 3, 1, 1},
+	{"\xef\xbb\xbf", 0, 1, 1},
 };
 
 START_TEST(locate)
@@ -276,6 +281,53 @@ START_TEST(format_long_line_utf8)
 }
 END_TEST
 
+/* A UTF-8 byte-order mark at the start is skipped: the text parses, and positions and
+ * the echoed line are as without it. */
+START_TEST(byte_order_mark)
+{
+	Onnx__GraphProto *g;
+	OnnxError e;
+	const char *ok = "\xef\xbb\xbf" "g () => () {}";
+	ck_assert_int_eq(OnnxParser_ParseGraph(ok, strlen(ok), &g, &e), ONNXTXT_OK);
+	OnnxProto_Free(g);
+	const char *bad = "\xef\xbb\xbf" "g (x => (y) {}";
+	ck_assert_int_eq(OnnxParser_ParseGraph(bad, strlen(bad), &g, &e), ONNXTXT_ERR_SYNTAX);
+	ck_assert_uint_eq(e.line, 1);
+	ck_assert_uint_eq(e.column, 6);
+	ck_assert_uint_eq(e.offset, 8);
+	char buf[256];
+	OnnxError_Format(&e, NULL, bad, strlen(bad), buf, sizeof buf);
+	ck_assert_str_eq(buf, "<stdin>:1:6: error: expected ')', ',' or '=' after 'x', found '=>'\n"
+			      "g (x => (y) {}\n"
+			      "     ^~\n");
+	/* only at the start: elsewhere it is an unexpected character */
+	const char *mid = "g () => () {}\xef\xbb\xbf";
+	ck_assert_int_eq(OnnxParser_ParseGraph(mid, strlen(mid), &g, &e), ONNXTXT_ERR_SYNTAX);
+}
+END_TEST
+
+/* CR-only line ends (old Mac files) count as lines, and end comments and annotations. */
+START_TEST(cr_only_lines)
+{
+	Onnx__GraphProto *g;
+	OnnxError e;
+	const char *t = "# a comment\rg (x) => (y)\r{\r  y = Foo <a = 1e> (x)\r}";
+	ck_assert_int_eq(OnnxParser_ParseGraph(t, strlen(t), &g, &e), ONNXTXT_ERR_SYNTAX);
+	ck_assert_uint_eq(e.line, 4);
+	ck_assert_uint_eq(e.column, 16);
+	char buf[256];
+	OnnxError_Format(&e, "m.onnxtxt", t, strlen(t), buf, sizeof buf);
+	ck_assert_str_eq(buf, "m.onnxtxt:4:16: error: malformed number: the exponent has no digits\n"
+			      "  y = Foo <a = 1e> (x)\n"
+			      "               ^~\n");
+	const char *ok = "# c\r#@ doc_string: \"d\"\rg (x) => (y)\r{\r  y = Relu (x)\r}\r";
+	ck_assert_int_eq(OnnxParser_ParseGraph(ok, strlen(ok), &g, &e), ONNXTXT_OK);
+	ck_assert_str_eq(g->doc_string, "d");
+	ck_assert_uint_eq(g->n_node, 1);
+	OnnxProto_Free(g);
+}
+END_TEST
+
 /* ---- syntax messages, end to end ------------------------------------------------------------ */
 
 static const struct {
@@ -412,6 +464,8 @@ int main(void)
 	tc = tcase_create("messages");
 	tcase_add_loop_test(tc, syntax_messages, 0, sizeof messages / sizeof messages[0]);
 	tcase_add_test(tc, error_struct_end_to_end);
+	tcase_add_test(tc, byte_order_mark);
+	tcase_add_test(tc, cr_only_lines);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
