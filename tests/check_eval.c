@@ -204,15 +204,15 @@ static const struct structural {
 	const char *error;
 } structural[] = {
 	{HEAD "g (float x) => (float y) { y = Identity(z) }", ONNXTXT_ERR_EVAL,
-	 "node 0 (Identity): input 'z' is not defined"},
+	 "graph.node[0] (Identity): input 'z' is not defined"},
 	{HEAD "g (float x) => (float y) { y = Identity(t) t = Identity(x) }", ONNXTXT_ERR_EVAL,
-	 "node 0 (Identity): input 't' is used before node 1 defines it (nodes must be in topological order)"},
+	 "graph.node[0] (Identity): input 't' is used before node[1] defines it (nodes must be in topological order)"},
 	{HEAD "g (float x) => (float y) { y = Identity(x) y = Identity(x) }", ONNXTXT_ERR_EVAL,
-	 "node 1 (Identity): output 'y' is already defined (each name is assigned once)"},
+	 "graph.node[1] (Identity): output 'y' is already defined (each name is assigned once)"},
 	{HEAD "g (float x) => (float y) { [n] y = NoSuchOp(x) }", ONNXTXT_ERR_UNSUPPORTED,
-	 "node 0 'n' (NoSuchOp): operator NoSuchOp is not supported"},
+	 "graph.node[0] (NoSuchOp): operator NoSuchOp is not supported"},
 	{HEAD "g (float x) => (float y) { y = other.Op(x) }", ONNXTXT_ERR_EVAL,
-	 "node 0 (Op): domain 'other' is not imported (opset_import)"},
+	 "graph.node[0] (other.Op): domain 'other' is not imported (opset_import)"},
 	{HEAD "g (float x) => (float y, float z) { y = Identity(x) }", ONNXTXT_ERR_EVAL,
 	 "graph 'g': output 'z' is never computed"},
 	{HEAD "g (float x, float x) => (float y) { y = Identity(x) }", ONNXTXT_ERR_EVAL,
@@ -314,7 +314,7 @@ START_TEST(kernel_errors_name_the_node)
 	OnnxValue *x = value("float[2] {1, 2}");
 	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
-	ck_assert_str_eq(err.message, "node 0 'make' (Constant): one of the value attributes is required");
+	ck_assert_str_eq(err.message, "graph.node[0] (Constant): one of the value attributes is required");
 	OnnxValue_Free(x);
 	OnnxSession_Free(s);
 	OnnxProto_Free(m);
@@ -331,7 +331,7 @@ START_TEST(bitcast_needs_the_same_width)
 	OnnxValue *x = value("float[2] {1, 2}");
 	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
-	ck_assert_str_eq(err.message, "node 0 (BitCast): attribute 'to' must name a non-string type of 32 bits, like "
+	ck_assert_str_eq(err.message, "graph.node[0] (BitCast): attribute 'to' must name a non-string type of 32 bits, like "
 				      "the input's float (inputs: float[2])");
 	OnnxValue_Free(x);
 	OnnxSession_Free(s);

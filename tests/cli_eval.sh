@@ -70,7 +70,7 @@ g (float[2] X) => (float[2] Y) {
 }
 END
 if run 1 "an undefined name is an error" run bad.onnxtxt --input 'X=float[2] {1, 2}'; then
-	check "undefined name message" "has err.txt \"node 0 (Identity): input 'T' is not defined\""
+	check "undefined name message" "has err.txt \"graph.node\\[0\\] (Identity): input 'T' is not defined\""
 fi
 cat >unknown.onnxtxt <<'END'
 <ir_version: 8, opset_import: ["" : 17]>

@@ -84,6 +84,11 @@ typedef struct OnnxError {
 	size_t offset, length; /* byte range of the offending text */
 	int sys_errno;         /* for ONNXTXT_ERR_IO */
 	char message[512];
+	/* The element of the model the error is about, in check's form ("graph.node[1]",
+	 * "graph.initializer[0]"), or "": filled by OnnxModel_Check* and by the evaluator
+	 * (OnnxSession_New, OnnxSession_Run) for a node of the main graph. The message
+	 * starts with the same path. */
+	char path[256];
 } OnnxError;
 
 /* ---- text -> messages ----------------------------------------------------------------
@@ -195,6 +200,14 @@ ONNXTXT_API OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t
 					   OnnxError **problems, size_t *count, size_t *total, OnnxError *err);
 ONNXTXT_API OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_problems,
 					       OnnxError **problems, size_t *count, size_t *total, OnnxError *err);
+
+/* Places an error about a model (err->path set, as by OnnxSession_Run) in the text the
+ * model was parsed from: fills err's line, column, offset and length with the element's
+ * place (a node's op type), as OnnxModel_CheckText would. Returns ONNXTXT_OK when the
+ * path names a place in the text; otherwise err is left as it was (ONNXTXT_ERR_ARG for
+ * NULL arguments, ONNXTXT_ERR_VALUE for a path the text does not have or a text that does
+ * not parse). */
+ONNXTXT_API OnnxStatus OnnxModel_LocateText(const char *text, size_t len, OnnxError *err);
 
 /* ---- messages -> text ----------------------------------------------------------------------
  * Prints a model, graph, function, node, type, tensor, attribute or value info in the

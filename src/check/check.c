@@ -197,6 +197,7 @@ static void problem(ctx *c, const void *msg, enum part part, size_t index, const
 	if (used >= 0 && (size_t)used < sizeof e->message)
 		vsnprintf(e->message + used, sizeof e->message - (size_t)used, fmt, ap);
 	va_end(ap);
+	snprintf(e->path, sizeof e->path, "%s", c->path);
 	locate(c, e, msg, part, index);
 }
 
@@ -925,4 +926,43 @@ OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_prob
 OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problems, size_t *count, OnnxError *err)
 {
 	return OnnxModel_CheckTextWith(text, len, ONNXTXT_MAX_PROBLEMS, problems, count, NULL, err);
+}
+
+/* The main graph's node a path "graph.node[N]" (with nothing after it) names, or NULL. */
+static const Onnx__NodeProto *node_at(const Onnx__ModelProto *m, const char *path)
+{
+	unsigned long long i;
+	int used = 0;
+	if (!m->graph || sscanf(path, "graph.node[%llu]%n", &i, &used) != 1 || path[used] || i >= m->graph->n_node)
+		return NULL;
+	return m->graph->node[i];
+}
+
+OnnxStatus OnnxModel_LocateText(const char *text, size_t len, OnnxError *err)
+{
+	if (!err || (!text && len))
+		return ONNXTXT_ERR_ARG;
+	OnnxError parse_err;
+	ox_spans spans = {0};
+	Onnx__ModelProto *m;
+	OnnxStatus st = ox_parse_model_spans(text, len, &m, &spans, &parse_err);
+	if (st == ONNXTXT_OK) {
+		const Onnx__NodeProto *n = node_at(m, err->path);
+		ctx c = {.text = text, .len = len, .spans = &spans, .node = n};
+		OnnxError where = {0};
+		if (n)
+			locate(&c, &where, n, P_OP, 0);
+		st = where.line ? ONNXTXT_OK : ONNXTXT_ERR_VALUE;
+		if (st == ONNXTXT_OK) {
+			err->line = where.line;
+			err->column = where.column;
+			err->offset = where.offset;
+			err->length = where.length;
+		}
+		OnnxProto_Free(m);
+	} else {
+		st = ONNXTXT_ERR_VALUE;
+	}
+	ox_spans_free(&spans);
+	return st;
 }

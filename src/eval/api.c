@@ -232,6 +232,15 @@ const OnnxValue *OnnxValue_Item(const OnnxValue *v, size_t i)
 
 /* ---- sessions -------------------------------------------------------------------------- */
 
+/* The planner's or executor's status as an error, with the path of the main graph's node it
+ * is about (the message starts with it too), for callers to point at in text. */
+static void status_error(OnnxError *err, const ox_status *st)
+{
+	ox_error_set(err, st->code ? st->code : ONNXTXT_ERR_NOMEM, "%s", st->msg[0] ? st->msg : "out of memory");
+	if (st->node >= 0)
+		snprintf(err->path, sizeof err->path, "graph.node[%ld]", st->node);
+}
+
 OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, OnnxError *err)
 {
 	OnnxError local;
@@ -240,14 +249,14 @@ OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, Onn
 		return arg_error(err);
 	*out = NULL;
 	OnnxSession *s = calloc(1, sizeof *s);
-	ox_status st = {0, ""};
+	ox_status st = {0, "", -1};
 	if (!s || !(s->arena = ox_arena_new())) {
 		free(s);
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return err->code;
 	}
 	if (!(s->plan = ox_plan_model(s->arena, model, &st))) {
-		ox_error_set(err, st.code ? st.code : ONNXTXT_ERR_NOMEM, "%s", st.msg[0] ? st.msg : "out of memory");
+		status_error(err, &st);
 		OnnxSession_Free(s);
 		return err->code;
 	}
@@ -341,7 +350,7 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 	}
 	ox_status st;
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
-		ox_error_set(err, st.code, "%s", st.msg);
+		status_error(err, &st);
 	return err->code;
 }
 
