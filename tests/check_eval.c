@@ -321,6 +321,50 @@ START_TEST(kernel_errors_name_the_node)
 }
 END_TEST
 
+/* Evaluator errors carry the node's path (as check writes it) in err.path, and
+ * OnnxModel_LocateText places them in the text, at the node's op type. */
+START_TEST(errors_carry_the_node_path)
+{
+	const char *text = HEAD "g (float[3] x) => (float[1] y) {\n"
+			   "  idx = Constant <value = int64[1] {7}> ()\n"
+			   "  y = Gather <axis = 0> (x, idx)\n}";
+	Onnx__ModelProto *m;
+	OnnxSession *s = session(text, &m);
+	OnnxError err;
+	OnnxValue *x = value("float[3] {1, 2, 3}");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.path, "graph.node[1]");
+	ck_assert_uint_eq(err.line, 0);
+	ck_assert_int_eq(OnnxModel_LocateText(text, strlen(text), &err), ONNXTXT_OK);
+	ck_assert_uint_eq(err.line, 4);
+	ck_assert_uint_eq(err.column, 7);
+	ck_assert_uint_eq(err.length, 6);
+	ck_assert_uint_eq(err.offset, (size_t)(strstr(text, "Gather") - text));
+	ck_assert_str_eq(err.message, "graph.node[1] (Gather): index 7 is out of range for axis 0 of dim 3 (inputs: "
+				      "float[3], int64[1])");
+	/* a path the text does not have, or no path: err is left as it was */
+	OnnxError other = err;
+	strcpy(other.path, "graph.node[9]");
+	other.line = 0;
+	ck_assert_int_eq(OnnxModel_LocateText(text, strlen(text), &other), ONNXTXT_ERR_VALUE);
+	ck_assert_uint_eq(other.line, 0);
+	other.path[0] = '\0';
+	ck_assert_int_eq(OnnxModel_LocateText(text, strlen(text), &other), ONNXTXT_ERR_VALUE);
+	ck_assert_int_eq(OnnxModel_LocateText(text, strlen(text), NULL), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxModel_LocateText(NULL, 5, &other), ONNXTXT_ERR_ARG);
+	OnnxValue_Free(x);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+	/* a planning error too; and a successful run has no path */
+	OnnxSession *t;
+	Onnx__ModelProto *u = tu_model(HEAD "g (float[2] x) => (float[2] y) { t = Relu (x)\n y = Identity (z) }");
+	ck_assert_int_eq(OnnxSession_New(u, &t, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.path, "graph.node[1]");
+	OnnxProto_Free(u);
+}
+END_TEST
+
 START_TEST(bitcast_needs_the_same_width)
 {
 	Onnx__ModelProto *m;
@@ -385,6 +429,7 @@ int main(void)
 	tcase_add_test(t, binding_checks_types);
 	tcase_add_test(t, missing_input_and_initializer_default);
 	tcase_add_test(t, kernel_errors_name_the_node);
+	tcase_add_test(t, errors_carry_the_node_path);
 	tcase_add_test(t, bitcast_needs_the_same_width);
 	suite_add_tcase(s, t);
 	return tu_run(s);

@@ -253,6 +253,26 @@ static int load_eval_model(const char *path, Onnx__ModelProto **m, char **text, 
 	return EXIT_OK;
 }
 
+/* An evaluator error in GNU form: at the node's place with the line and a caret for a text
+ * model, else "FILE: error: graph.node[1] (Gather): ..." (binary models have no lines). */
+static int eval_error(const OnnxError *e, const char *path, const char *text, size_t len)
+{
+	OnnxError err = *e;
+	if (text && !looks_binary(text, len) && err.path[0] && OnnxModel_LocateText(text, len, &err) == ONNXTXT_OK)
+		report(&err, display_name(path), text, len);
+	else
+		fail_at(display_name(path), "%s", err.message);
+	return exit_for(err.code);
+}
+
+/* "FILE:LINE" for an error about a test-case line ("#@ input ..."). */
+static void case_line_error(const OnnxError *err, const char *path)
+{
+	char where[4200];
+	snprintf(where, sizeof where, "%s:%u", display_name(path), err->line);
+	fail_at(where, "%s", err->message);
+}
+
 static int run_model(const char *path, const run_opts *o)
 {
 	Onnx__ModelProto *m;
@@ -265,16 +285,16 @@ static int run_model(const char *path, const run_opts *o)
 	if (rc == EXIT_OK && !looks_binary(text, len) && OnnxCase_Parse(text, len, &items, &nitems, &err) != ONNXTXT_OK)
 		report(&err, display_name(path), text, len), rc = exit_for(err.code);
 	if (rc == EXIT_OK && OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
-		fail_at(display_name(path), "%s", err.message), rc = exit_for(err.code);
+		rc = eval_error(&err, path, text, len);
 	if (rc == EXIT_OK && bind_case_inputs(s, items, nitems, &err) != ONNXTXT_OK)
-		fail_at(display_name(path), "line %u: %s", err.line, err.message), rc = exit_for(err.code);
+		case_line_error(&err, path), rc = exit_for(err.code);
 	if (rc == EXIT_OK && o->input_dir && bind_dir(s, o->input_dir, &err) != ONNXTXT_OK)
 		fail("%s", err.message), rc = exit_for(err.code);
 	for (size_t i = 0; rc == EXIT_OK && i < o->ninputs; i++)
 		if (bind_arg(s, o->inputs[i], &next_free, &err) != ONNXTXT_OK)
 			fail("%s", err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK && OnnxSession_Run(s, &err) != ONNXTXT_OK)
-		fail_at(display_name(path), "%s", err.message), rc = exit_for(err.code);
+		rc = eval_error(&err, path, text, len);
 	if (rc == EXIT_OK)
 		rc = print_outputs(s, o->output_dir);
 	OnnxSession_Free(s);
@@ -341,6 +361,7 @@ enum verdict { PASS, FAIL, SKIP };
 
 typedef struct result {
 	enum verdict v;
+	char where[32]; /* ":LINE:COL" or ":LINE" after the file name, or "" */
 	char msg[1024];
 } result;
 
@@ -351,9 +372,13 @@ static enum verdict set(result *r, enum verdict v, const char *fmt, const char *
 	return v;
 }
 
-static enum verdict session_verdict(result *r, const OnnxError *err)
+/* An evaluator error; in a text model, placed at the node it is about. */
+static enum verdict session_verdict(result *r, const OnnxError *e, const char *text, size_t len)
 {
-	return set(r, err->code == ONNXTXT_ERR_UNSUPPORTED ? SKIP : FAIL, "%s%s", err->message, "");
+	OnnxError err = *e;
+	if (text && err.path[0] && OnnxModel_LocateText(text, len, &err) == ONNXTXT_OK)
+		snprintf(r->where, sizeof r->where, ":%u:%u", err.line, err.column);
+	return set(r, err.code == ONNXTXT_ERR_UNSUPPORTED ? SKIP : FAIL, "%s%s", err.message, "");
 }
 
 /* Compares output o of s with expected; false after recording a failure. */
@@ -389,15 +414,15 @@ static enum verdict text_case(const char *path, result *r)
 	char where[64];
 	enum verdict v = PASS;
 	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK || OnnxCase_Parse(text, len, &items, &n, &err) != ONNXTXT_OK) {
-		snprintf(where, sizeof where, "%u:%u: ", err.line, err.column);
-		v = set(r, FAIL, "%s%s", where, err.message);
+		snprintf(r->where, sizeof r->where, ":%u:%u", err.line, err.column);
+		v = set(r, FAIL, "%s%s", "", err.message);
 	} else if (OnnxSession_New(m, &s, &err) != ONNXTXT_OK) {
-		v = session_verdict(r, &err);
+		v = session_verdict(r, &err, text, len);
 	} else if (bind_case_inputs(s, items, n, &err) != ONNXTXT_OK) {
-		snprintf(where, sizeof where, "%u: ", err.line);
-		v = set(r, FAIL, "%s%s", where, err.message);
+		snprintf(r->where, sizeof r->where, ":%u", err.line);
+		v = set(r, FAIL, "%s%s", "", err.message);
 	} else if (OnnxSession_Run(s, &err) != ONNXTXT_OK) {
-		v = set(r, FAIL, "%s%s", err.message, "");
+		v = session_verdict(r, &err, text, len);
 	}
 	size_t expects = 0;
 	for (size_t i = 0; v == PASS && i < n; i++) {
@@ -405,7 +430,8 @@ static enum verdict text_case(const char *path, result *r)
 			continue;
 		expects++;
 		long o = output_index(s, items[i].name);
-		snprintf(where, sizeof where, "%u: ", items[i].line);
+		snprintf(r->where, sizeof r->where, ":%u", items[i].line);
+		where[0] = '\0';
 		if (o < 0)
 			v = set(r, FAIL, "%sthe graph has no output named '%s'", where, items[i].name);
 		else if (!check_output(s, o, items[i].value, items[i].rtol, items[i].atol, where, r))
@@ -493,7 +519,7 @@ static enum verdict backend_case(const char *dir, result *r)
 	    OnnxModel_EmbedExternalData(m, path, &err) != ONNXTXT_OK)
 		v = set(r, FAIL, "%s%s", path ? err.message : "out of memory", "");
 	else if (OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
-		v = session_verdict(r, &err);
+		v = session_verdict(r, &err, NULL, 0);
 	else if ((nsets = scandir(dir, &sets, data_set_filter, alphasort)) <= 0)
 		v = set(r, FAIL, "no test_data_set_N folders%s%s", "", "");
 	for (int i = 0; v == PASS && i < nsets; i++) {
@@ -578,7 +604,7 @@ static int run_cases(const cases *c)
 		const char *p = c->paths[i];
 		if (progress)
 			fprintf(stderr, "\r\033[K[%zu/%zu] %s", i + 1, c->n, p), fflush(stderr);
-		result r = {PASS, ""};
+		result r = {PASS, "", ""};
 		double t0 = now();
 		enum verdict v = is_dir(p) ? backend_case(p, &r) : text_case(p, &r);
 		double ms = 1e3 * (now() - t0);
@@ -588,7 +614,7 @@ static int run_cases(const cases *c)
 		if (v == PASS && !cli_quiet)
 			printf("PASS %s (%.1f ms)\n", p, ms);
 		else if (v != PASS)
-			printf("%s %s: %s\n", words[v], p, r.msg);
+			printf("%s %s%s: %s\n", words[v], p, r.where, r.msg);
 		fflush(stdout);
 	}
 	printf("%zu passed, %zu failed, %zu skipped\n", count[PASS], count[FAIL], count[SKIP]);
