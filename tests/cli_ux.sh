@@ -119,7 +119,7 @@ if run 0 "dot: exits 0" dot "$control"; then
 		"has control.dot 'label=<If then_branch>' && has control.dot 'label=<Loop body>'"
 	check "dot: a sub-graph's outputs lead to its node with dashed edges" \
 		"[ \$(grep -c 'style=dashed\\]' control.dot) -eq 5 ]"
-	check "dot: edges carry the declared types" "has control.dot 'label=\"float\\[3\\]\"'"
+	check "dot: edges carry the value's name and declared type" "has control.dot 'label=\"[a-z_]*\\\\nfloat\\[3\\]\"'"
 fi
 if run 0 "dot: mlp exits 0" dot "$mlp"; then
 	cp out.txt mlp.dot
@@ -133,10 +133,20 @@ printf '<ir_version: 8, opset_import: ["" : 17]>\ng (float[2] x) => (float[2] y)
 run 0 "dot: an undefined input still draws" dot undef.onnxtxt && check "dot: the undefined input is red" \
 	"grep -q 'color=red.*nowhere' out.txt"
 cp out.txt undef.dot
+# Operand order: after Split, Sub(b, a) joins the same two boxes twice; the labels say which
+# value is which input, so the picture reads back.
+printf '<ir_version: 8, opset_import: ["" : 18]>\ng (float[4] x) => (float[2] y) {\n  a, b = Split <num_outputs = 2> (x)\n  y = Sub (b, a)\n}\n' >split.onnxtxt
+if run 0 "dot: Split then Sub(b, a) exits 0" dot split.onnxtxt; then
+	cp out.txt split.dot
+	check "dot: the two edges into Sub say which value is which operand" \
+		"has split.dot '^  n2 -> n3 \\[label=\"0: b\"\\];\$' && has split.dot '^  n2 -> n3 \\[label=\"1: a\"\\];\$'"
+	check "dot: an edge into a one-input node or an output has the name alone" \
+		"has split.dot '^  n1 -> n2 \\[label=\"x\\\\nfloat\\[4\\]\"\\];\$'"
+fi
 run 2 "dot: two models is a usage error" dot "$mlp" "$control"
 run 1 "dot: an invalid file exits 1" dot syntax.onnxtxt
 if command -v dot >/dev/null 2>&1; then
-	for f in control.dot mlp.dot undef.dot; do
+	for f in control.dot mlp.dot undef.dot split.dot; do
 		dot -Tsvg "$f" >picture.svg 2>err.txt
 		status=$?
 		check "dot: Graphviz renders $f without a message" '[ "$status" -eq 0 ] && empty err.txt && has picture.svg "<svg"'

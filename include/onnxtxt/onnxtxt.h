@@ -225,8 +225,10 @@ ONNXTXT_API OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags
 
 /* Draws a model's main graph in the Graphviz DOT language, for `dot -Tsvg`: a box per node
  * with its op type, name, attributes and the initializers it reads; ellipses for the
- * graph's inputs and outputs; edges labelled with the type of the value they carry where
- * the model declares one (an input, output or value_info); the graphs of attributes (If,
+ * graph's inputs and outputs; edges labelled with the name of the value they carry, its
+ * type where the model declares one (an input, output or value_info) and, into a node
+ * with several inputs, the input's place ("1: a"), so that the order of operands can be
+ * read back; the graphs of attributes (If,
  * Loop, Scan) as clusters whose outputs lead to their node with dashed edges. Inputs that
  * nothing defines are drawn in red. */
 ONNXTXT_API OnnxStatus OnnxPrinter_Dot(const Onnx__ModelProto *model, FILE *f, OnnxError *err);
