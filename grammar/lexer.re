@@ -56,9 +56,11 @@ ox_tok ox_lex(ox_lexer *L)
 
 		[ \t\n\v\f\r]+ { continue; }
 		/* test-case lines carry values for the evaluator (OnnxCase_Parse), not fields */
-		"#@" [ \t]* ("input" | "expect") [ \t] [^\n\x00]* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
-		"#@" [^\n\x00]* { TOKEN(TK_ANNOT); }
-		"#" [^\n\x00]* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
+		/* A comment ends at a line end: LF, CRLF or a lone CR (old Mac files). A CR inside
+		 * an annotation's string is written escaped ("\" CR), so it does not end the line. */
+		"#@" [ \t]* ("input" | "expect") [ \t] [^\n\r\x00]* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
+		"#@" ([^\n\r\x00\\] | "\\" [^\n\x00])* "\\"? { TOKEN(TK_ANNOT); }
+		"#" [^\n\r\x00]* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
 
 		["] ([^"\\] | "\\" [^])* ["] { TOKEN(TK_STRING); }
 		["] ([^"\\] | "\\" [^])* "\\"? { ERROR(OX_LEX_UNTERMINATED_STRING); }

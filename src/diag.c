@@ -12,13 +12,25 @@
 #include "onnx.h"
 #include "types.h"
 
+/* Bytes of a UTF-8 byte-order mark at the start of text (0 or 3): not a column. */
+static size_t bom_at(const char *src, size_t len, size_t i)
+{
+	return i == 0 && len >= 3 && !memcmp(src, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
+/* Whether a line ends at byte i: LF, or a CR not followed by LF (CR-only files). */
+static int line_end(const char *src, size_t len, size_t i)
+{
+	return src[i] == '\n' || (src[i] == '\r' && (i + 1 >= len || src[i + 1] != '\n'));
+}
+
 void ox_locate(const char *src, size_t len, size_t off, unsigned *line, unsigned *col)
 {
 	if (off > len)
 		off = len;
 	unsigned l = 1, c = 1;
-	for (size_t i = 0; i < off; i++) {
-		if (src[i] == '\n') {
+	for (size_t i = bom_at(src, len, 0) <= off ? bom_at(src, len, 0) : 0; i < off; i++) {
+		if (line_end(src, len, i)) {
 			l++;
 			c = 1;
 		} else if (((unsigned char)src[i] & 0xc0) != 0x80) {
@@ -406,13 +418,100 @@ static size_t put(char *buf, size_t size, size_t used, const char *s, size_t n)
 	return used + n;
 }
 
-/* Bytes of a long line shown on either side of an error's place: a model written on one
- * line (a node with 100k attributes) must not print it whole for every problem. */
-#define SHOWN_AROUND 200
+/* A long line (minified, generated) is shown as a window of this many characters around
+ * the caret, with "..." where it was cut, as gcc and clang do: one error in a 5 MB line must
+ * not print the whole line and 5 MB of spaces under it. */
+#define LINE_WINDOW 100
+#define LINE_BEFORE 40 /* characters kept before the caret, when the line allows */
+
+static int is_char_start(const char *t, size_t i)
+{
+	return ((unsigned char)t[i] & 0xc0) != 0x80;
+}
+
+/* Moves from pos by n characters, backwards not below lo or forwards not beyond hi. */
+static size_t back_chars(const char *t, size_t lo, size_t pos, size_t n)
+{
+	while (pos > lo && n > 0) {
+		pos--;
+		if (is_char_start(t, pos))
+			n--;
+	}
+	while (pos > lo && !is_char_start(t, pos))
+		pos--;
+	return pos;
+}
+
+static size_t fwd_chars(const char *t, size_t pos, size_t hi, size_t n)
+{
+	while (pos < hi && n > 0) {
+		pos++;
+		while (pos < hi && !is_char_start(t, pos))
+			pos++;
+		n--;
+	}
+	return pos;
+}
+
+/* The part [*ws, *we) of the line [start, end) to show around byte offset at. */
+static void window(const char *t, size_t start, size_t end, size_t at, size_t *ws, size_t *we)
+{
+	*ws = start;
+	*we = end;
+	if (fwd_chars(t, start, end, LINE_WINDOW) == end)
+		return;
+	*ws = back_chars(t, start, at, LINE_BEFORE);
+	*we = fwd_chars(t, *ws, end, LINE_WINDOW);
+	if (*we == end)
+		*ws = back_chars(t, start, end, LINE_WINDOW);
+}
+
+static size_t source_line(const OnnxError *err, const char *text, size_t len, char *buf, size_t size,
+			  size_t used)
+{
+	size_t start = err->offset, end = err->offset, ws, we;
+	while (start > 0 && !line_end(text, len, start - 1))
+		start--;
+	if (start < err->offset)
+		start += bom_at(text, len, start);
+	while (end < len && !line_end(text, len, end))
+		end++;
+	if (end > start && end < len && text[end - 1] == '\r')
+		end--; /* a CRLF line ends before its CR */
+	window(text, start, end, err->offset, &ws, &we);
+	if (ws > start)
+		used = put(buf, size, used, "...", 3);
+	/* control bytes (a NUL, a CR before the newline) would garble or cut the line */
+	for (size_t i = ws; i < we; i++) {
+		unsigned char c = (unsigned char)text[i];
+		used = put(buf, size, used, c < 0x20 && c != '\t' ? "?" : c == 0x7f ? "?" : text + i, 1);
+	}
+	if (we < end)
+		used = put(buf, size, used, "...", 3);
+	used = put(buf, size, used, "\n", 1);
+	/* Caret line: keep tabs so the caret lines up, one space per UTF-8 character. */
+	if (ws > start)
+		used = put(buf, size, used, "   ", 3);
+	for (size_t i = ws; i < err->offset; i++)
+		if (is_char_start(text, i))
+			used = put(buf, size, used, text[i] == '\t' ? "\t" : " ", 1);
+	used = put(buf, size, used, "^", 1);
+	size_t stop = err->offset + err->length < we ? err->offset + err->length : we;
+	for (size_t i = err->offset + 1; i < stop; i++)
+		if (is_char_start(text, i))
+			used = put(buf, size, used, "~", 1);
+	return put(buf, size, used, "\n", 1);
+}
 
 size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
 			size_t size)
 {
+	if (!buf)
+		size = 0; /* a NULL buffer only measures */
+	if (size)
+		buf[0] = '\0';
+	if (!err)
+		return 0; /* no error, nothing to say */
 	char pos[32] = "";
 	const char *name = file ? file : "<stdin>";
 	if (err->line)
@@ -425,39 +524,5 @@ size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text
 	used = put(buf, size, used, "\n", 1);
 	if (!text || !err->line || err->offset > len)
 		return used;
-	size_t start = err->offset, end = err->offset;
-	while (start > 0 && text[start - 1] != '\n' && err->offset - start < SHOWN_AROUND)
-		start--;
-	while (end < len && text[end] != '\n' && end - err->offset < SHOWN_AROUND)
-		end++;
-	if (end > start && end < len && text[end - 1] == '\r')
-		end--; /* a CRLF line ends before its CR */
-	/* a line longer than that is shown around the place, cut at characters, with "..." */
-	while (start < err->offset && ((unsigned char)text[start] & 0xc0) == 0x80)
-		start++;
-	while (end > err->offset && end < len && ((unsigned char)text[end] & 0xc0) == 0x80)
-		end--;
-	bool cut_left = start > 0 && text[start - 1] != '\n', cut_right = end < len && text[end] != '\n' && text[end] != '\r';
-	if (cut_left)
-		used = put(buf, size, used, "...", 3);
-	/* control bytes (a NUL, a CR before the newline) would garble or cut the line */
-	for (size_t i = start; i < end; i++) {
-		unsigned char c = (unsigned char)text[i];
-		used = put(buf, size, used, c < 0x20 && c != '\t' ? "?" : c == 0x7f ? "?" : text + i, 1);
-	}
-	if (cut_right)
-		used = put(buf, size, used, "...", 3);
-	used = put(buf, size, used, "\n", 1);
-	if (cut_left)
-		used = put(buf, size, used, "   ", 3);
-	/* Caret line: keep tabs so the caret lines up, one space per UTF-8 character. */
-	for (size_t i = start; i < err->offset; i++)
-		if (((unsigned char)text[i] & 0xc0) != 0x80)
-			used = put(buf, size, used, text[i] == '\t' ? "\t" : " ", 1);
-	used = put(buf, size, used, "^", 1);
-	size_t stop = err->offset + err->length < end ? err->offset + err->length : end;
-	for (size_t i = err->offset + 1; i < stop; i++)
-		if (((unsigned char)text[i] & 0xc0) != 0x80)
-			used = put(buf, size, used, "~", 1);
-	return put(buf, size, used, "\n", 1);
+	return source_line(err, text, len, buf, size, used);
 }

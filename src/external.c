@@ -3,11 +3,13 @@
  * directory: no absolute paths, no "..", no symbolic link that leads elsewhere. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "diag.h"
@@ -411,20 +413,45 @@ static int number(const char *s, uint64_t *v)
 	return 1;
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "a special file";
+}
+
+/* Opens a data file for reading, refusing anything but a regular file. Non-blocking, so
+ * that a FIFO (or a device) named by a hostile model cannot block open() forever; the
+ * flag means nothing for regular files. */
+static FILE *open_data(const char *path, struct stat *st, OnnxError *err, const char *tensor)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, st) != 0) {
+		int e = errno;
+		ox_error_set(err, ONNXTXT_ERR_IO, "external data of '%s': cannot open %s: %s", tensor, path, strerror(e));
+		err->sys_errno = e;
+	} else if (!S_ISREG(st->st_mode)) {
+		ox_error_set(err, ONNXTXT_ERR_IO, "external data of '%s': %s is %s, not a regular file", tensor, path,
+			     file_kind(st->st_mode));
+		err->sys_errno = EINVAL;
+	} else {
+		FILE *f = fdopen(fd, "rb");
+		if (f)
+			return f;
+		out_of_memory(err);
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
 /* Reads [offset, offset + length) of the file, checked against its real size. */
 static int read_range(const char *path, uint64_t offset, uint64_t *length, bool whole, void **data, ox_arena *a,
 		      OnnxError *err, const char *tensor)
 {
-	FILE *f = fopen(path, "rb");
 	struct stat st;
-	if (!f || fstat(fileno(f), &st) != 0) {
-		int e = errno;
-		ox_error_set(err, ONNXTXT_ERR_IO, "external data of '%s': cannot open %s: %s", tensor, path, strerror(e));
-		err->sys_errno = e;
-		if (f)
-			fclose(f);
+	FILE *f = open_data(path, &st, err, tensor);
+	if (!f)
 		return 0;
-	}
 	uint64_t size = (uint64_t)st.st_size;
 	if (whole)
 		*length = offset <= size ? size - offset : 0;

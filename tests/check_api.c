@@ -579,6 +579,161 @@ START_TEST(format_keeps_comments)
 }
 END_TEST
 
+/* ---- NULL arguments to every entry point ---------------------------------------------------
+ * Each call below passes NULL where the API wants a pointer. A call that returns a status
+ * must return ONNXTXT_ERR_ARG and fill err with a message; the others must return their
+ * "nothing" (0, NULL) or do nothing. None may crash. */
+
+static const char RELU[] = "<ir_version: 8, opset_import: [\"\" : 18]> g (float[2] x) => (float[2] y) { y = Relu(x) }";
+
+static Onnx__ModelProto *relu(void)
+{
+	return tu_model(RELU);
+}
+
+static OnnxValue *vec2(void)
+{
+	float d[2] = {1, -1};
+	int64_t dims[1] = {2};
+	OnnxValue *v = NULL;
+	OnnxError e;
+	ck_assert_int_eq(OnnxValue_NewTensor(ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, dims, 1, d, &v, &e), ONNXTXT_OK);
+	return v;
+}
+
+/* A status call with a valid model (or session, value) and NULL elsewhere. */
+#define WITH_MODEL(expr) do { Onnx__ModelProto *m = relu(); OnnxStatus st_ = (expr); OnnxProto_Free(m); return st_; } while (0)
+#define WITH_SESSION(expr) do { Onnx__ModelProto *m = relu(); OnnxSession *s = NULL; \
+	ck_assert_int_eq(OnnxSession_New(m, &s, NULL), ONNXTXT_OK); OnnxStatus st_ = (expr); \
+	OnnxSession_Free(s); OnnxProto_Free(m); return st_; } while (0)
+#define WITH_VALUE(expr) do { OnnxValue *v = vec2(); OnnxStatus st_ = (expr); OnnxValue_Free(v); return st_; } while (0)
+
+static int64_t dims2[1] = {2};
+static char *text_out;
+static size_t len_out;
+static void *ptr_out;
+
+static OnnxStatus n01(OnnxError *e) { return OnnxParser_ParseToBinary(NULL, 5, stdout, e); }
+static OnnxStatus n02(OnnxError *e) { return OnnxParser_ParseToBinary(RELU, strlen(RELU), NULL, e); }
+static OnnxStatus n03(OnnxError *e) { return OnnxParser_ParseToBinaryFile(RELU, strlen(RELU), NULL, e); }
+static OnnxStatus n04(OnnxError *e) { return OnnxParser_ParseToBinaryFile(NULL, 5, "never.onnx", e); }
+static OnnxStatus n05(OnnxError *e) { return OnnxModel_ExternalizeData(NULL, NULL, "w.bin", 0, e); }
+static OnnxStatus n06(OnnxError *e) { WITH_MODEL(OnnxModel_ExternalizeData(m, NULL, NULL, 0, e)); }
+static OnnxStatus n07(OnnxError *e) { return OnnxModel_EmbedExternalData(NULL, NULL, e); }
+static OnnxStatus n08(OnnxError *e) { return OnnxModel_EmbedExternalDataWith(NULL, NULL, 0, e); }
+static OnnxStatus n09(OnnxError *e) { return OnnxModel_Check(NULL, NULL, NULL, e); }
+static OnnxStatus n10(OnnxError *e) { WITH_MODEL(OnnxModel_Check(m, (OnnxError **)&ptr_out, NULL, e)); }
+static OnnxStatus n11(OnnxError *e) { return OnnxModel_CheckText(NULL, 5, NULL, NULL, e); }
+static OnnxStatus n12(OnnxError *e) { return OnnxModel_CheckWith(NULL, 0, NULL, NULL, NULL, e); }
+static OnnxStatus n13(OnnxError *e) { return OnnxModel_CheckTextWith(NULL, 5, 0, NULL, NULL, NULL, e); }
+static OnnxStatus n14(OnnxError *e) { return OnnxPrinter_Print(NULL, 0, &text_out, &len_out, e); }
+static OnnxStatus n15(OnnxError *e) { WITH_MODEL(OnnxPrinter_Print(m, 0, NULL, NULL, e)); }
+static OnnxStatus n16(OnnxError *e) { return OnnxPrinter_Write(NULL, 0, stdout, e); }
+static OnnxStatus n17(OnnxError *e) { WITH_MODEL(OnnxPrinter_Write(m, 0, NULL, e)); }
+static OnnxStatus n18(OnnxError *e) { return OnnxPrinter_WriteFile(NULL, 0, "never.onnxtxt", e); }
+static OnnxStatus n19(OnnxError *e) { WITH_MODEL(OnnxPrinter_WriteFile(m, 0, NULL, e)); }
+static OnnxStatus n20(OnnxError *e) { return OnnxPrinter_Dot(NULL, stdout, e); }
+static OnnxStatus n21(OnnxError *e) { WITH_MODEL(OnnxPrinter_Dot(m, NULL, e)); }
+static OnnxStatus n22(OnnxError *e) { return OnnxPrinter_DotFile(NULL, "never.dot", e); }
+static OnnxStatus n23(OnnxError *e) { WITH_MODEL(OnnxPrinter_DotFile(m, NULL, e)); }
+static OnnxStatus n24(OnnxError *e) { return OnnxValue_NewTensor(1, NULL, 1, NULL, (OnnxValue **)&ptr_out, e); }
+static OnnxStatus n25(OnnxError *e) { return OnnxValue_NewTensor(1, dims2, 1, NULL, NULL, e); }
+static OnnxStatus n26(OnnxError *e) { return OnnxValue_FromProto(NULL, (OnnxValue **)&ptr_out, e); }
+static OnnxStatus n27(OnnxError *e) { WITH_VALUE(OnnxValue_ToProto(v, NULL, NULL, e)); }
+static OnnxStatus n28(OnnxError *e) { return OnnxValue_ToProto(NULL, "x", &ptr_out, e); }
+static OnnxStatus n29(OnnxError *e) { return OnnxValue_ReadFile(NULL, ONNXTXT_VALUE_TENSOR, (OnnxValue **)&ptr_out, e); }
+static OnnxStatus n30(OnnxError *e) { return OnnxValue_ReadFile("x.pb", ONNXTXT_VALUE_TENSOR, NULL, e); }
+static OnnxStatus n31(OnnxError *e) { return OnnxValue_WriteFile(NULL, "x", "never.pb", e); }
+static OnnxStatus n32(OnnxError *e) { WITH_VALUE(OnnxValue_WriteFile(v, "x", NULL, e)); }
+static OnnxStatus n33(OnnxError *e) { return OnnxValue_Parse(NULL, 5, (OnnxValue **)&ptr_out, e); }
+static OnnxStatus n34(OnnxError *e) { return OnnxValue_Parse("int64 {7}", 9, NULL, e); }
+static OnnxStatus n35(OnnxError *e) { return OnnxValue_Print(NULL, &text_out, &len_out, e); }
+static OnnxStatus n36(OnnxError *e) { WITH_VALUE(OnnxValue_Print(v, NULL, NULL, e)); }
+static OnnxStatus n37(OnnxError *e) { return OnnxSession_New(NULL, (OnnxSession **)&ptr_out, e); }
+static OnnxStatus n38(OnnxError *e) { WITH_MODEL(OnnxSession_New(m, NULL, e)); }
+static OnnxStatus n39(OnnxError *e) { WITH_VALUE(OnnxSession_SetInput(NULL, "x", v, e)); }
+static OnnxStatus n40(OnnxError *e) { WITH_SESSION(OnnxSession_SetInput(s, NULL, NULL, e)); }
+static OnnxStatus n41(OnnxError *e) { WITH_SESSION(OnnxSession_SetInput(s, "x", NULL, e)); }
+static OnnxStatus n42(OnnxError *e) { return OnnxSession_Run(NULL, e); }
+static OnnxStatus n43(OnnxError *e) { return OnnxCase_Parse(NULL, 5, (OnnxCaseItem **)&ptr_out, &len_out, e); }
+static OnnxStatus n44(OnnxError *e) { return OnnxCase_Parse("", 0, NULL, NULL, e); }
+
+static OnnxStatus (*const status_calls[])(OnnxError *) = {
+	n01, n02, n03, n04, n05, n06, n07, n08, n09, n10, n11, n12, n13, n14, n15, n16, n17, n18, n19, n20, n21, n22,
+	n23, n24, n25, n26, n27, n28, n29, n30, n31, n32, n33, n34, n35, n36, n37, n38, n39, n40, n41, n42, n43, n44,
+};
+
+START_TEST(null_arguments_everywhere)
+{
+	OnnxError e;
+	memset(&e, 0x55, sizeof e);
+	char dir[] = "/tmp/onnxtxt-null-XXXXXX"; /* where a wrong call would write its file */
+	ck_assert_msg(mkdtemp(dir) && chdir(dir) == 0, "cannot make %s", dir);
+	OnnxStatus st = status_calls[_i](&e);
+	ck_assert_msg(st == ONNXTXT_ERR_ARG, "call %d: status %d, want ONNXTXT_ERR_ARG (%s)", _i + 1, st, e.message);
+	ck_assert_int_eq(e.code, ONNXTXT_ERR_ARG);
+	ck_assert_msg(strncmp(e.message, "invalid argument", 16) == 0, "call %d: message '%.80s'", _i + 1, e.message);
+	ck_assert_int_eq(status_calls[_i](NULL), ONNXTXT_ERR_ARG); /* err itself may be NULL */
+	ck_assert_msg(access("never.onnx", F_OK) && access("never.onnxtxt", F_OK) && access("never.dot", F_OK) &&
+			      access("never.pb", F_OK),
+		      "call %d wrote a file", _i + 1);
+	ck_assert_msg(chdir("/") == 0 && rmdir(dir) == 0, "call %d left something in %s", _i + 1, dir);
+}
+END_TEST
+
+/* The calls that return no status: a NULL object has nothing in it. */
+START_TEST(null_objects_are_empty)
+{
+	OnnxValue *v = vec2();
+	ck_assert_int_eq(OnnxValue_Kind(NULL), 0);
+	ck_assert_int_eq(OnnxValue_ElemType(NULL), 0);
+	ck_assert_uint_eq(OnnxValue_Rank(NULL), 0);
+	ck_assert_ptr_null(OnnxValue_Dims(NULL));
+	ck_assert_uint_eq(OnnxValue_Count(NULL), 0);
+	ck_assert_ptr_null(OnnxValue_Data(NULL));
+	ck_assert_ptr_null(OnnxValue_String(NULL, 0, NULL));
+	ck_assert_ptr_null(OnnxValue_Item(NULL, 0));
+	OnnxError verr;
+	ck_assert_int_eq(OnnxValue_Equal(NULL, NULL, 0, 0, NULL), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxValue_Equal(v, NULL, 0, 0, &verr), ONNXTXT_ERR_ARG);
+	ck_assert_str_eq(verr.message, "invalid argument: a value is NULL");
+	ck_assert_int_eq(OnnxValue_Equal(NULL, v, 0, 0, &verr), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxValue_Equal(v, v, 0, 0, NULL), ONNXTXT_OK);
+	OnnxValue_Free(NULL);
+	OnnxValue_Free(v);
+	ck_assert_uint_eq(OnnxSession_InputCount(NULL), 0);
+	int optional = 7;
+	ck_assert_ptr_null(OnnxSession_Input(NULL, 0, &optional));
+	ck_assert_ptr_null(OnnxSession_Input(NULL, 0, NULL));
+	ck_assert_int_eq(OnnxSession_InputKind(NULL, 0), 0);
+	ck_assert_uint_eq(OnnxSession_OutputCount(NULL), 0);
+	ck_assert_ptr_null(OnnxSession_OutputName(NULL, 0));
+	ck_assert_ptr_null(OnnxSession_Output(NULL, 0));
+	OnnxSession_Free(NULL);
+	OnnxCase_Free(NULL, 3);
+	OnnxProto_Free(NULL);
+	ck_assert_ptr_nonnull(OnnxLibrary_Version());
+}
+END_TEST
+
+/* OnnxError_Format with no error renders nothing; a NULL buffer is size 0 whatever size
+ * says. */
+START_TEST(format_null_arguments)
+{
+	char buf[64] = "x";
+	ck_assert_uint_eq(OnnxError_Format(NULL, "m.onnxtxt", "abc", 3, buf, sizeof buf), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_uint_eq(OnnxError_Format(NULL, NULL, NULL, 0, NULL, 0), 0);
+	OnnxError e;
+	memset(&e, 0, sizeof e);
+	strcpy(e.message, "m");
+	e.line = e.column = 1;
+	ck_assert_uint_eq(OnnxError_Format(&e, NULL, "abc", 3, NULL, 100), strlen("<stdin>:1:1: error: m\nabc\n^\n"));
+	/* text NULL with a length: no source line */
+	ck_assert_uint_eq(OnnxError_Format(&e, "f", NULL, 3, buf, sizeof buf), strlen("f:1:1: error: m\n"));
+}
+END_TEST
+
 static void add_loop(Suite *s, const char *name, const TTest *test, int n)
 {
 	TCase *tc = tcase_create(name);
@@ -655,9 +810,13 @@ int main(void)
 	add_loop(s, "trailing text is an error", trailing_text_is_an_error, NENTRIES);
 	add_loop(s, "null arguments", null_arguments, NENTRIES);
 	add_loop(s, "error fields and format", error_fields, NERRORS);
+	add_loop(s, "null arguments everywhere", null_arguments_everywhere,
+		 (int)(sizeof status_calls / sizeof status_calls[0]));
 	TCase *tc = tcase_create("api");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, binary_null_arguments);
+	tcase_add_test(tc, null_objects_are_empty);
+	tcase_add_test(tc, format_null_arguments);
 	tcase_add_test(tc, read_file_errors);
 	tcase_add_test(tc, one_free_releases_everything);
 	tcase_add_test(tc, nul_inside_strings_is_kept_in_bytes_fields);

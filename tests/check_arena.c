@@ -89,6 +89,42 @@ START_TEST(big_allocations)
 }
 END_TEST
 
+/* A reset arena (one streamed node after another) keeps its largest block, zeroed, and
+ * grows again from that size: after a node with megabytes of data, a node with a few KiB
+ * takes no new block, and after small nodes a 100 KiB one does not get an 8 MiB block
+ * (issue 16: every later node over 4 KiB used to get a fresh 8 MiB populated mapping). */
+START_TEST(reset_keeps_the_largest_block)
+{
+	ox_arena *a = ox_arena_new();
+	for (int i = 0; i < 40; i++) /* 20 MiB in 512 KiB pieces: blocks up to 8 MiB */
+		memset(ox_arena_alloc(a, 512u << 10), 0xff, 512u << 10);
+	ox_arena_reset(a);
+	size_t kept = ox_arena_bytes(a);
+	ck_assert_uint_ge(kept, 8u << 20);
+	for (int node = 0; node < 50; node++) {
+		unsigned char *p = ox_arena_alloc(a, 5000);
+		ck_assert(all_zero(p, 5000));
+		memset(p, 0xee, 5000);
+		ck_assert_uint_eq(ox_arena_bytes(a), kept); /* no new block */
+		ox_arena_reset(a);
+	}
+	ox_arena_free(a);
+
+	a = ox_arena_new();
+	ox_arena_alloc(a, 3000);
+	ox_arena_alloc(a, 3000); /* a second block: 8 KiB */
+	ox_arena_reset(a);
+	size_t small = ox_arena_bytes(a);
+	ck_assert_uint_lt(small, 16u << 10);
+	unsigned char *p = ox_arena_alloc(a, 100u << 10);
+	ck_assert(all_zero(p, 100u << 10));
+	ck_assert_uint_lt(ox_arena_bytes(a) - small, 256u << 10); /* its own size, not 8 MiB */
+	ox_arena_reset(a);
+	ck_assert_uint_lt(ox_arena_bytes(a), 256u << 10);
+	ox_arena_free(a);
+}
+END_TEST
+
 /* Sizes that cannot be allocated give NULL (never a short block), and the arena stays
  * usable. */
 START_TEST(impossible_sizes)
@@ -413,6 +449,7 @@ int main(void)
 	tcase_add_test(tc, zeroed_aligned_disjoint);
 	tcase_add_test(tc, zero_size);
 	tcase_add_test(tc, big_allocations);
+	tcase_add_test(tc, reset_keeps_the_largest_block);
 	tcase_add_test(tc, impossible_sizes);
 	tcase_add_test(tc, strndup_memdup);
 	suite_add_tcase(s, tc);

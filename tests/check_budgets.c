@@ -101,7 +101,7 @@ START_TEST(fan_out_plans_once_and_meets_the_deadline)
 	OnnxError e;
 	OnnxStatus st = run_limited(model, in, &lim, &e);
 	ck_assert_int_eq(st, ONNXTXT_ERR_LIMIT);
-	ck_assert_msg(strncmp(e.message, "node 0 (F0): ", 13) == 0, "%s", e.message);
+	ck_assert_msg(strncmp(e.message, "graph.node[0] (local.F0): ", 26) == 0, "%s", e.message);
 	const char *end = "time limit of 0.2 s reached";
 	ck_assert_msg(strlen(e.message) > strlen(end) && !strcmp(e.message + strlen(e.message) - strlen(end), end),
 		      "%s", e.message);
@@ -158,7 +158,7 @@ START_TEST(shared_bodies_keep_the_nesting_limit)
 	free(m);
 	m = chain(64, 1);
 	ck_assert_str_eq(session_error(m, &code),
-			 "node 0 (F1): function calls nest deeper than 64 (is the function recursive?)");
+			 "node[0] (local.F1): function calls nest deeper than 64 (is the function recursive?)");
 	ck_assert_int_eq(code, ONNXTXT_ERR_LIMIT);
 	free(m);
 }
@@ -219,7 +219,7 @@ START_TEST(memory_budget_refuses_a_huge_tensor)
 				    "g () => (float[N] y) <int64[1] shape = {1000000000}> { y = ConstantOfShape(shape) }",
 				    NULL, &lim, &e);
 	ck_assert_int_eq(st, ONNXTXT_ERR_LIMIT);
-	ck_assert_str_eq(e.message, "node 0 (ConstantOfShape): memory budget of 1 GiB exceeded (a new tensor of "
+	ck_assert_str_eq(e.message, "graph.node[0] (ConstantOfShape): memory budget of 1 GiB exceeded (a new tensor of "
 				    "4000000000 bytes, 0 bytes in use)");
 }
 END_TEST
@@ -240,7 +240,7 @@ START_TEST(memory_budget_counts_live_tensors)
 	ck_assert_msg(run_limited(model, in, &lim, &e) == ONNXTXT_OK, "%s", e.message);
 	lim.memory = 799;
 	ck_assert_int_eq(run_limited(model, in, &lim, &e), ONNXTXT_ERR_LIMIT);
-	ck_assert_str_eq(e.message, "node 1 (Add): memory budget of 799 bytes exceeded (a new tensor of 400 bytes, "
+	ck_assert_str_eq(e.message, "graph.node[1] (Add): memory budget of 799 bytes exceeded (a new tensor of 400 bytes, "
 				    "400 bytes in use)");
 	free(x.p);
 }
@@ -283,7 +283,7 @@ START_TEST(deadline_stops_a_loop)
 				    "    co = Identity(ci)\n    xo = Identity(xi)\n  }>\n}",
 				    NULL, &lim, &e);
 	ck_assert_int_eq(st, ONNXTXT_ERR_LIMIT);
-	ck_assert_str_eq(e.message, "node 0 (Loop): time limit of 0.2 s reached");
+	ck_assert_str_eq(e.message, "graph.node[0] (Loop): time limit of 0.2 s reached");
 }
 END_TEST
 
@@ -304,7 +304,7 @@ START_TEST(deadline_stops_a_scan)
 	ck_assert_int_eq(OnnxValue_NewTensor(ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, &n, 1, NULL, &xs, &e), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_SetInput(s, "xs", xs, &e), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &e), ONNXTXT_ERR_LIMIT);
-	ck_assert_str_eq(e.message, "node 0 (Scan): time limit of 0.05 s reached");
+	ck_assert_str_eq(e.message, "graph.node[0] (Scan): time limit of 0.05 s reached");
 	OnnxValue_Free(xs);
 	OnnxSession_Free(s);
 	OnnxProto_Free(m);
@@ -350,7 +350,7 @@ START_TEST(regex_nested_repetition_refused)
 {
 	OnnxError e;
 	ck_assert_int_eq(regex("((a{1000}){1000}){1000}", &e), ONNXTXT_ERR_EVAL);
-	ck_assert_str_eq(e.message, "node 0 (RegexFullMatch): pattern /((a{1000}){1000}){1000}/: repetition counts "
+	ck_assert_str_eq(e.message, "graph.node[0] (RegexFullMatch): pattern /((a{1000}){1000}){1000}/: repetition counts "
 				    "nested in each other multiply to more than 1000 (RE2's limit) (inputs: string[1])");
 	ck_assert_int_eq(regex("(?:a{2}|b{600}){2}", &e), ONNXTXT_ERR_EVAL);
 	ck_assert_int_eq(regex("(a{10}){101}", &e), ONNXTXT_ERR_EVAL);

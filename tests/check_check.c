@@ -91,7 +91,15 @@ START_TEST(corpus_file_gives_its_problems)
 }
 END_TEST
 
-/* A binary model gets the same messages, without places. */
+/* A binary model gets the same messages, without places and without the hints that are
+ * about the text syntax ("(write a float literal: 1.0, not 1)"): each binary message is
+ * the text one, or the text one up to its hint in parentheses. */
+static bool same_but_text_hint(const char *bin, const char *txt)
+{
+	size_t n = strlen(bin);
+	return !strcmp(bin, txt) || (!strncmp(bin, txt, n) && !strncmp(txt + n, " (write ", 8));
+}
+
 START_TEST(corpus_file_from_binary)
 {
 	const char *name = check_files[_i];
@@ -109,7 +117,8 @@ START_TEST(corpus_file_from_binary)
 	ck_assert_int_eq(OnnxModel_CheckText(text, len, &txt, &ntxt, &err), st);
 	ck_assert_uint_eq(nbin, ntxt);
 	for (size_t i = 0; i < nbin; i++) {
-		ck_assert_str_eq(bin[i].message, txt[i].message);
+		ck_assert_msg(same_but_text_hint(bin[i].message, txt[i].message), "%s: binary '%s', text '%s'", name,
+			      bin[i].message, txt[i].message);
 		ck_assert_uint_eq(bin[i].line, 0);
 		ck_assert_int_eq(bin[i].code, txt[i].code);
 	}
@@ -310,6 +319,42 @@ START_TEST(tensor_rules)
 	w->has_data_location = 0;
 	w->dims[0] = 0;
 	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has no elements but has raw_data");
+	/* dims whose product wraps around 64 bits are not "no elements"; a later 0 still empties */
+	int64_t big[3] = {INT64_C(1) << 32, INT64_C(1) << 32, 4}, *dims = w->dims;
+	size_t ndims = w->n_dims;
+	w->dims = big;
+	w->n_dims = 3;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has too many elements: the product of "
+					   "its dims does not fit in 64 bits");
+	big[2] = 0;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has no elements but has raw_data");
+	big[1] = -3;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has a negative dimension: dims[1] is -3");
+	w->dims = dims;
+	w->n_dims = ndims;
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* An ir_version varint that decodes to -1 is there, but wrong: not "missing". */
+START_TEST(header_rules)
+{
+	Onnx__ModelProto *m = relu_model();
+	m->ir_version = -1;
+	ck_assert_str_eq(model_problem(m), "ir_version is -1; an IR version is a positive number");
+	uint8_t *bytes;
+	size_t len;
+	OnnxError err;
+	ck_assert_int_eq(OnnxBinary_Write(m, (void **)&bytes, &len, &err), ONNXTXT_OK);
+	ck_assert_uint_eq(bytes[0], 0x08); /* field 1, the IR version: ten bytes of varint */
+	ck_assert_uint_eq(bytes[10], 0x01);
+	Onnx__ModelProto *b;
+	ck_assert_int_eq(OnnxBinary_Read(bytes, len, &b, &err), ONNXTXT_OK);
+	ck_assert_str_eq(model_problem(b), "ir_version is -1; an IR version is a positive number");
+	OnnxProto_Free(b);
+	free(bytes);
+	m->has_ir_version = 0;
+	ck_assert_str_eq(model_problem(m), "ir_version is missing");
 	OnnxProto_Free(m);
 }
 END_TEST
@@ -435,13 +480,27 @@ START_TEST(attribute_rules)
 	a->has_type = 0;
 	ck_assert_str_eq(model_problem(m), "graph.node[0] (LeakyRelu): attribute 'alpha' has no type");
 	a->has_type = 1;
+	/* an int where a float is required: the hint about float literals is for text only */
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+	a->has_f = 0;
+	a->has_i = 1;
+	ck_assert_str_eq(model_problem(m), "graph.node[0] (LeakyRelu): attribute 'alpha' must be float, not int");
+	const char *txt = HEAD "g (float[N] p) => (float[N] y) { y = LeakyRelu <alpha = 1> (p) }";
+	OnnxError err;
+	ck_assert_int_eq(OnnxModel_CheckText(txt, strlen(txt), NULL, NULL, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_str_eq(err.message, "graph.node[0] (LeakyRelu): attribute 'alpha' must be float, not int "
+				      "(write a float literal: 1.0, not 1)");
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+	a->has_f = 1;
+	a->has_i = 0;
 	a->name = "";
 	ck_assert_str_eq(model_problem(m), "graph.node[0] (LeakyRelu): an attribute has no name");
 	OnnxProto_Free(m);
 }
 END_TEST
 
-/* At most ONNXTXT_MAX_PROBLEMS problems are collected. */
+/* At most ONNXTXT_MAX_PROBLEMS problems are collected, or as many as the caller says;
+ * the total counts them all. */
 START_TEST(problem_limit)
 {
 	char *text = NULL;
@@ -458,6 +517,32 @@ START_TEST(problem_limit)
 	ck_assert_uint_eq(count, ONNXTXT_MAX_PROBLEMS);
 	ck_assert_str_eq(show(&problems[count - 1]), "103:15: graph.node[100] (Relu): input 'u99' is not defined anywhere");
 	free(problems);
+	/* a limit of one's own, and the total found past it */
+	size_t total = 0;
+	ck_assert_int_eq(OnnxModel_CheckTextWith(text, size, 5, &problems, &count, &total, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(count, 5);
+	ck_assert_uint_eq(total, 2 * ONNXTXT_MAX_PROBLEMS);
+	free(problems);
+	ck_assert_int_eq(OnnxModel_CheckTextWith(text, size, 0, &problems, &count, &total, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(count, 2 * ONNXTXT_MAX_PROBLEMS);
+	ck_assert_uint_eq(total, count);
+	ck_assert_str_eq(show(&problems[count - 1]), "203:16: graph.node[200] (Relu): input 'u199' is not defined anywhere");
+	free(problems);
+	/* the same from a model, without places */
+	Onnx__ModelProto *m = tu_model(text);
+	ck_assert_int_eq(OnnxModel_CheckWith(m, 3, &problems, &count, &total, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(count, 3);
+	ck_assert_uint_eq(total, 2 * ONNXTXT_MAX_PROBLEMS);
+	ck_assert_str_eq(err.message, problems[0].message);
+	free(problems);
+	/* the total alone, and 0 for a valid model */
+	ck_assert_int_eq(OnnxModel_CheckWith(m, 1, NULL, NULL, &total, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(total, 2 * ONNXTXT_MAX_PROBLEMS);
+	OnnxProto_Free(m);
+	const char *ok = HEAD "g (float[N] p) => (float[N] y) { y = Relu (p) }";
+	total = 99;
+	ck_assert_int_eq(OnnxModel_CheckTextWith(ok, strlen(ok), 1, NULL, NULL, &total, &err), ONNXTXT_OK);
+	ck_assert_uint_eq(total, 0);
 	free(text);
 }
 END_TEST
@@ -521,6 +606,7 @@ int main(void)
 	tcase_add_test(tc, default_domain_and_versions);
 	tcase_add_test(tc, functions);
 	tcase_add_test(tc, tensor_rules);
+	tcase_add_test(tc, header_rules);
 	tcase_add_test(tc, attribute_rules);
 	tcase_add_test(tc, binary_tensor_rules);
 	tcase_add_test(tc, binary_external_and_types);

@@ -67,89 +67,89 @@ static const struct failure {
 	const char *error;
 } failures[] = {
 	{HEAD "g (c) => (y) { y = If (c) <" BRANCHES "> }", {"c=float[1] {1}"},
-	 "node 0 (If): cond must be a bool tensor of one element, not float[1] (inputs: float[1])"},
+	 "graph.node[0] (If): cond must be a bool tensor of one element, not float[1] (inputs: float[1])"},
 	{HEAD "g (c) => (y) { y = If (c) <then_branch = t () => (r, s) { r = " CONST_F(1) " s = Identity(r) },"
 	      " else_branch = e () => (r) { r = " CONST_F(2) " }> }",
-	 {"c=bool {1}"}, "node 0 (If): attribute 'then_branch' has 2 outputs, If 1 (they must match) (inputs: bool[])"},
+	 {"c=bool {1}"}, "graph.node[0] (If): attribute 'then_branch' has 2 outputs, If 1 (they must match) (inputs: bool[])"},
 	{HEAD "g (M, v0) => (v, vs) { v, vs = Loop (M, , v0) <body = b (i, k, v) => (k2, v2, s) {"
 	      " k2 = Identity(k) v2 = Constant <value = float[2] {1, 2}> () s = Identity(v) }> }",
 	 {"M=int64 {3}", "v0=float[1] {1}"},
-	 "node 0 (Loop): scan output 0: iteration 1 gives float[2], iteration 0 gave float[1] (every iteration must "
+	 "graph.node[0] (Loop): scan output 0: iteration 1 gives float[2], iteration 0 gave float[1] (every iteration must "
 	 "give one type and shape) (inputs: int64[], (none), float[1])"},
 	/* the carried value turns from bool to float, which the If of the second iteration rejects */
 	{HEAD "g (M, c0) => (c) { c = Loop (M, , c0) <body = b (i, k, c) => (k2, c2) { k2 = Identity(k)"
 	      " c2 = If (c) <" BRANCHES "> }> }",
 	 {"M=int64 {3}", "c0=bool {1}"},
-	 "node 0 (Loop): iteration 1: in attribute 'body': node 1 (If): cond must be a bool tensor of one element, not "
+	 "graph.node[0] (Loop): iteration 1: in attribute 'body': node[1] (If): cond must be a bool tensor of one element, not "
 	 "float[] (inputs: float[]) (inputs: int64[], (none), bool[])"},
 	{HEAD "g (M) => (c) { c = Loop (M, ) <body = b (i) => (k) { k = Constant <value = bool {1}> () }> }",
 	 {"M=int64 {3}"},
-	 "node 0 (Loop): attribute 'body' has 1 inputs and 1 outputs; expected 2 inputs (iteration, condition, 0 "
+	 "graph.node[0] (Loop): attribute 'body' has 1 inputs and 1 outputs; expected 2 inputs (iteration, condition, 0 "
 	 "loop-carried values) (inputs: int64[])"},
 	{HEAD "g (M, x) => (c) { c = Loop (M, , x) <body = b (i, k, v) => (k2, v2) { k2 = Identity(k) v2 = Identity(v) }> }",
 	 {"M=float {3}", "x=float {3}"},
-	 "node 0 (Loop): M must be an int64 tensor of one element, not float[] (inputs: float[], (none), float[])"},
+	 "graph.node[0] (Loop): M must be an int64 tensor of one element, not float[] (inputs: float[], (none), float[])"},
 	{HEAD "g (M, x) => (c) { c = Loop (M, , x) <body = b (i, k, v) => (k2, v2) { k2 = Identity(v) v2 = Identity(v) }> }",
 	 {"M=int64 {2}", "x=float {3}"},
-	 "node 0 (Loop): the body's condition output must be a bool tensor of one element, not float[] (inputs: "
+	 "graph.node[0] (Loop): the body's condition output must be a bool tensor of one element, not float[] (inputs: "
 	 "int64[], (none), float[])"},
 	{HEAD "g (s0, A, B) => (s) { s = Scan (s0, A, B) <num_scan_inputs = 2, body = b (a, x, y) => (a2) {"
 	      " a2 = Identity(a) }> }",
 	 {"s0=float {0}", "A=float[3] {1, 2, 3}", "B=float[2] {1, 2}"},
-	 "node 0 (Scan): scan input 1 has 2 elements along its scan axis, scan input 0 3 (inputs: float[], float[3], "
+	 "graph.node[0] (Scan): scan input 1 has 2 elements along its scan axis, scan input 0 3 (inputs: float[], float[3], "
 	 "float[2])"},
 	{HEAD "g (s0, A) => (s) { s = Scan (s0, A) <num_scan_inputs = 3, body = b (a, x) => (a2) { a2 = Identity(a) }> }",
 	 {"s0=float {0}", "A=float[3] {1, 2, 3}"},
-	 "node 0 (Scan): attribute 'num_scan_inputs' is 3; expected 1 to 2, the inputs given (inputs: float[], float[3])"},
+	 "graph.node[0] (Scan): attribute 'num_scan_inputs' is 3; expected 1 to 2, the inputs given (inputs: float[], float[3])"},
 	{HEAD "g (s0, A) => (s) { s = Scan (s0, A) <num_scan_inputs = 1, scan_input_axes = [-2], body = b (a, x) => (a2)"
 	      " { a2 = Identity(a) }> }",
 	 {"s0=float {0}", "A=float[3] {1, 2, 3}"},
-	 "node 0 (Scan): scan_input_axes[0] is -2, out of range for scan input 0 of rank 1 (inputs: float[], float[3])"},
+	 "graph.node[0] (Scan): scan_input_axes[0] is -2, out of range for scan input 0 of rank 1 (inputs: float[], float[3])"},
 	{"<ir_version: 8, opset_import: [\"\" : 8]>\n"
 	 "g (L, s0, A) => (s) { s = Scan (L, s0, A) <num_scan_inputs = 1, body = b (a, x) => (a2) { a2 = Identity(a) }> }",
 	 {"L=int64[1] {4}", "s0=float[1] {0}", "A=float[1, 3] {1, 2, 3}"},
-	 "node 0 (Scan): sequence_lens[0] is 4; expected 0 to 3 (inputs: int64[1], float[1], float[1,3])"},
+	 "graph.node[0] (Scan): sequence_lens[0] is 4; expected 0 to 3 (inputs: int64[1], float[1], float[1,3])"},
 	{HEAD "g (S, Q) => (Y) { Y = SequenceMap (S, Q) <body = b (x, q) => (y) { y = Identity(x) }> }",
 	 {"S=[float {1}, float {2}]", "Q=[float {1}]"},
-	 "node 0 (SequenceMap): input 1 is a sequence of 1 items, input 0 of 2 (they must match) (inputs: sequence of 2, "
+	 "graph.node[0] (SequenceMap): input 1 is a sequence of 1 items, input 0 of 2 (they must match) (inputs: sequence of 2, "
 	 "sequence of 1)"},
 	{HEAD "g (S) => (Y) { Y = SequenceMap (S) <body = b (x) => (y) { y = Identity(x) }> }", {"S=float {1}"},
-	 "node 0 (SequenceMap): input 0 must be a sequence (inputs: float[])"},
+	 "graph.node[0] (SequenceMap): input 0 must be a sequence (inputs: float[])"},
 	{HEAD "g (S, O) => (Y) { Y = SequenceMap (S, O) <body = b (x, o) => (y) { y = Identity(o) }> }",
 	 {"S=[float {1}]", "O=none"},
-	 "node 0 (SequenceMap): iteration 0: output 0 of the body is an optional; expected a tensor (inputs: sequence of "
+	 "graph.node[0] (SequenceMap): iteration 0: output 0 of the body is an optional; expected a tensor (inputs: sequence of "
 	 "1, optional of 0)"},
 	{HEAD "g (X, W, R) => (Y) { Y = RNN <hidden_size = 3> (X, W, R) }",
 	 {"X=float[1, 1, 2] {1, 2}", "W=float[1, 3, 3] {1, 2, 3, 4, 5, 6, 7, 8, 9}", "R=float[1, 3, 3] {1, 2, 3, 4, 5, 6, 7, 8, 9}"},
-	 "node 0 (RNN): W has shape [1,3,3]; expected [num_directions, hidden_size, input_size] = [1,?,2] (inputs: "
+	 "graph.node[0] (RNN): W has shape [1,3,3]; expected [num_directions, hidden_size, input_size] = [1,?,2] (inputs: "
 	 "float[1,1,2], float[1,3,3], float[1,3,3])"},
 	{HEAD "g (X, W, R) => (Y) { Y = GRU <hidden_size = 2> (X, W, R) }",
 	 {"X=float[1, 1, 1] {1}", "W=float[1, 3, 1] {1, 2, 3}", "R=float[1, 3, 1] {1, 2, 3}"},
-	 "node 0 (GRU): attribute 'hidden_size' is 2, but W has 3 rows per direction, 3*hidden_size (inputs: "
+	 "graph.node[0] (GRU): attribute 'hidden_size' is 2, but W has 3 rows per direction, 3*hidden_size (inputs: "
 	 "float[1,1,1], float[1,3,1], float[1,3,1])"},
 	{HEAD "g (X, W, R) => (Y) { Y = RNN <activations = [\"Swish\"]> (X, W, R) }",
 	 {"X=float[1, 1, 1] {1}", "W=float[1, 1, 1] {1}", "R=float[1, 1, 1] {1}"},
-	 "node 0 (RNN): attribute 'activations': 'Swish' is not an activation function of the recurrent operators "
+	 "graph.node[0] (RNN): attribute 'activations': 'Swish' is not an activation function of the recurrent operators "
 	 "(inputs: float[1,1,1], float[1,1,1], float[1,1,1])"},
 	{HEAD "g (X, W, R) => (Y) { Y = LSTM <activations = [\"Sigmoid\", \"Tanh\"]> (X, W, R) }",
 	 {"X=float[1, 1, 1] {1}", "W=float[1, 4, 1] {1, 2, 3, 4}", "R=float[1, 4, 1] {1, 2, 3, 4}"},
-	 "node 0 (LSTM): attribute 'activations' has 2 functions; expected 3 (3 for each direction) (inputs: "
+	 "graph.node[0] (LSTM): attribute 'activations' has 2 functions; expected 3 (3 for each direction) (inputs: "
 	 "float[1,1,1], float[1,4,1], float[1,4,1])"},
 	{HEAD "g (X, W, R) => (Y) { Y = RNN <direction = \"both\"> (X, W, R) }",
 	 {"X=float[1, 1, 1] {1}", "W=float[1, 1, 1] {1}", "R=float[1, 1, 1] {1}"},
-	 "node 0 (RNN): attribute 'direction' must be forward, reverse or bidirectional (inputs: float[1,1,1], "
+	 "graph.node[0] (RNN): attribute 'direction' must be forward, reverse or bidirectional (inputs: float[1,1,1], "
 	 "float[1,1,1], float[1,1,1])"},
 	{HEAD "g (X, W, R, L) => (Y) { Y = RNN (X, W, R, , L) }",
 	 {"X=float[1, 1, 1] {1}", "W=float[1, 1, 1] {1}", "R=float[1, 1, 1] {1}", "L=int32[1] {2}"},
-	 "node 0 (RNN): sequence_lens[0] is 2; expected 0 to seq_length, 1 (inputs: float[1,1,1], float[1,1,1], "
+	 "graph.node[0] (RNN): sequence_lens[0] is 2; expected 0 to seq_length, 1 (inputs: float[1,1,1], float[1,1,1], "
 	 "float[1,1,1], (none), int32[1])"},
 	{HEAD "g (X, W, R) => (Y) { Y = RNN (X, W, R) }",
 	 {"X=int64[1, 1, 1] {1}", "W=float[1, 1, 1] {1}", "R=float[1, 1, 1] {1}"},
-	 "node 0 (RNN): X is int64; expected float, double, float16 or bfloat16 (inputs: int64[1,1,1], float[1,1,1], "
+	 "graph.node[0] (RNN): X is int64; expected float, double, float16 or bfloat16 (inputs: int64[1,1,1], float[1,1,1], "
 	 "float[1,1,1])"},
 	{HEAD "g (X, W, R, H) => (Y) { Y = RNN (X, W, R, , , H) }",
 	 {"X=float[1, 1, 1] {1}", "W=float[1, 1, 1] {1}", "R=float[1, 1, 1] {1}", "H=double[1, 1, 1] {1}"},
-	 "node 0 (RNN): initial_h is double; expected float, the type of X (inputs: float[1,1,1], float[1,1,1], "
+	 "graph.node[0] (RNN): initial_h is double; expected float, the type of X (inputs: float[1,1,1], float[1,1,1], "
 	 "float[1,1,1], (none), (none), double[1,1,1])"},
 };
 

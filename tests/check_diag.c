@@ -33,7 +33,12 @@ static const struct {
 	{"a\n\"\xc3\xa9\xe4\xb8\xad\" x", 10, 2, 6},
 	{"a\r\nb", 1, 1, 2}, /* CR is an ordinary character */
 	{"a\r\nb", 3, 2, 1},
-	{"a\rb", 2, 1, 3},   /* a lone CR does not end a line */
+	{"a\rb", 2, 2, 1},   /* a lone CR ends a line (CR-only files) */
+	{"a\rb", 1, 1, 2},
+	{"a\r\rb", 3, 3, 1},
+	{"\xef\xbb\xbf" "ab", 4, 1, 2}, /* a byte-order mark is not a column */
+	{"\xef\xbb\xbf" "ab", 3, 1, 1},
+	{"\xef\xbb\xbf", 0, 1, 1},
 };
 
 START_TEST(locate)
@@ -121,14 +126,13 @@ START_TEST(format_long_line)
 	memset(t, 'a', sizeof t - 1);
 	memcpy(t + 600, "XY", 2);
 	OnnxError e = at(t, 600, 2, "here");
-	char want[1024], line[401];
-	memcpy(line, t + 400, 400);
-	line[400] = '\0';
-	snprintf(want, sizeof want, "<stdin>:1:601: error: here\n...%s...\n%*s^~\n", line, 203, "");
+	char want[1024], line[101];
+	memcpy(line, t + 560, 100); /* 40 characters before the caret, 100 in all */
+	line[100] = '\0';
+	snprintf(want, sizeof want, "<stdin>:1:601: error: here\n...%s...\n%*s^~\n", line, 43, "");
 	expect_format(&e, NULL, t, want);
 	e = at(t, 0, 1, "start");
-	memcpy(line, t, 200);
-	line[200] = '\0';
+	memcpy(line, t, 100);
 	snprintf(want, sizeof want, "<stdin>:1:1: error: start\n%s...\n^\n", line);
 	expect_format(&e, NULL, t, want);
 	e.code = ONNXTXT_WARNING;
@@ -246,6 +250,105 @@ START_TEST(format_long_file_name)
 	OnnxError e = at("abc", 1, 1, "m");
 	snprintf(want, sizeof want, "%s:1:2: error: m\nabc\n ^\n", name);
 	expect_format(&e, name, "abc", want);
+}
+END_TEST
+
+/* A long line is shown as a window of 100 characters around the caret with "..." where it
+ * was cut (40 characters before the caret when there are that many), so an error in a 5 MB
+ * one-line model prints a few hundred bytes, not the line and 5 MB of spaces. */
+START_TEST(format_long_line_clipped)
+{
+	size_t len = 5u << 20;
+	char *t = malloc(len + 1);
+	for (size_t i = 0; i < len; i++)
+		t[i] = (char)('a' + i % 26);
+	t[len] = '\0';
+	OnnxError e = at(t, len / 2, 3, "middle");
+	char want[512], *buf = malloc(1024);
+	size_t ws = len / 2 - 40;
+	int n = snprintf(want, sizeof want, "<stdin>:1:%zu: error: middle\n...%.100s...\n%44s~~\n", len / 2 + 1,
+			 t + ws, "^");
+	ck_assert_uint_eq(OnnxError_Format(&e, NULL, t, len, buf, 1024), (size_t)n);
+	ck_assert_str_eq(buf, want);
+	/* near the start: no "..." before; near the end: the window ends with the line */
+	e = at(t, 10, 1, "start");
+	snprintf(want, sizeof want, "<stdin>:1:11: error: start\n%.100s...\n%11s\n", t, "^");
+	OnnxError_Format(&e, NULL, t, len, buf, 1024);
+	ck_assert_str_eq(buf, want);
+	e = at(t, len - 5, 9, "end");
+	snprintf(want, sizeof want, "<stdin>:1:%zu: error: end\n...%s\n%99s~~~~\n", len - 4, t + len - 100, "^");
+	OnnxError_Format(&e, NULL, t, len, buf, 1024);
+	ck_assert_str_eq(buf, want);
+	free(buf);
+	free(t);
+}
+END_TEST
+
+/* The window counts characters, not bytes, and never cuts a UTF-8 sequence; a line of
+ * exactly 100 characters is shown whole. */
+START_TEST(format_long_line_utf8)
+{
+	char t[1024] = "", want[2048];
+	for (int i = 0; i < 150; i++)
+		strcat(t, "\xc3\xa9"); /* 150 x 'é', 300 bytes */
+	OnnxError e = at(t, 200, 2, "utf8");
+	ck_assert_uint_eq(e.column, 101);
+	char body[512] = "";
+	for (int i = 0; i < 100; i++)
+		strcat(body, "\xc3\xa9");
+	snprintf(want, sizeof want, "<stdin>:1:101: error: utf8\n...%s\n%54s\n", body, "^");
+	expect_format(&e, NULL, t, want);
+	t[200] = '\0'; /* 100 characters */
+	e = at(t, 0, 2, "whole");
+	snprintf(want, sizeof want, "<stdin>:1:1: error: whole\n%s\n^\n", t);
+	expect_format(&e, NULL, t, want);
+}
+END_TEST
+
+/* A UTF-8 byte-order mark at the start is skipped: the text parses, and positions and
+ * the echoed line are as without it. */
+START_TEST(byte_order_mark)
+{
+	Onnx__GraphProto *g;
+	OnnxError e;
+	const char *ok = "\xef\xbb\xbf" "g () => () {}";
+	ck_assert_int_eq(OnnxParser_ParseGraph(ok, strlen(ok), &g, &e), ONNXTXT_OK);
+	OnnxProto_Free(g);
+	const char *bad = "\xef\xbb\xbf" "g (x => (y) {}";
+	ck_assert_int_eq(OnnxParser_ParseGraph(bad, strlen(bad), &g, &e), ONNXTXT_ERR_SYNTAX);
+	ck_assert_uint_eq(e.line, 1);
+	ck_assert_uint_eq(e.column, 6);
+	ck_assert_uint_eq(e.offset, 8);
+	char buf[256];
+	OnnxError_Format(&e, NULL, bad, strlen(bad), buf, sizeof buf);
+	ck_assert_str_eq(buf, "<stdin>:1:6: error: expected ')', ',' or '=' after 'x', found '=>'\n"
+			      "g (x => (y) {}\n"
+			      "     ^~\n");
+	/* only at the start: elsewhere it is an unexpected character */
+	const char *mid = "g () => () {}\xef\xbb\xbf";
+	ck_assert_int_eq(OnnxParser_ParseGraph(mid, strlen(mid), &g, &e), ONNXTXT_ERR_SYNTAX);
+}
+END_TEST
+
+/* CR-only line ends (old Mac files) count as lines, and end comments and annotations. */
+START_TEST(cr_only_lines)
+{
+	Onnx__GraphProto *g;
+	OnnxError e;
+	const char *t = "# a comment\rg (x) => (y)\r{\r  y = Foo <a = 1e> (x)\r}";
+	ck_assert_int_eq(OnnxParser_ParseGraph(t, strlen(t), &g, &e), ONNXTXT_ERR_SYNTAX);
+	ck_assert_uint_eq(e.line, 4);
+	ck_assert_uint_eq(e.column, 16);
+	char buf[256];
+	OnnxError_Format(&e, "m.onnxtxt", t, strlen(t), buf, sizeof buf);
+	ck_assert_str_eq(buf, "m.onnxtxt:4:16: error: malformed number: the exponent has no digits\n"
+			      "  y = Foo <a = 1e> (x)\n"
+			      "               ^~\n");
+	const char *ok = "# c\r#@ doc_string: \"d\"\rg (x) => (y)\r{\r  y = Relu (x)\r}\r";
+	ck_assert_int_eq(OnnxParser_ParseGraph(ok, strlen(ok), &g, &e), ONNXTXT_OK);
+	ck_assert_str_eq(g->doc_string, "d");
+	ck_assert_uint_eq(g->n_node, 1);
+	OnnxProto_Free(g);
 }
 END_TEST
 
@@ -439,11 +542,15 @@ int main(void)
 	tcase_add_test(tc, format_short_buffer);
 	tcase_add_test(tc, format_long_message);
 	tcase_add_test(tc, format_long_file_name);
+	tcase_add_test(tc, format_long_line_clipped);
+	tcase_add_test(tc, format_long_line_utf8);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("messages");
 	tcase_add_loop_test(tc, syntax_messages, 0, sizeof messages / sizeof messages[0]);
 	tcase_add_test(tc, error_struct_end_to_end);
+	tcase_add_test(tc, byte_order_mark);
+	tcase_add_test(tc, cr_only_lines);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -152,7 +152,7 @@ START_TEST(equal_reports_first_mismatch)
 	ck_assert_int_eq(OnnxValue_Equal(n1, n2, 0, 0, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxValue_Equal(n1, a, 0, 0, NULL), ONNXTXT_ERR_MISMATCH);
 	ck_assert_int_eq(OnnxValue_Equal(NULL, a, 0, 0, &verr), ONNXTXT_ERR_ARG);
-	ck_assert_str_eq(verr.message, "a value is missing");
+	ck_assert_str_eq(verr.message, "invalid argument: a value is NULL");
 	OnnxValue_Free(a), OnnxValue_Free(b), OnnxValue_Free(c), OnnxValue_Free(n1), OnnxValue_Free(n2);
 }
 END_TEST
@@ -209,15 +209,15 @@ static const struct structural {
 	const char *error;
 } structural[] = {
 	{HEAD "g (float x) => (float y) { y = Identity(z) }", ONNXTXT_ERR_EVAL,
-	 "node 0 (Identity): input 'z' is not defined"},
+	 "graph.node[0] (Identity): input 'z' is not defined"},
 	{HEAD "g (float x) => (float y) { y = Identity(t) t = Identity(x) }", ONNXTXT_ERR_EVAL,
-	 "node 0 (Identity): input 't' is used before node 1 defines it (nodes must be in topological order)"},
+	 "graph.node[0] (Identity): input 't' is used before node[1] defines it (nodes must be in topological order)"},
 	{HEAD "g (float x) => (float y) { y = Identity(x) y = Identity(x) }", ONNXTXT_ERR_EVAL,
-	 "node 1 (Identity): output 'y' is already defined (each name is assigned once)"},
+	 "graph.node[1] (Identity): output 'y' is already defined (each name is assigned once)"},
 	{HEAD "g (float x) => (float y) { [n] y = NoSuchOp(x) }", ONNXTXT_ERR_UNSUPPORTED,
-	 "node 0 'n' (NoSuchOp): operator NoSuchOp is not supported"},
+	 "graph.node[0] (NoSuchOp): operator NoSuchOp is not supported"},
 	{HEAD "g (float x) => (float y) { y = other.Op(x) }", ONNXTXT_ERR_EVAL,
-	 "node 0 (Op): domain 'other' is not imported (opset_import)"},
+	 "graph.node[0] (other.Op): domain 'other' is not imported (opset_import)"},
 	{HEAD "g (float x) => (float y, float z) { y = Identity(x) }", ONNXTXT_ERR_EVAL,
 	 "graph 'g': output 'z' is never computed"},
 	{HEAD "g (float x, float x) => (float y) { y = Identity(x) }", ONNXTXT_ERR_EVAL,
@@ -318,21 +318,21 @@ START_TEST(sessions_check_attributes_against_the_schema)
 {
 	OnnxStatus code;
 	ck_assert_str_eq(session_error(HEAD "g (float[2] x) => (float[2] y) { [act] y = LeakyRelu <alpah = 0.5> (x) }", &code),
-			 "node 0 'act' (LeakyRelu): unknown attribute 'alpah' (LeakyRelu has none such at opset 17; "
+			 "graph.node[0] (LeakyRelu): unknown attribute 'alpah' (LeakyRelu has none such at opset 17; "
 			 "did you mean 'alpha'?)");
 	ck_assert_int_eq(code, ONNXTXT_ERR_EVAL);
 	ck_assert_str_eq(session_error("<ir_version: 8, opset_import: [\"\" : 11]>\n"
 				       "g (float[3] x, int64[1] i, float[1] u) => (float[3] y) "
 				       "{ y = ScatterElements <reduction = \"add\"> (x, i, u) }", &code),
-			 "node 0 (ScatterElements): unknown attribute 'reduction' (ScatterElements has none such at "
+			 "graph.node[0] (ScatterElements): unknown attribute 'reduction' (ScatterElements has none such at "
 			 "opset 11)");
 	ck_assert_str_eq(session_error(HEAD "g (float[2] x) => (float[2] y) { y = LeakyRelu <alpha = 1> (x) }", &code),
-			 "node 0 (LeakyRelu): attribute 'alpha' must be float, not int");
+			 "graph.node[0] (LeakyRelu): attribute 'alpha' must be float, not int");
 	ck_assert_str_eq(session_error(HEAD "g (float[2] a) => (float y) { y = Concat (a, a) }", &code),
-			 "node 0 (Concat): required attribute 'axis' is missing");
+			 "graph.node[0] (Concat): required attribute 'axis' is missing");
 	ck_assert_str_eq(session_error("<ir_version: 8, opset_import: [\"\" : 19]>\n"
 				       "g (float[2] x) => (float[2] y) { y = Gelu (x) }", &code),
-			 "node 0 (Gelu): the operator first appears in opset 20, but the model imports opset 19");
+			 "graph.node[0] (Gelu): the operator first appears in opset 20, but the model imports opset 19");
 }
 END_TEST
 
@@ -363,10 +363,54 @@ START_TEST(kernel_errors_name_the_node)
 	OnnxValue *x = value("float[2] {1, 2}");
 	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
-	ck_assert_str_eq(err.message, "node 0 'make' (Constant): one of the value attributes is required");
+	ck_assert_str_eq(err.message, "graph.node[0] (Constant): one of the value attributes is required");
 	OnnxValue_Free(x);
 	OnnxSession_Free(s);
 	OnnxProto_Free(m);
+}
+END_TEST
+
+/* Evaluator errors carry the node's path (as check writes it) in err.path, and
+ * OnnxModel_LocateText places them in the text, at the node's op type. */
+START_TEST(errors_carry_the_node_path)
+{
+	const char *text = HEAD "g (float[3] x) => (float[1] y) {\n"
+			   "  idx = Constant <value = int64[1] {7}> ()\n"
+			   "  y = Gather <axis = 0> (x, idx)\n}";
+	Onnx__ModelProto *m;
+	OnnxSession *s = session(text, &m);
+	OnnxError err;
+	OnnxValue *x = value("float[3] {1, 2, 3}");
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.path, "graph.node[1]");
+	ck_assert_uint_eq(err.line, 0);
+	ck_assert_int_eq(OnnxModel_LocateText(text, strlen(text), &err), ONNXTXT_OK);
+	ck_assert_uint_eq(err.line, 4);
+	ck_assert_uint_eq(err.column, 7);
+	ck_assert_uint_eq(err.length, 6);
+	ck_assert_uint_eq(err.offset, (size_t)(strstr(text, "Gather") - text));
+	ck_assert_str_eq(err.message, "graph.node[1] (Gather): index 7 is out of range for axis 0 of dim 3 (inputs: "
+				      "float[3], int64[1])");
+	/* a path the text does not have, or no path: err is left as it was */
+	OnnxError other = err;
+	strcpy(other.path, "graph.node[9]");
+	other.line = 0;
+	ck_assert_int_eq(OnnxModel_LocateText(text, strlen(text), &other), ONNXTXT_ERR_VALUE);
+	ck_assert_uint_eq(other.line, 0);
+	other.path[0] = '\0';
+	ck_assert_int_eq(OnnxModel_LocateText(text, strlen(text), &other), ONNXTXT_ERR_VALUE);
+	ck_assert_int_eq(OnnxModel_LocateText(text, strlen(text), NULL), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxModel_LocateText(NULL, 5, &other), ONNXTXT_ERR_ARG);
+	OnnxValue_Free(x);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+	/* a planning error too; and a successful run has no path */
+	OnnxSession *t;
+	Onnx__ModelProto *u = tu_model(HEAD "g (float[2] x) => (float[2] y) { t = Relu (x)\n y = Identity (z) }");
+	ck_assert_int_eq(OnnxSession_New(u, &t, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.path, "graph.node[1]");
+	OnnxProto_Free(u);
 }
 END_TEST
 
@@ -380,7 +424,7 @@ START_TEST(bitcast_needs_the_same_width)
 	OnnxValue *x = value("float[2] {1, 2}");
 	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
-	ck_assert_str_eq(err.message, "node 0 (BitCast): attribute 'to' must name a non-string type of 32 bits, like "
+	ck_assert_str_eq(err.message, "graph.node[0] (BitCast): attribute 'to' must name a non-string type of 32 bits, like "
 				      "the input's float (inputs: float[2])");
 	OnnxValue_Free(x);
 	OnnxSession_Free(s);
@@ -436,6 +480,7 @@ int main(void)
 	tcase_add_test(t, kernel_errors_name_the_node);
 	tcase_add_test(t, sessions_check_attributes_against_the_schema);
 	tcase_add_test(t, attribute_defaults_come_from_the_schema);
+	tcase_add_test(t, errors_carry_the_node_path);
 	tcase_add_test(t, bitcast_needs_the_same_width);
 	suite_add_tcase(s, t);
 	return tu_run(s);

@@ -1224,6 +1224,23 @@ START_TEST(embed_missing_file)
 }
 END_TEST
 
+/* A location naming a FIFO (or a directory, a device) is refused at once: the open is non-
+ * blocking, so no writer is waited for; the alarm fails the test instead of hanging. */
+START_TEST(embed_refuses_what_is_not_a_regular_file)
+{
+	ck_assert_int_eq(mkfifo(at("models/fifo.bin"), 0600), 0);
+	alarm(10);
+	OnnxError e = expect_embed_error("\"location\": \"fifo.bin\", \"offset\": \"0\", \"length\": \"16\"",
+					 ONNXTXT_ERR_IO, "fifo.bin is a FIFO, not a regular file");
+	ck_assert_str_eq(strstr(e.message, "external data of"), e.message);
+	ck_assert_int_eq(mkdir(at("models/dir.bin"), 0700), 0);
+	expect_embed_error("\"location\": \"dir.bin\"", ONNXTXT_ERR_IO, "dir.bin is a directory, not a regular file");
+	alarm(0);
+	ck_assert_int_eq(unlink(at("models/fifo.bin")), 0);
+	ck_assert_int_eq(rmdir(at("models/dir.bin")), 0);
+}
+END_TEST
+
 START_TEST(embed_ranges_are_checked_against_the_file)
 {
 	uint8_t data[24];
@@ -1604,6 +1621,7 @@ int main(void)
 
 	tc = new_case(s, "embedding errors");
 	tcase_add_test(tc, embed_missing_file);
+	tcase_add_test(tc, embed_refuses_what_is_not_a_regular_file);
 	tcase_add_test(tc, embed_ranges_are_checked_against_the_file);
 	tcase_add_test(tc, embed_malformed_offset_or_length);
 	tcase_add_test(tc, embed_length_must_match_the_tensor);

@@ -72,12 +72,13 @@ static void s_repeat(str *s, const char *text, int times)
 
 /* ---- checking an outcome ---------------------------------------------------------------- */
 
-/* 1-based line and column (in UTF-8 characters) of a byte offset. */
-static void locate(const char *text, size_t off, unsigned *line, unsigned *col)
+/* 1-based line and column (in UTF-8 characters) of a byte offset. Lines end at LF, CRLF
+ * or a lone CR; a byte-order mark at the start is not a column. */
+static void locate(const char *text, size_t len, size_t off, unsigned *line, unsigned *col)
 {
 	*line = *col = 1;
-	for (size_t i = 0; i < off; i++) {
-		if (text[i] == '\n') {
+	for (size_t i = off >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0; i < off; i++) {
+		if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == len || text[i + 1] != '\n'))) {
 			++*line;
 			*col = 1;
 		} else if (((unsigned char)text[i] & 0xc0) != 0x80) {
@@ -125,7 +126,7 @@ static OnnxStatus parse_checked(const char *kind, const char *text, size_t len, 
 	ck_assert_msg(e->offset <= len && e->length <= len - e->offset, "%s: error at %zu+%zu outside %zu bytes: %s",
 		      ctx, e->offset, e->length, len, e->message);
 	unsigned line, col;
-	locate(text, e->offset, &line, &col);
+	locate(text, len, e->offset, &line, &col);
 	ck_assert_msg(e->line == line && e->column == col, "%s: error at byte %zu reported as %u:%u, which is %u:%u: %s",
 		      ctx, e->offset, e->line, e->column, line, col, e->message);
 	if (strstr(e->message, "found end of input"))

@@ -465,7 +465,7 @@ START_TEST(errors_conv)
 	const char *sig = "(float[1, 2, 3, 3] X, float[3, 1, 2, 2] W) => (float[1, 3, 2, 2] Y)";
 	EXPECT_ERROR(run1(13, sig, "Y = Conv(X, W)", xw), "X has 2 channels; W expects 1");
 	EXPECT_ERROR(run1(13, sig, "Y = Conv <group = 2> (X, W)", xw),
-		     "node 0 (Conv): W has 3 output channels, not divisible by group 2");
+		     "graph.node[0] (Conv): W has 3 output channels, not divisible by group 2");
 	EXPECT_ERROR(run1(13, sig, "Y = Conv <group = 4> (X, W)", xw), "X has 2 channels, not divisible by group 4");
 	xw[3] = "float[2, 1, 2, 2] {1, 1, 1, 1, 2, 2, 2, 2}";
 	sig = "(float[1, 2, 3, 3] X, float[2, 1, 2, 2] W) => (float[1, 2, 2, 2] Y)";

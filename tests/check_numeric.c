@@ -204,7 +204,7 @@ START_TEST(random_like_types)
 	r = open_model(HEAD(17) "g (int64[2] x) => (float[2] y) { y = RandomUniformLike (x) }");
 	set_input(&r, "x", INT64, dims, 1, x);
 	ck_assert_ptr_nonnull(
-		strstr(run_error(&r), "node 0 (RandomUniformLike): dtype must be float, float16, double or bfloat16, not int64"));
+		strstr(run_error(&r), "graph.node[0] (RandomUniformLike): dtype must be float, float16, double or bfloat16, not int64"));
 	close_model(&r);
 }
 END_TEST
@@ -500,7 +500,7 @@ START_TEST(tensor_scatter_linear_overflow)
 	set_input(&r, "u", FLOAT, du, 3, u);
 	set_input(&r, "w", INT64, &one, 1, &w);
 	ck_assert_ptr_nonnull(
-		strstr(run_error(&r), "node 0 (TensorScatter): write index 3 is outside the cache's 3 positions"));
+		strstr(run_error(&r), "graph.node[0] (TensorScatter): write index 3 is outside the cache's 3 positions"));
 	close_model(&r);
 }
 END_TEST

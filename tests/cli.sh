@@ -203,6 +203,7 @@ fi
 } >long.onnxtxt
 if run 1 "an error on a long line exits 1" to-binary long.onnxtxt; then
 	check "an error on a long line shows a caret" "grep -q '^ *^\$' err.txt"
+	check "an error on a long line shows 100 characters around it, not the whole line" "[ \$(wc -c <err.txt) -lt 400 ] && grep -q '^\\.\\.\\..*Relu(x }\$' err.txt"
 fi
 
 echo "1..$n"

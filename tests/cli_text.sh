@@ -383,6 +383,19 @@ external_data() {
 		check "$label: the missing data file is named, nothing is written" \
 			'has err.txt "w\.bin" && [ "$(entries "$label-miss")" = m.txt ] && empty out.txt'
 	fi
+	# a FIFO as the data file: refused at once, not waited on (timeout catches a hang)
+	mkdir "$label-fifo"
+	cp "$label-o/sub/m.txt" "$label-fifo/m.txt"
+	mkfifo "$label-fifo/w.bin"
+	for cmd in to-binary run; do
+		[ $cmd = to-binary ] && set -- to-binary --embed-external-data "$label-fifo/m.txt" -o "$label-fifo/back.onnx" ||
+			set -- run "$label-fifo/m.txt"
+		timeout 20 "$cli" "$@" >out.txt 2>err.txt </dev/null
+		status=$?
+		check "$label: $cmd with a FIFO as external data exits 3 at once" '[ "$status" -eq 3 ]'
+		check "$label: $cmd names the FIFO and writes nothing" \
+			'has err.txt "w\.bin is a FIFO, not a regular file" && [ ! -e "$label-fifo/back.onnx" ]'
+	done
 	rm -f "outside/$label-w.bin"
 }
 

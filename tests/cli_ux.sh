@@ -45,12 +45,12 @@ sed 's/^broken.onnxtxt:/<stdin>:/' want.txt >want-stdin.txt
 check "check -: standard input is named <stdin>" '[ "$status" -eq 1 ] && same err.txt want-stdin.txt'
 "$cli" to-binary broken.onnxtxt -o broken.onnx 2>err.txt
 cat >want.txt <<'EOF'
-broken.onnx: error: graph.node[1] (LeakyRelu): attribute 'alpha' must be float, not int (write a float literal: 1.0, not 1)
+broken.onnx: error: graph.node[1] (LeakyRelu): attribute 'alpha' must be float, not int
 broken.onnx: error: graph.node[1] (LeakyRelu): input 'g' is not defined anywhere
 broken.onnx: error: graph.node[2] (Sigmoid): output 'h' is already defined by node[0]
 EOF
 if run 1 "check: an invalid binary model exits 1" check broken.onnx; then
-	check "check: a binary model's problems name their path" 'same err.txt want.txt'
+	check "check: a binary model's problems name their path, without the text-only hint" 'same err.txt want.txt'
 fi
 if run 1 "check: several files, one invalid, exit 1" check "$mlp" broken.onnxtxt "$control"; then
 	check "check: the valid ones say ok, in order" \
@@ -65,6 +65,27 @@ run 3 "check: a missing file exits 3" check missing.onnxtxt && check "check: the
 run 3 "check: a missing file beats an invalid one" check broken.onnxtxt missing.onnxtxt && ok "check: exit status 3 wins"
 run 2 "check: no model is a usage error" check && check "check: the usage error says what is missing" \
 	"has err.txt 'expected at least one model'"
+# More problems than --max-errors (default 100): the rest are counted, not dropped silently.
+{
+	printf '<ir_version: 8, opset_import: ["": 17]>\ng (float[N] p) => (float[N] y) {\n  y = Relu (p)\n'
+	i=0
+	while [ $i -lt 150 ]; do printf '  t%d = Relu (u%d)\n' $i $i; i=$((i + 1)); done
+	printf '}\n'
+} >many.onnxtxt
+if run 1 "check: 150 problems exit 1" check many.onnxtxt; then
+	check "check: 100 problems by default, then how many more" "[ \$(grep -c ': error: ' err.txt) -eq 100 ] &&
+		[ \"\$(tail -n 1 err.txt)\" = 'many.onnxtxt: note: 50 more problems not shown; --max-errors 0 shows all' ]"
+fi
+if run 1 "check --max-errors 0: exits 1" check --max-errors 0 many.onnxtxt; then
+	check "check --max-errors 0: every problem, no note" "[ \$(grep -c ': error: ' err.txt) -eq 150 ] && ! has err.txt note:"
+fi
+"$cli" to-binary many.onnxtxt -o many.onnx 2>/dev/null
+if run 1 "check --max-errors 1: a binary model exits 1" check --max-errors 1 many.onnx; then
+	check "check --max-errors 1: one problem, then the count of the others" "[ \$(grep -c ': error: ' err.txt) -eq 1 ] &&
+		has err.txt '^many.onnx: note: 149 more problems not shown'"
+fi
+run 2 "check --max-errors: not a number is a usage error" check --max-errors -1 many.onnxtxt &&
+	check "check --max-errors: the usage error names the value" "has err.txt \"needs a number (0: all), not '-1'\""
 for f in "$root"/corpus/check/*.onnxtxt; do
 	want=1
 	grep -q '^# error: ' "$f" || want=0 # warnings alone: valid
@@ -114,7 +135,7 @@ if run 0 "dot: exits 0" dot "$control"; then
 		"has control.dot 'label=<If then_branch>' && has control.dot 'label=<Loop body>'"
 	check "dot: a sub-graph's outputs lead to its node with dashed edges" \
 		"[ \$(grep -c 'style=dashed\\]' control.dot) -eq 5 ]"
-	check "dot: edges carry the declared types" "has control.dot 'label=\"float\\[3\\]\"'"
+	check "dot: edges carry the value's name and declared type" "has control.dot 'label=\"[a-z_]*\\\\nfloat\\[3\\]\"'"
 fi
 if run 0 "dot: mlp exits 0" dot "$mlp"; then
 	cp out.txt mlp.dot
@@ -128,10 +149,20 @@ printf '<ir_version: 8, opset_import: ["" : 17]>\ng (float[2] x) => (float[2] y)
 run 0 "dot: an undefined input still draws" dot undef.onnxtxt && check "dot: the undefined input is red" \
 	"grep -q 'color=red.*nowhere' out.txt"
 cp out.txt undef.dot
+# Operand order: after Split, Sub(b, a) joins the same two boxes twice; the labels say which
+# value is which input, so the picture reads back.
+printf '<ir_version: 8, opset_import: ["" : 18]>\ng (float[4] x) => (float[2] y) {\n  a, b = Split <num_outputs = 2> (x)\n  y = Sub (b, a)\n}\n' >split.onnxtxt
+if run 0 "dot: Split then Sub(b, a) exits 0" dot split.onnxtxt; then
+	cp out.txt split.dot
+	check "dot: the two edges into Sub say which value is which operand" \
+		"has split.dot '^  n2 -> n3 \\[label=\"0: b\"\\];\$' && has split.dot '^  n2 -> n3 \\[label=\"1: a\"\\];\$'"
+	check "dot: an edge into a one-input node or an output has the name alone" \
+		"has split.dot '^  n1 -> n2 \\[label=\"x\\\\nfloat\\[4\\]\"\\];\$'"
+fi
 run 2 "dot: two models is a usage error" dot "$mlp" "$control"
 run 1 "dot: an invalid file exits 1" dot syntax.onnxtxt
 if command -v dot >/dev/null 2>&1; then
-	for f in control.dot mlp.dot undef.dot; do
+	for f in control.dot mlp.dot undef.dot split.dot; do
 		dot -Tsvg "$f" >picture.svg 2>err.txt
 		status=$?
 		check "dot: Graphviz renders $f without a message" '[ "$status" -eq 0 ] && empty err.txt && has picture.svg "<svg"'

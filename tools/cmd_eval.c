@@ -379,8 +379,11 @@ static void print_times(double setup, double *t, long n)
 		duration(t[0], a, sizeof a), duration(median, b, sizeof b));
 }
 
-/* One run; with --repeat or --time, one warm-up run and then N measured ones. */
-static int run_timed(OnnxSession *s, const run_opts *o, double setup, const char *path)
+static int eval_error(const OnnxError *e, const char *path, const char *text, size_t len);
+
+/* One run; with --repeat or --time, one warm-up run and then N measured ones. A failing
+ * run's error is shown at its node. */
+static int run_timed(OnnxSession *s, const run_opts *o, double setup, const char *path, const char *text, size_t len)
 {
 	long n = o->repeat ? o->repeat : 1, total = o->repeat || o->time ? n + 1 : 1;
 	double *t = calloc((size_t)n, sizeof *t);
@@ -390,9 +393,8 @@ static int run_timed(OnnxSession *s, const run_opts *o, double setup, const char
 	for (long i = 0; i < total; i++) {
 		double t0 = now();
 		if (OnnxSession_Run(s, &err) != ONNXTXT_OK) {
-			fail_at(display_name(path), "%s", err.message);
 			free(t);
-			return exit_for(err.code);
+			return eval_error(&err, path, text, len);
 		}
 		if (total > 1 && i > 0)
 			t[i - 1] = now() - t0;
@@ -417,6 +419,26 @@ static int load_eval_model(const char *path, Onnx__ModelProto **m, char **text, 
 	return EXIT_OK;
 }
 
+/* An evaluator error in GNU form: at the node's place with the line and a caret for a text
+ * model, else "FILE: error: graph.node[1] (Gather): ..." (binary models have no lines). */
+static int eval_error(const OnnxError *e, const char *path, const char *text, size_t len)
+{
+	OnnxError err = *e;
+	if (text && !looks_binary(text, len) && err.path[0] && OnnxModel_LocateText(text, len, &err) == ONNXTXT_OK)
+		report(&err, display_name(path), text, len);
+	else
+		fail_at(display_name(path), "%s", err.message);
+	return exit_for(err.code);
+}
+
+/* "FILE:LINE" for an error about a test-case line ("#@ input ..."). */
+static void case_line_error(const OnnxError *err, const char *path)
+{
+	char where[4200];
+	snprintf(where, sizeof where, "%s:%u", display_name(path), err->line);
+	fail_at(where, "%s", err->message);
+}
+
 /* What a message says after its "PLACE (Op): " head, up to its second quote (the name it
  * is about): "unknown attribute 'alpah'". */
 static size_t gist(const char *msg, const char **start)
@@ -430,8 +452,8 @@ static size_t gist(const char *msg, const char **start)
 
 /* A session refused a text model: when it is about an attribute (unknown, mistyped, a
  * required one missing) and the structural check finds the same problem, show that at
- * FILE:LINE:COL instead (the session knows nodes, not text); else the session's message. */
-static void session_failed(const char *path, const char *text, size_t len, const OnnxError *err)
+ * FILE:LINE:COL at the attribute instead; else the session's error at its node. */
+static int session_failed(const char *path, const char *text, size_t len, const OnnxError *err)
 {
 	OnnxError cerr, *problems = NULL;
 	size_t count = 0;
@@ -445,10 +467,10 @@ static void session_failed(const char *path, const char *text, size_t len, const
 			    !strncmp(got, want, nwant)) {
 				report(&problems[i], display_name(path), text, len);
 				free(problems);
-				return;
+				return exit_for(err->code);
 			}
 	free(problems);
-	fail_at(display_name(path), "%s", err->message);
+	return eval_error(err, path, text, len);
 }
 
 static int run_model(const char *path, const run_opts *o)
@@ -464,19 +486,19 @@ static int run_model(const char *path, const run_opts *o)
 		report(&err, display_name(path), text, len), rc = exit_for(err.code);
 	double t0 = now();
 	if (rc == EXIT_OK && OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK)
-		session_failed(path, text, len, &err), rc = exit_for(err.code);
+		rc = session_failed(path, text, len, &err);
 	double setup = now() - t0;
 	if (rc == EXIT_OK && apply_limits(s, &err) != ONNXTXT_OK)
 		fail("%s", err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK && bind_case_inputs(s, items, nitems, &err) != ONNXTXT_OK)
-		fail_at(display_name(path), "line %u: %s", err.line, err.message), rc = exit_for(err.code);
+		case_line_error(&err, path), rc = exit_for(err.code);
 	if (rc == EXIT_OK && o->input_dir && bind_dir(s, o->input_dir, &err) != ONNXTXT_OK)
 		fail("%s", err.message), rc = exit_for(err.code);
 	for (size_t i = 0; rc == EXIT_OK && i < o->ninputs; i++)
 		if (bind_arg(s, o->inputs[i], &next_free, &err) != ONNXTXT_OK)
 			fail("%s", err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK)
-		rc = run_timed(s, o, setup, path);
+		rc = run_timed(s, o, setup, path, text, len);
 	if (rc == EXIT_OK)
 		rc = print_outputs(s, o->output_dir);
 	OnnxSession_Free(s);
@@ -573,6 +595,7 @@ enum { OPT_JUNIT = 3000 };
 
 typedef struct result {
 	enum verdict v;
+	char where[32]; /* ":LINE:COL" or ":LINE" after the file name, or "" */
 	char msg[1024];
 	unsigned line, col; /* where in a text case, for --diagnostics-format; 0 if nowhere */
 } result;
@@ -584,9 +607,15 @@ static enum verdict set(result *r, enum verdict v, const char *fmt, const char *
 	return v;
 }
 
-static enum verdict session_verdict(result *r, const OnnxError *err)
+/* An evaluator error; in a text model, placed at the node it is about. */
+static enum verdict session_verdict(result *r, const OnnxError *e, const char *text, size_t len)
 {
-	return set(r, err->code == ONNXTXT_ERR_UNSUPPORTED ? SKIP : FAIL, "%s%s", err->message, "");
+	OnnxError err = *e;
+	if (text && err.path[0] && OnnxModel_LocateText(text, len, &err) == ONNXTXT_OK) {
+		snprintf(r->where, sizeof r->where, ":%u:%u", err.line, err.column);
+		r->line = err.line, r->col = err.column;
+	}
+	return set(r, err.code == ONNXTXT_ERR_UNSUPPORTED ? SKIP : FAIL, "%s%s", err.message, "");
 }
 
 /* Compares output o of s with expected; false after recording a failure. */
@@ -623,19 +652,19 @@ static enum verdict text_case(const char *path, result *r)
 	char where[64];
 	enum verdict v = PASS;
 	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK || OnnxCase_Parse(text, len, &items, &n, &err) != ONNXTXT_OK) {
-		snprintf(where, sizeof where, "%u:%u: ", err.line, err.column);
-		v = set(r, FAIL, "%s%s", where, err.message);
+		snprintf(r->where, sizeof r->where, ":%u:%u", err.line, err.column);
+		v = set(r, FAIL, "%s%s", "", err.message);
 		r->line = err.line, r->col = err.column;
 	} else if (OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK) {
-		v = session_verdict(r, &err);
+		v = session_verdict(r, &err, text, len);
 	} else if (apply_limits(s, &err) != ONNXTXT_OK) {
 		v = set(r, FAIL, "%s%s", err.message, "");
 	} else if (bind_case_inputs(s, items, n, &err) != ONNXTXT_OK) {
-		snprintf(where, sizeof where, "%u: ", err.line);
-		v = set(r, FAIL, "%s%s", where, err.message);
+		snprintf(r->where, sizeof r->where, ":%u", err.line);
+		v = set(r, FAIL, "%s%s", "", err.message);
 		r->line = err.line;
 	} else if (OnnxSession_Run(s, &err) != ONNXTXT_OK) {
-		v = set(r, FAIL, "%s%s", err.message, "");
+		v = session_verdict(r, &err, text, len);
 	}
 	size_t expects = 0;
 	for (size_t i = 0; v == PASS && i < n; i++) {
@@ -643,7 +672,8 @@ static enum verdict text_case(const char *path, result *r)
 			continue;
 		expects++;
 		long o = output_index(s, items[i].name);
-		snprintf(where, sizeof where, "%u: ", items[i].line);
+		snprintf(r->where, sizeof r->where, ":%u", items[i].line);
+		where[0] = '\0';
 		r->line = items[i].line;
 		if (o < 0)
 			v = set(r, FAIL, "%sthe graph has no output named '%s'", where, items[i].name);
@@ -732,7 +762,7 @@ static enum verdict backend_case(const char *dir, result *r)
 	    OnnxModel_EmbedExternalData(m, path, &err) != ONNXTXT_OK)
 		v = set(r, FAIL, "%s%s", path ? err.message : "out of memory", "");
 	else if (OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK)
-		v = session_verdict(r, &err);
+		v = session_verdict(r, &err, NULL, 0);
 	else if (apply_limits(s, &err) != ONNXTXT_OK)
 		v = set(r, FAIL, "%s%s", err.message, "");
 	else if ((nsets = scandir(dir, &sets, data_set_filter, alphasort)) <= 0)
@@ -872,7 +902,7 @@ static void print_case(const char *p, const result *r, double ms, size_t *count)
 	if (r->v == PASS && !cli_quiet)
 		printf("PASS %s (%.1f ms)\n", p, ms);
 	else if (r->v != PASS)
-		printf("%s %s: %s\n", words[r->v], p, r->msg);
+		printf("%s %s%s: %s\n", words[r->v], p, r->where, r->msg);
 	fflush(stdout);
 }
 

@@ -15,7 +15,7 @@
 /* Long options without a short form. */
 enum {
 	OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED,
-	OPT_DROP_COMMENTS, OPT_ANY_PATH, OPT_JSON
+	OPT_DROP_COMMENTS, OPT_ANY_PATH, OPT_JSON, OPT_MAX_ERRORS
 };
 
 /* Writes bytes to standard output, or atomically to a file. */
@@ -425,7 +425,7 @@ static int cmd_fmt(int argc, char **argv)
 }
 
 static const char check_help[] =
-	"Usage: onnxtxt check [-q] MODEL...\n"
+	"Usage: onnxtxt check [-q] [--max-errors N] MODEL...\n"
 	"Check models for structural errors, as the ONNX checker does: names defined once and\n"
 	"before they are used (nodes in topological order), an opset import for every domain\n"
 	"used, required fields, tensor data, what the model's IR version has, and every\n"
@@ -438,13 +438,27 @@ static const char check_help[] =
 	"\n"
 	"  MODEL              a model, text or binary (told apart by its content), or - for\n"
 	"                     standard input\n"
+	"  --max-errors N     report at most N problems per model (default 100; 0: all), then\n"
+	"                     say how many more were found\n"
 	CLI_COMMON_HELP
 	"\n"
 	"Prints 'MODEL: ok' for each valid model, unless --quiet.\n"
 	"Exit status: 0 every model is valid, 1 a model is invalid, 2 usage error, 3 file error.\n";
 
-/* Checks one model: text with positions, binary without. */
-static int check_one(const char *path)
+/* The problems check was given, then how many more it found (the README promises every
+ * problem: none is dropped without a word). */
+static void report_problems(const OnnxError *problems, size_t count, size_t total, const char *name,
+			    const char *text, size_t len)
+{
+	for (size_t i = 0; i < count; i++)
+		report(&problems[i], name, text, len);
+	if (total > count)
+		fprintf(stderr, "%s: note: %zu more problem%s not shown; --max-errors 0 shows all\n", name,
+			total - count, total - count == 1 ? "" : "s");
+}
+
+/* Checks one model: text with positions, binary without; at most max problems (0: all). */
+static int check_one(const char *path, size_t max)
 {
 	size_t len;
 	char *text = slurp(path, &len);
@@ -452,24 +466,23 @@ static int check_one(const char *path)
 		return EXIT_IO;
 	const char *name = display_name(path);
 	OnnxError err, *problems = NULL;
-	size_t count = 0;
+	size_t count = 0, total = 0;
 	OnnxStatus st = ONNXTXT_ERR_SYNTAX;
 	const char *shown = text;
 	if (!looks_binary(text, len))
-		st = OnnxModel_CheckText(text, len, &problems, &count, &err);
+		st = OnnxModel_CheckTextWith(text, len, max, &problems, &count, &total, &err);
 	int rc = EXIT_OK;
 	if (st != ONNXTXT_OK && st != ONNXTXT_ERR_INVALID && st != ONNXTXT_ERR_NOMEM) {
 		/* not text after all, or text with an error decode_model reports */
 		Onnx__ModelProto *m;
 		rc = decode_model(path, text, len, &m);
 		if (rc == EXIT_OK)
-			st = OnnxModel_Check(m, &problems, &count, &err);
+			st = OnnxModel_CheckWith(m, max, &problems, &count, &total, &err);
 		shown = NULL;
 		OnnxProto_Free(m);
 	}
 	if (rc == EXIT_OK && (st == ONNXTXT_ERR_INVALID || st == ONNXTXT_OK)) /* problems, or warnings alone */
-		for (size_t i = 0; i < count; i++)
-			report(&problems[i], name, shown, len);
+		report_problems(problems, count, total, name, shown, len);
 	else if (rc == EXIT_OK && st != ONNXTXT_OK)
 		fail("%s: %s", name, err.message);
 	if (rc == EXIT_OK && st == ONNXTXT_OK && !cli_quiet)
@@ -481,11 +494,20 @@ static int check_one(const char *path)
 
 static int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+					     {"max-errors", required_argument, NULL, OPT_MAX_ERRORS},
+					     CLI_COMMON_OPTIONS,
+					     {NULL, 0, NULL, 0}};
+	size_t max = ONNXTXT_MAX_PROBLEMS;
 	int c, r;
 	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
 		if (c == 'h')
 			return fputs(check_help, stdout), EXIT_OK;
+		if (c == OPT_MAX_ERRORS) {
+			if (!parse_size(optarg, &max))
+				return usage_error("check: --max-errors needs a number (0: all), not '%s'", optarg);
+			continue;
+		}
 		if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		if (r == 0)
@@ -495,7 +517,7 @@ static int cmd_check(int argc, char **argv)
 		return usage_error("check: expected at least one model");
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc; i++) {
-		int one = check_one(argv[i]);
+		int one = check_one(argv[i], max);
 		if (one > rc)
 			rc = one;
 	}
@@ -506,7 +528,8 @@ static const char dot_help[] =
 	"Usage: onnxtxt dot [-o OUT] MODEL\n"
 	"Draw a model's graph in the Graphviz DOT language: a box per node with its op type,\n"
 	"name and attributes, ellipses for the graph's inputs and outputs, edges labelled with\n"
-	"the types the model declares, and the graphs of If, Loop and Scan as clusters.\n"
+	"the values they carry (name, declared type, and the input's place: '1: a'), and the\n"
+	"graphs of If, Loop and Scan as clusters.\n"
 	"Render it with Graphviz:\n"
 	"    onnxtxt dot m.onnx | dot -Tsvg > m.svg\n"
 	"\n"

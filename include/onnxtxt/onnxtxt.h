@@ -94,7 +94,9 @@ typedef struct OnnxError {
 	int sys_errno;         /* for ONNXTXT_ERR_IO */
 	char message[512];
 	/* The same facts apart, for tools that read diagnostics (the message says them all):
-	 * path: the element the problem is about ("graph.node[3]"), empty when none;
+	 * path: the element the problem is about, in check's form ("graph.node[3]",
+	 * "graph.initializer[0]"), empty when none: filled by OnnxModel_Check* and by the
+	 * evaluator (OnnxSession_New, OnnxSession_Run) for a node of the main graph;
 	 * hint: a suggestion ("did you mean 'float16'?"), empty when none;
 	 * fix: when fix_set, replacing bytes [fix_offset, fix_offset + fix_length) of the
 	 * text with fix would resolve the problem. */
@@ -159,7 +161,8 @@ ONNXTXT_API OnnxStatus OnnxBinary_WriteFile(const Onnx__ModelProto *model, const
 ONNXTXT_API OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *model, const char *model_path,
 						 const char *location, size_t threshold, OnnxError *err);
 /* Reads external data back into the tensors (as raw_data), checking every range against
- * the file's real size. */
+ * the file's real size. A data file must be a regular file: anything else (a FIFO, which
+ * would block open() forever, a device, a directory) fails with ONNXTXT_ERR_IO. */
 ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalData(Onnx__ModelProto *model, const char *model_path,
 						   OnnxError *err);
 /* The same, with flags. ONNXTXT_EXTERNAL_ANY_PATH lifts the restriction on locations:
@@ -212,6 +215,22 @@ ONNXTXT_API OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError 
  * missing ir_version). A text that does not parse gives that error, with no problems. */
 ONNXTXT_API OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problems, size_t *count,
 					   OnnxError *err);
+/* The same two with a limit of your own: at most max_problems problems are returned (0: no
+ * limit), and *total (when total is not NULL) receives how many were found in all, so that
+ * a caller can say how many it leaves out. The checker never stops early: problems past
+ * the limit are counted, not formatted. */
+ONNXTXT_API OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t max_problems,
+					   OnnxError **problems, size_t *count, size_t *total, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_problems,
+					       OnnxError **problems, size_t *count, size_t *total, OnnxError *err);
+
+/* Places an error about a model (err->path set, as by OnnxSession_Run) in the text the
+ * model was parsed from: fills err's line, column, offset and length with the element's
+ * place (a node's op type), as OnnxModel_CheckText would. Returns ONNXTXT_OK when the
+ * path names a place in the text; otherwise err is left as it was (ONNXTXT_ERR_ARG for
+ * NULL arguments, ONNXTXT_ERR_VALUE for a path the text does not have or a text that does
+ * not parse). */
+ONNXTXT_API OnnxStatus OnnxModel_LocateText(const char *text, size_t len, OnnxError *err);
 
 /* ---- messages -> text ----------------------------------------------------------------------
  * Prints a model, graph, function, node, type, tensor, attribute or value info in the
@@ -253,8 +272,10 @@ ONNXTXT_API OnnxStatus OnnxPrinter_FormatFile(const char *text, size_t len, unsi
 
 /* Draws a model's main graph in the Graphviz DOT language, for `dot -Tsvg`: a box per node
  * with its op type, name, attributes and the initializers it reads; ellipses for the
- * graph's inputs and outputs; edges labelled with the type of the value they carry where
- * the model declares one (an input, output or value_info); the graphs of attributes (If,
+ * graph's inputs and outputs; edges labelled with the name of the value they carry, its
+ * type where the model declares one (an input, output or value_info) and, into a node
+ * with several inputs, the input's place ("1: a"), so that the order of operands can be
+ * read back; the graphs of attributes (If,
  * Loop, Scan) as clusters whose outputs lead to their node with dashed edges. Inputs that
  * nothing defines are drawn in red. */
 ONNXTXT_API OnnxStatus OnnxPrinter_Dot(const Onnx__ModelProto *model, FILE *f, OnnxError *err);
@@ -375,7 +396,8 @@ ONNXTXT_API void OnnxSession_Free(OnnxSession *s);
 /* The graph's inputs, in order. Inputs with an initializer are optional. */
 ONNXTXT_API size_t OnnxSession_InputCount(const OnnxSession *s);
 ONNXTXT_API const Onnx__ValueInfoProto *OnnxSession_Input(const OnnxSession *s, size_t i, int *optional);
-/* The kind of value input i takes (from its declared type; a tensor when undeclared). */
+/* The kind of value input i takes (from its declared type; a tensor when undeclared); 0
+ * when there is no input i. */
 ONNXTXT_API OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i);
 /* Binds a value to the input named name, after checking it against the declared type
  * and shape. The session keeps its own reference. */
@@ -426,7 +448,8 @@ ONNXTXT_API void OnnxCase_Free(OnnxCaseItem *items, size_t n);
 /* ---- diagnostics -------------------------------------------------------------------------
  * Renders an error as "FILE:LINE:COL: error: MESSAGE\n", then the source line and a caret
  * under the offending text, when text is given. Returns the length it needed (like
- * snprintf); file may be NULL ("<stdin>"). */
+ * snprintf); file may be NULL ("<stdin>"), buf NULL to measure only, and err NULL for nothing
+ * (an empty string, length 0). */
 ONNXTXT_API size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
 			size_t size);
 

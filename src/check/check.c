@@ -29,9 +29,11 @@ typedef ox_scope scope;
 #define path_push ox_check_path_push
 #define path_pop ox_check_path_pop
 
+/* Out of memory: nothing more can be recorded. Problems past the limit are still counted,
+ * so that the caller can say how many it was not given. */
 static bool full(const ctx *c)
 {
-	return c->nomem || c->n >= ONNXTXT_MAX_PROBLEMS;
+	return c->nomem;
 }
 
 size_t ox_check_path_push(ctx *c, const char *fmt, ...)
@@ -142,6 +144,9 @@ void ox_check_report(ctx *c, OnnxStatus code, const void *msg, enum ox_part part
 {
 	if (full(c))
 		return;
+	c->total++;
+	if (c->n >= c->max)
+		return;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 8;
 		OnnxError *v = realloc(c->problems, cap * sizeof *v);
@@ -168,6 +173,7 @@ void ox_check_report(ctx *c, OnnxStatus code, const void *msg, enum ox_part part
 	if (used >= 0 && (size_t)used < sizeof e->message)
 		vsnprintf(e->message + used, sizeof e->message - (size_t)used, fmt, ap);
 	va_end(ap);
+	snprintf(e->path, sizeof e->path, "%s", c->path);
 	locate(c, e, msg, part, index);
 }
 
@@ -230,21 +236,27 @@ static size_t field_values(const Onnx__TensorProto *t, const char *field, uint64
 	return 0;
 }
 
-/* Elements a tensor's shape needs; false (and a problem) when the shape cannot hold data. */
+/* The element count of a tensor's dims into *count; false, with the problem reported, for
+ * a negative dimension or a product past 64 bits (which would otherwise wrap, to 0 for
+ * [2^32, 2^32, 4], and read as "no elements"). */
 static bool element_count(ctx *c, const Onnx__TensorProto *t, const void *at, uint64_t *count)
 {
 	*count = 1;
 	for (size_t i = 0; i < t->n_dims; i++)
-		if (t->dims[i] == 0)
-			*count = 0;
-	for (size_t i = 0; i < t->n_dims && *count; i++) {
-		if (t->dims[i] < 0 || (uint64_t)t->dims[i] > UINT64_MAX / 128 / *count) {
-			problem(c, at, OX_P_ALL, 0, "tensor '%s' has %s dimension %lld", str(t->name),
-				t->dims[i] < 0 ? "negative" : "too large a", (long long)t->dims[i]);
+		if (t->dims[i] < 0) {
+			problem(c, at, OX_P_ALL, 0, "tensor '%s' has a negative dimension: dims[%zu] is %lld", str(t->name),
+				i, (long long)t->dims[i]);
 			return false;
 		}
-		*count *= (uint64_t)t->dims[i];
-	}
+	for (size_t i = 0; i < t->n_dims; i++)
+		if (__builtin_mul_overflow(*count, (uint64_t)t->dims[i], count)) {
+			for (size_t j = i; j < t->n_dims; j++)
+				if (t->dims[j] == 0)
+					return *count = 0, true; /* a later 0 makes it empty after all */
+			problem(c, at, OX_P_ALL, 0, "tensor '%s' has too many elements: the product of its dims does not fit in 64 "
+				"bits", str(t->name));
+			return false;
+		}
 	return true;
 }
 
@@ -870,8 +882,13 @@ static void check_recursion(ctx *c, const Onnx__ModelProto *m)
 static void check_header(ctx *c, const Onnx__ModelProto *m, ox_names *opsets)
 {
 	c->ir_version = m->has_ir_version ? m->ir_version : 0;
-	if (c->ir_version <= 0)
+	if (c->ir_version < 0) /* a varint of ten 0xff-ish bytes: there, but no version */
+		problem(c, NULL, OX_P_ALL, 0, "ir_version is %lld; an IR version is a positive number",
+			(long long)c->ir_version);
+	else if (c->ir_version == 0)
 		problem(c, NULL, OX_P_ALL, 0, "ir_version is missing");
+	if (c->ir_version < 0)
+		c->ir_version = 0;
 	add_opsets(c, opsets, m->opset_import, m->n_opset_import);
 	if (c->ir_version >= 3 && !m->n_opset_import)
 		problem(c, NULL, OX_P_ALL, 0, "opset_import is empty: IR version 3 and later need one for the default domain \"\"");
@@ -906,6 +923,8 @@ static OnnxStatus finish(ctx *c, OnnxError **problems, size_t *count, OnnxError 
 	} else {
 		free(c->problems);
 	}
+	if (c->want_total)
+		*c->want_total = st == ONNXTXT_ERR_INVALID ? c->total : 0;
 	return st;
 }
 
@@ -932,45 +951,103 @@ static OnnxStatus check_model(ctx *c, const Onnx__ModelProto *m, OnnxError **pro
 	return finish(c, problems, count, err);
 }
 
-OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError **problems, size_t *count, OnnxError *err)
+
+/* Clears the outputs and checks the arguments common to every entry point. */
+static bool check_args(OnnxError *err, const void *what, const char *what_name, OnnxError **problems, size_t *count,
+		       size_t *total)
 {
-	OnnxError local;
-	if (!err)
-		err = &local;
 	memset(err, 0, sizeof *err);
 	if (problems)
 		*problems = NULL;
 	if (count)
 		*count = 0;
-	if (!model || (problems && !count)) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s is NULL", model ? "count" : "model");
-		return err->code;
+	if (total)
+		*total = 0;
+	if (!what || (problems && !count)) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s is NULL", what ? "count" : what_name);
+		return false;
 	}
-	ctx c = {0};
-	return check_model(&c, model, problems, count, err);
+	return true;
 }
 
-OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problems, size_t *count, OnnxError *err)
+OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t max_problems, OnnxError **problems,
+			       size_t *count, size_t *total, OnnxError *err)
 {
 	OnnxError local;
 	if (!err)
 		err = &local;
-	if (problems)
-		*problems = NULL;
-	if (count)
-		*count = 0;
-	if (problems && !count) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: count is NULL");
+	if (!check_args(err, model, "model", problems, count, total))
 		return err->code;
-	}
+	ctx c = {.max = max_problems ? max_problems : SIZE_MAX, .want_total = total};
+	return check_model(&c, model, problems, count, err);
+}
+
+OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError **problems, size_t *count, OnnxError *err)
+{
+	return OnnxModel_CheckWith(model, ONNXTXT_MAX_PROBLEMS, problems, count, NULL, err);
+}
+
+OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_problems, OnnxError **problems,
+				   size_t *count, size_t *total, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	if (!check_args(err, text || !len ? "" : NULL, "text", problems, count, total))
+		return err->code;
 	ox_spans spans = {0};
 	Onnx__ModelProto *m;
 	OnnxStatus st = ox_parse_model_spans(text, len, &m, &spans, err);
 	if (st == ONNXTXT_OK) {
-		ctx c = {.text = text, .len = len, .spans = &spans};
+		ctx c = {.text = text, .len = len, .spans = &spans, .max = max_problems ? max_problems : SIZE_MAX,
+			 .want_total = total};
 		memset(err, 0, sizeof *err);
 		st = check_model(&c, m, problems, count, err);
 		OnnxProto_Free(m);
+	}
+	ox_spans_free(&spans);
+	return st;
+}
+
+OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problems, size_t *count, OnnxError *err)
+{
+	return OnnxModel_CheckTextWith(text, len, ONNXTXT_MAX_PROBLEMS, problems, count, NULL, err);
+}
+
+/* The main graph's node a path "graph.node[N]" (with nothing after it) names, or NULL. */
+static const Onnx__NodeProto *node_at(const Onnx__ModelProto *m, const char *path)
+{
+	unsigned long long i;
+	int used = 0;
+	if (!m->graph || sscanf(path, "graph.node[%llu]%n", &i, &used) != 1 || path[used] || i >= m->graph->n_node)
+		return NULL;
+	return m->graph->node[i];
+}
+
+OnnxStatus OnnxModel_LocateText(const char *text, size_t len, OnnxError *err)
+{
+	if (!err || (!text && len))
+		return ONNXTXT_ERR_ARG;
+	OnnxError parse_err;
+	ox_spans spans = {0};
+	Onnx__ModelProto *m;
+	OnnxStatus st = ox_parse_model_spans(text, len, &m, &spans, &parse_err);
+	if (st == ONNXTXT_OK) {
+		const Onnx__NodeProto *n = node_at(m, err->path);
+		ctx c = {.text = text, .len = len, .spans = &spans, .node = n};
+		OnnxError where = {0};
+		if (n)
+			locate(&c, &where, n, OX_P_OP, 0);
+		st = where.line ? ONNXTXT_OK : ONNXTXT_ERR_VALUE;
+		if (st == ONNXTXT_OK) {
+			err->line = where.line;
+			err->column = where.column;
+			err->offset = where.offset;
+			err->length = where.length;
+		}
+		OnnxProto_Free(m);
+	} else {
+		st = ONNXTXT_ERR_VALUE;
 	}
 	ox_spans_free(&spans);
 	return st;

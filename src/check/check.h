@@ -29,6 +29,9 @@ typedef struct ox_check {
 	const ox_spans *spans;
 	OnnxError *problems;
 	size_t n, cap, errors;
+	size_t max;   /* problems kept at most; the rest are only counted */
+	size_t total; /* problems found, kept or not */
+	size_t *want_total;
 	bool nomem;
 	int64_t ir_version;
 	const ox_names *opsets;       /* domain -> version for the nodes being checked */

@@ -119,7 +119,9 @@ static void check_attr_type(ox_check *c, const Onnx__AttributeProto *a, const ox
 	if (!type || conflict || (a->ref_attr_name && *a->ref_attr_name) || type == sa->type)
 		return; /* untyped, or declared one type and holding another: check.c says so */
 	problem(c, a, OX_P_ALL, 0, "attribute '%s' must be %s, not %s%s", str(a->name), attr_type_name(sa->type),
-		attr_type_name(type), type == AT(INT) && sa->type == AT(FLOAT) ? " (write a float literal: 1.0, not 1)" : "");
+		attr_type_name(type),
+		/* the hint is about the text syntax: a binary model's writer has no literal to fix */
+		c->text && type == AT(INT) && sa->type == AT(FLOAT) ? " (write a float literal: 1.0, not 1)" : "");
 }
 
 /* Every attribute known to the schema and of its type; every required one there. A node

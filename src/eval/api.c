@@ -239,6 +239,15 @@ const OnnxValue *OnnxValue_Item(const OnnxValue *v, size_t i)
 
 /* ---- sessions -------------------------------------------------------------------------- */
 
+/* The planner's or executor's status as an error, with the path of the main graph's node it
+ * is about (the message starts with it too), for callers to point at in text. */
+static void status_error(OnnxError *err, const ox_status *st)
+{
+	ox_error_set(err, st->code ? st->code : ONNXTXT_ERR_NOMEM, "%s", st->msg[0] ? st->msg : "out of memory");
+	if (st->node >= 0)
+		snprintf(err->path, sizeof err->path, "graph.node[%ld]", st->node);
+}
+
 OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, OnnxError *err)
 {
 	return OnnxSession_NewWithOptions(model, NULL, out, err);
@@ -253,7 +262,7 @@ OnnxStatus OnnxSession_NewWithOptions(const Onnx__ModelProto *model, const OnnxS
 		return arg_error(err);
 	*out = NULL;
 	OnnxSession *s = calloc(1, sizeof *s);
-	ox_status st = {0, ""};
+	ox_status st = {0, "", -1};
 	if (!s || !(s->arena = ox_arena_new()) || !(s->budget = ox_budget_new())) {
 		if (s)
 			ox_arena_free(s->arena);
@@ -262,7 +271,7 @@ OnnxStatus OnnxSession_NewWithOptions(const Onnx__ModelProto *model, const OnnxS
 		return err->code;
 	}
 	if (!(s->plan = ox_plan_model(s->arena, model, &st))) {
-		ox_error_set(err, st.code ? st.code : ONNXTXT_ERR_NOMEM, "%s", st.msg[0] ? st.msg : "out of memory");
+		status_error(err, &st);
 		OnnxSession_Free(s);
 		return err->code;
 	}
@@ -320,7 +329,9 @@ const Onnx__ValueInfoProto *OnnxSession_Input(const OnnxSession *s, size_t i, in
 OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i)
 {
 	const Onnx__ValueInfoProto *vi = OnnxSession_Input(s, i, NULL);
-	const Onnx__TypeProto *t = vi ? vi->type : NULL;
+	if (!vi)
+		return 0; /* no such input (or no session) */
+	const Onnx__TypeProto *t = vi->type;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
 		return ONNXTXT_VALUE_SEQUENCE;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
@@ -371,7 +382,7 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 		s->optimize = false;
 	}
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
-		ox_error_set(err, st.code, "%s", st.msg);
+		status_error(err, &st);
 	ox_blocks_enter(old_blocks);
 	ox_pool_enter(old);
 	ox_budget_leave(prev);

@@ -52,6 +52,7 @@ struct ox_node {
 
 struct ox_plan {
 	ox_plan *parent;
+	bool main; /* the model's main graph: its nodes are "graph.node[i]" */
 	ox_names tab; /* name -> slot */
 	int nslots, capslots;
 	const char **slot_names;
@@ -185,12 +186,12 @@ static int resolve(planner *P, ox_plan *p, const char *name)
 
 /* ---- nodes ----------------------------------------------------------------------------- */
 
-static const char *node_label(const Onnx__NodeProto *n, size_t i, char *buf, size_t size)
+/* "graph.node[3] (Relu)", the path check gives the node; inside a sub-graph or function
+ * body, "node[0] (Add)" after the label of the node that runs it. */
+static const char *node_label(const Onnx__NodeProto *n, size_t i, bool main, char *buf, size_t size)
 {
-	if (n->name && *n->name)
-		snprintf(buf, size, "node %zu '%s' (%s)", i, n->name, n->op_type ? n->op_type : "?");
-	else
-		snprintf(buf, size, "node %zu (%s)", i, n->op_type ? n->op_type : "?");
+	snprintf(buf, size, "%snode[%zu] (%s%s%s)", main ? "graph." : "", i, n->domain && *n->domain ? n->domain : "",
+		 n->domain && *n->domain ? "." : "", n->op_type ? n->op_type : "?");
 	return buf;
 }
 
@@ -386,7 +387,7 @@ static int undefined(planner *P, const body *b, size_t i, const char *name, cons
 		for (size_t o = 0; o < b->nodes[j]->n_output; o++)
 			if (strcmp(b->nodes[j]->output[o], name) == 0)
 				return fail(P, ONNXTXT_ERR_EVAL,
-					    "%s: input '%s' is used before node %zu defines it (nodes must be in topological order)",
+					    "%s: input '%s' is used before node[%zu] defines it (nodes must be in topological order)",
 					    label, name, j);
 	return fail(P, ONNXTXT_ERR_EVAL, "%s: input '%s' is not defined", label, name);
 }
@@ -522,13 +523,15 @@ static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 	ox_node *N = &p->nodes[i];
 	const Onnx__NodeProto *n = b->nodes[i];
 	char label[300];
-	node_label(n, i, label, sizeof label);
+	node_label(n, i, p->main, label, sizeof label);
 	if ((*P->planned += 1 + n->n_attribute) > ox_plan_limit)
 		return fail(P, ONNXTXT_ERR_LIMIT,
 			    "%s: planning the model takes more than %zu nodes and attributes (each sub-graph counts, "
 			    "and each function once per distinct set of attribute values)",
 			    label, ox_plan_limit);
 	N->proto = n;
+	if (p->main)
+		P->st->node = (long)i; /* what a planning error is about, if one comes */
 	if (plan_inputs(P, p, b, i, N, label) < 0 || resolve_attrs(P, N) < 0)
 		return -1;
 	const char *dom = n->domain ? n->domain : "";
@@ -637,6 +640,7 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 	p->next = *P->all;
 	*P->all = p;
 	p->parent = parent;
+	p->main = P->model->graph && b->nodes == P->model->graph->node;
 	p->nnodes = b->nnodes;
 	if (!(p->nodes = alloc(P, b->nnodes * sizeof *p->nodes)))
 		return NULL;
@@ -651,6 +655,8 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 			return NULL;
 		note_height(p, &p->nodes[i]);
 	}
+	if (p->main)
+		P->st->node = -1;
 	if (plan_outputs_of_body(P, p, b) < 0 || plan_frees(P, p) < 0)
 		return NULL;
 	return p;
@@ -686,6 +692,7 @@ ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st)
 	planner P = {a, m, st, 0, m->opset_import, m->n_opset_import, NULL, 0, &all, &fns, &planned};
 	st->code = 0;
 	st->msg[0] = '\0';
+	st->node = -1;
 	const Onnx__GraphProto *g = m->graph;
 	if (!g) {
 		fail(&P, ONNXTXT_ERR_EVAL, "the model has no graph");
@@ -822,13 +829,13 @@ static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, int ni
 		ox_status inner;
 		if (run_plan(N->fn, NULL, in, (size_t)N->nin, out, (size_t)N->nout, &inner) == 0)
 			return 0;
-		node_label(N->proto, i, label, sizeof label);
+		node_label(N->proto, i, F->p->main, label, sizeof label);
 		return nested_fail(F->st, inner.code, label, inner.msg);
 	}
 	ox_k k = {N, N->proto, N->version, in, nin, out, N->nout, N->attrs, N->nattrs, F, msg, N->schema, act};
 	if (N->op->run(&k) == 0)
 		return 0;
-	node_label(N->proto, i, label, sizeof label);
+	node_label(N->proto, i, F->p->main, label, sizeof label);
 	const char *limit = ox_budget_tripped();
 	if (limit)
 		return limit_fail(F, label, limit);
@@ -986,17 +993,19 @@ static int run_node(frame *F, size_t i)
 	for (int j = 0; rc == 0 && j < N->nin; j++) {
 		in[j] = N->in[j] >= 0 ? F->v[N->in[j]] : NULL;
 		if (N->in[j] >= 0 && !in[j])
-			rc = run_fail(F->st, ONNXTXT_ERR_EVAL, "node %zu (%s): input '%s' has no value", i, N->proto->op_type,
-				      F->p->slot_names[N->in[j]]);
+			rc = run_fail(F->st, ONNXTXT_ERR_EVAL, "%snode[%zu] (%s): input '%s' has no value",
+				      F->p->main ? "graph." : "", i, N->proto->op_type, F->p->slot_names[N->in[j]]);
 	}
 	if (out)
 		memset(out, 0, (size_t)N->nout * sizeof *out);
 	if (rc == 0)
 		rc = compute(F, N, i, in, out, &dest);
+	if (rc < 0 && F->p->main)
+		F->st->node = (long)i;
 	for (int j = 0; rc == 0 && j < N->nout; j++)
 		if (N->out[j] >= 0 && !out[j])
-			rc = run_fail(F->st, ONNXTXT_ERR_EVAL, "node %zu (%s): output '%s' was not produced", i,
-				      N->proto->op_type, F->p->slot_names[N->out[j]]);
+			rc = run_fail(F->st, ONNXTXT_ERR_EVAL, "%snode[%zu] (%s): output '%s' was not produced",
+				      F->p->main ? "graph." : "", i, N->proto->op_type, F->p->slot_names[N->out[j]]);
 	for (int j = 0; out && j < N->nout; j++) {
 		if (rc == 0 && N->out[j] >= 0)
 			F->v[j ? N->out[j] : dest] = out[j];
@@ -1072,6 +1081,7 @@ int ox_plan_run(const ox_plan *p, ox_val *const *in, ox_val **out, ox_status *st
 {
 	st->code = 0;
 	st->msg[0] = '\0';
+	st->node = -1;
 	return run_plan(p, NULL, in, p->ninputs, out, p->noutputs, st);
 }
 

@@ -16,10 +16,12 @@ extern size_t ox_plan_limit;
 
 typedef struct ox_plan ox_plan;
 
-/* Why planning or running failed: an OnnxStatus and a message. */
+/* Why planning or running failed: an OnnxStatus and a message, and the index of the main
+ * graph's node it is about (-1: none), so that callers can point at it in the text. */
 typedef struct ox_status {
 	int code;
 	char msg[OX_MSG];
+	long node;
 } ox_status;
 
 /* Plans the model's main graph; everything lives in arena a. NULL on failure, with

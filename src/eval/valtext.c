@@ -414,7 +414,7 @@ OnnxStatus OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, doub
 {
 	const ox_val *g = VAL(got), *e = VAL(expected);
 	if (!g || !e) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "a value is missing");
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: a value is NULL");
 		return ONNXTXT_ERR_ARG;
 	}
 	char msg[sizeof err->message];

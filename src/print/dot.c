@@ -72,15 +72,21 @@ static void put_html(ox_out *o, const char *s, size_t n)
 }
 
 /* A double-quoted DOT string. */
-static void put_quoted(ox_out *o, const char *s)
+/* s inside a DOT quoted string: quotes and backslashes escaped, control bytes left out. */
+static void put_escaped(ox_out *o, const char *s)
 {
-	ox_putc(o, '"');
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			ox_putc(o, '\\');
 		if ((unsigned char)*s >= 0x20)
 			ox_putc(o, *s);
 	}
+}
+
+static void put_quoted(ox_out *o, const char *s)
+{
+	ox_putc(o, '"');
+	put_escaped(o, s);
 	ox_putc(o, '"');
 }
 
@@ -257,8 +263,10 @@ static void edge(dot *d, long from, long to)
 }
 
 /* An edge from the producer of name (or a red "undefined" ellipse) to node id, labelled
- * with the value's type when the model declares it. */
-static void edge_in(dot *d, int depth, dscope *sc, const char *name, long to)
+ * with the value's name, then its type when the model declares it: "b" over "float[2]".
+ * operand >= 0 puts the input's place first ("1: b"), so that Sub(b, a) after Split reads
+ * back in order even when both edges join the same two boxes. */
+static void edge_in(dot *d, int depth, dscope *sc, const char *name, long to, long operand)
 {
 	ox_out *o = d->o, *e = &d->edges;
 	const intptr_t *from = find(sc, 0, name);
@@ -278,11 +286,17 @@ static void edge_in(dot *d, int depth, dscope *sc, const char *name, long to)
 	edge(d, src, to);
 	const intptr_t *type = find(sc, 1, name);
 	char *t = type ? brief(d, (const void *)*type, ATTR_WIDTH) : NULL;
-	if (t && *t) {
-		ox_puts(e, " [label=");
-		put_quoted(e, t);
-		ox_putc(e, ']');
+	ox_puts(e, " [label=\"");
+	if (operand >= 0) {
+		ox_put_int(e, operand);
+		ox_puts(e, ": ");
 	}
+	put_escaped(e, name);
+	if (t && *t) {
+		ox_puts(e, "\\n"); /* DOT's line break inside a label */
+		put_escaped(e, t);
+	}
+	ox_puts(e, "\"]");
 	free(t);
 	ox_puts(e, ";\n");
 }
@@ -350,7 +364,7 @@ static void nodes(dot *d, int depth, const Onnx__GraphProto *g, dscope *sc)
 		clusters(d, depth, n, sc, id);
 		for (size_t j = 0; j < n->n_input; j++)
 			if (n->input[j] && *n->input[j] && (find(sc, 0, n->input[j]) || !find(sc, 2, n->input[j])))
-				edge_in(d, depth, sc, n->input[j], id);
+				edge_in(d, depth, sc, n->input[j], id, n->n_input > 1 ? (long)j : -1);
 		for (size_t j = 0; j < n->n_output; j++)
 			put_name(d, &sc->producer, n->output[j], id);
 	}
@@ -366,7 +380,7 @@ static void outputs(dot *d, int depth, const Onnx__GraphProto *g, dscope *sc, lo
 		long id = new_id(d);
 		value_node(d, depth, id, vi->name, vi->type, "#dcfce7");
 		if (find(sc, 0, vi->name) || !find(sc, 2, vi->name))
-			edge_in(d, depth, sc, vi->name, id);
+			edge_in(d, depth, sc, vi->name, id, -1);
 		if (owner) {
 			edge(d, id, owner);
 			ox_puts(&d->edges, " [style=dashed];\n");

@@ -306,7 +306,8 @@ void ox_note_string(ox_out *o, const char *s, size_t n)
 			ox_put(o, "#@ ", 3);
 			continue;
 		}
-		if (s[i] == '"' || s[i] == '\\')
+		/* a raw CR would end the "#@" line (CR-only line ends); escaped, it is the byte */
+		if (s[i] == '"' || s[i] == '\\' || s[i] == '\r')
 			ox_putc(o, '\\');
 		ox_putc(o, s[i]);
 	}

@@ -1366,7 +1366,8 @@ bool ox_print_message(ox_out *o, const ProtobufCMessage *m)
 static OnnxStatus print_into(ox_out *o, const void *message, OnnxError *err)
 {
 	if (!message || !ox_print_message(o, message)) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "%s", message ? "cannot print this message type" : "message is NULL");
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s",
+			     message ? "cannot print this message type" : "message is NULL");
 		return ONNXTXT_ERR_ARG;
 	}
 	o->nbreaks = 0; /* printing is over: no line breaks anywhere any more, all goes out */
@@ -1391,7 +1392,7 @@ OnnxStatus ox_print_apart(const void *message, unsigned flags, bool (*attrs_apar
 		err = &local;
 	memset(err, 0, sizeof *err);
 	if (!text) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "text is NULL");
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: text is NULL");
 		return err->code;
 	}
 	ox_out o;
@@ -1429,7 +1430,7 @@ OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxE
 		err = &local;
 	memset(err, 0, sizeof *err);
 	if (!f) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "file is NULL");
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: file is NULL");
 		return err->code;
 	}
 	ox_out o;

@@ -197,7 +197,9 @@ static ox_tok read_values(ox_parser *P, ox_lexer *L, ox_tok brace)
 static void feed(ox_parser *P, void *lemon, int entry, const char *stop)
 {
 	ox_lexer L;
-	ox_lex_init(&L, P->src, P->len);
+	/* a UTF-8 byte-order mark (editors on Windows write one) is skipped, not a token */
+	size_t bom = P->len >= 3 && !memcmp(P->src, "\xef\xbb\xbf", 3) ? 3 : 0;
+	ox_lex_init(&L, P->src + bom, P->len - bom);
 	ox_tok t = {P->src, 0, (int16_t)entry, 0};
 	ox_lemon(lemon, entry, t);
 	for (;;) {

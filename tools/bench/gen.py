@@ -9,6 +9,10 @@ Presets (sizes are approximate):
     mixed-2mb     10k nodes + 100k floats                              (2.1 MB)
     node-heavy    200k nodes, 2k floats in a few small initializers    (18 MB)
     tensor-heavy  4M floats in ~200 initializers, 100 nodes            (49 MB)
+    constant-weights  the weights in Constant nodes, not initializers:
+                  140k floats in ~80 Constants + 2k nodes              (1.8 MB)
+                  (to-binary streams nodes: each Constant's tensor goes through
+                  the per-node arena, which initializers never do)
 
 The text stays inside the subset on which onnx 1.12's C++ parser and ours agree
 (SYNTAX.md section 5.3): ir_version 8, opset 18, real op names, plain identifiers, SSA
@@ -31,6 +35,7 @@ PRESETS = {
     "mixed-2mb": dict(nodes=10_000, floats=100_000),
     "node-heavy": dict(nodes=200_000, floats=2_000),
     "tensor-heavy": dict(nodes=100, floats=4_000_000),
+    "constant-weights": dict(nodes=2_000, floats=140_000, constants=True),
 }
 
 F32 = struct.Struct("<f")
@@ -60,9 +65,9 @@ def shortest(f):
 
 
 class Gen:
-    def __init__(self, nodes, floats, seed, name):
+    def __init__(self, nodes, floats, seed, name, constants=False):
         self.r = random.Random(seed)
-        self.nodes, self.floats, self.name = nodes, floats, name
+        self.nodes, self.floats, self.name, self.constants = nodes, floats, name, constants
         self.out = []
         self.n_floats = 0
         self.pools = {"conv": [], "bias": [], "mat": [], "norm": []}
@@ -212,7 +217,15 @@ class Gen:
         w("<\n   ir_version: 8,\n   opset_import: [\"\" : 18],\n   producer_name: \"onnxtxt-bench\"\n>\n")
         w("%s (float[1,3,224,224] input) => (float[1,1000] output) \n" % self.name)
         inits = self.int_consts() + self.plan_tensors()
-        w("   <%s>\n{\n" % ", ".join(inits))
+        if self.constants:  # "float[..] name =  {..}" becomes "name = Constant <value = float[..] {..}> ()"
+            consts, inits = inits, []
+            w("{\n")
+            for t in consts:
+                typ, rest = t.split(" ", 1)
+                name, data = rest.split(" =  ", 1)
+                w("   %s = Constant <value = %s %s> ()\n" % (name, typ, data))
+        else:
+            w("   <%s>\n{\n" % ", ".join(inits))
         live = ["input"]
         for i in range(self.nodes - 1):
             x = live[-1]
@@ -250,7 +263,7 @@ def main():
         cfg["floats"] = a.floats
     if cfg["nodes"] < 1 or cfg["floats"] < 0:
         ap.error("need --nodes >= 1 and --floats >= 0")
-    g = Gen(cfg["nodes"], cfg["floats"], a.seed, "bench_" + a.preset.replace("-", "_"))
+    g = Gen(cfg["nodes"], cfg["floats"], a.seed, "bench_" + a.preset.replace("-", "_"), cfg.get("constants", False))
     text = g.run().encode()
     if a.output == "-":
         sys.stdout.buffer.write(text)

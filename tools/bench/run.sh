@@ -10,7 +10,8 @@
 #                         /dev/shm, so fsync is cheap and disk noise stays out; give a
 #                         directory on disk to include the disk)
 #   -p, --presets LIST    inputs, space-separated gen.py presets
-#                         (default: "mixed-40mb mixed-2mb node-heavy tensor-heavy")
+#                         (default: "mixed-40mb mixed-2mb node-heavy tensor-heavy
+#                         constant-weights")
 #   -r, --runs N          fresh processes per cold measurement and per to-binary (default 7;
 #                         inputs under 16 MB get proportionally more, up to 5x)
 #   -n, --warm N          parses per warm process (default 5); best of them is kept,
@@ -42,7 +43,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/../.." && pwd)
-build=build work='' outdir='' presets='mixed-40mb mixed-2mb node-heavy tensor-heavy'
+build=build work='' outdir='' presets='mixed-40mb mixed-2mb node-heavy tensor-heavy constant-weights'
 runs=7 warm=5 warm_procs=3 seed='' pin='' use_ref=1 do_perf=0 strict=0
 prog=run.sh
 # shellcheck source=lib.sh
