@@ -80,6 +80,8 @@ void fail_at(const char *where, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+const char *cli_command;
+
 int usage_error(const char *fmt, ...)
 {
 	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), prog, paint(RESET), paint(RED), paint(RESET));
@@ -87,18 +89,76 @@ int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+	fprintf(stderr, "\nTry '%s%s%s --help' for more information.\n", prog, cli_command ? " " : "",
+		cli_command ? cli_command : "");
 	return EXIT_USAGE;
 }
 
-int cli_bad_option(const char *cmd, int c, char **argv)
+/* Levenshtein distance, for the suggestions of misspelt commands and options. */
+static size_t distance(const char *a, const char *b)
 {
-	const char *opt = argv[optind - 1];
+	size_t n = strlen(b), row[64];
+	if (strlen(a) >= 64 || n >= 64)
+		return (size_t)-1;
+	for (size_t j = 0; j <= n; j++)
+		row[j] = j;
+	for (size_t i = 1; a[i - 1]; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= n; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[n];
+}
+
+const char *cli_closest(const char *word, size_t len, const char *const *names, size_t n)
+{
+	char w[64];
+	if (len >= sizeof w)
+		return NULL;
+	memcpy(w, word, len);
+	w[len] = '\0';
+	const char *best = NULL;
+	size_t best_d = 3; /* at most two edits, and fewer than the word has letters */
+	for (size_t i = 0; i < n; i++) {
+		size_t d = distance(w, names[i]);
+		if (d < best_d && d < len)
+			best = names[i], best_d = d;
+	}
+	return best;
+}
+
+/* " (did you mean '--NAME'?)" for a misspelt long option opt, or "". */
+static const char *option_hint(const char *opt, const struct option *opts, char *buf, size_t size)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (; opts && opts->name && n < 64; opts++)
+		names[n++] = opts->name;
+	const char *word = opt + 2, *best = cli_closest(word, strcspn(word, "="), names, n);
+	if (!best)
+		return "";
+	snprintf(buf, size, " (did you mean '--%s'?)", best);
+	return buf;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv, const struct option *opts)
+{
+	const char *opt = argv[optind - 1], *colon = cmd ? ": " : "";
+	char hint[96];
+	cmd = cmd ? cmd : "";
 	if (c == ':')
-		return usage_error("%s: option '%s' needs an argument", cmd, opt);
+		return usage_error("%s%soption '%s' needs an argument", cmd, colon, opt);
 	if (optopt && strncmp(opt, "--", 2) != 0)
-		return usage_error("%s: unknown option '-%c'", cmd, optopt);
-	return usage_error("%s: unknown option '%s'", cmd, opt);
+		return usage_error("%s%sunknown option '-%c'", cmd, colon, optopt);
+	return usage_error("%s%sunknown option '%s'%s", cmd, colon, opt, option_hint(opt, opts, hint, sizeof hint));
 }
 
 int exit_for(OnnxStatus st)

@@ -33,14 +33,21 @@ int cli_common_option(int c, const char *arg);
 	"  --color[=WHEN]     colour messages: auto (on a terminal, unless NO_COLOR is set),\n" \
 	"                     always or never; --color alone means always\n" \
 	"  -h, --help         show this help\n"
-/* Reports what getopt_long returned for a bad option ('?' or ':') of cmd; EXIT_USAGE. */
-int cli_bad_option(const char *cmd, int c, char **argv);
+/* Reports what getopt_long returned for a bad option ('?' or ':') of cmd (NULL: before
+ * any command), suggesting the closest of opts for a misspelt one; EXIT_USAGE. */
+struct option;
+int cli_bad_option(const char *cmd, int c, char **argv, const struct option *opts);
+/* The name among names[0..n) closest to word[0..len) (at most two edits), or NULL. */
+const char *cli_closest(const char *word, size_t len, const char *const *names, size_t n);
 
 /* "onnxtxt: error: MESSAGE" on standard error. */
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "WHERE: error: MESSAGE": where is a file name, or a file name and a line. */
 void fail_at(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A usage error: "onnxtxt: error: MESSAGE" and a pointer to --help; returns EXIT_USAGE. */
+/* The command being run (NULL before one is chosen), for the pointer to its --help. */
+extern const char *cli_command;
+/* A usage error: "onnxtxt: error: MESSAGE" and a pointer to the command's --help (or
+ * onnxtxt --help); returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int exit_for(OnnxStatus st);
 /* Prints err as "FILE:LINE:COL: error: ..." with the source line and a caret. */

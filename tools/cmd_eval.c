@@ -125,10 +125,26 @@ static const char run_help[] =
 
 enum { OPT_INPUT_DIR = 2000, OPT_OUTPUT_DIR };
 
+/* Whether an --input argument without a known input name is a value (a tensor constant,
+ * a sequence or none) whose "NAME=" was forgotten. */
+static int looks_like_value(const char *arg)
+{
+	return strchr(arg, '{') || arg[strspn(arg, " \t")] == '[' || strcmp(arg, "none") == 0;
+}
+
+static OnnxStatus unnamed_value(const char *arg, OnnxError *err)
+{
+	snprintf(err->message, sizeof err->message,
+		 "--input '%s': a value needs the name of the input it is for: --input NAME=VALUE", arg);
+	return err->code = ONNXTXT_ERR_ARG;
+}
+
 /* "NAME=VALUE" or "FILE.pb". */
 static OnnxStatus bind_arg(OnnxSession *s, const char *arg, size_t *next_free, OnnxError *err)
 {
 	const char *eq = strchr(arg, '=');
+	if (!is_file(arg) && looks_like_value(eq ? "" : arg))
+		return unnamed_value(arg, err);
 	if (!eq || is_file(arg)) {
 		OnnxValue *v;
 		long i = -1;
@@ -163,7 +179,9 @@ static OnnxStatus bind_arg(OnnxSession *s, const char *arg, size_t *next_free, O
 		return err->code = ONNXTXT_ERR_NOMEM;
 	long i = input_index(s, name);
 	OnnxStatus st;
-	if (i < 0) {
+	if (i < 0 && looks_like_value(name)) {
+		st = unnamed_value(arg, err);
+	} else if (i < 0) {
 		snprintf(err->message, sizeof err->message, "the model has no input named '%s'", name);
 		st = err->code = ONNXTXT_ERR_ARG;
 	} else if (strlen(eq + 1) > 3 && strcmp(eq + 1 + strlen(eq + 1) - 3, ".pb") == 0 && is_file(eq + 1)) {
@@ -308,7 +326,7 @@ int cmd_run(int argc, char **argv)
 		else if ((r = cli_common_option(c, optarg)) != 0)
 			rc = r < 0 ? EXIT_USAGE : rc;
 		else
-			rc = cli_bad_option("run", c, argv);
+			rc = cli_bad_option("run", c, argv, opts);
 	}
 	if (rc < 0 && optind != argc - 1)
 		rc = usage_error(optind < argc ? "run: one MODEL is expected, not %s" : "run: missing MODEL%s",
@@ -334,8 +352,8 @@ static const char test_help[] =
 	"\n"
 	"With --quiet, only failed and skipped cases and the summary are printed.\n"
 	"Tolerances default to rtol 1e-3 and atol 1e-7: |got - expected| <= atol + rtol *\n"
-	"|expected|. Exit status: 0 nothing failed, 1 a case failed, 2 usage error, 77 every\n"
-	"case was skipped.\n";
+	"|expected|. Exit status: 0 nothing failed, 1 a case failed, 2 usage error, 3 a PATH\n"
+	"could not be read or holds no test case, 77 every case was skipped.\n";
 
 enum verdict { PASS, FAIL, SKIP };
 
@@ -607,7 +625,7 @@ int cmd_test(int argc, char **argv)
 		if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		if (r == 0)
-			return cli_bad_option("test", c, argv);
+			return cli_bad_option("test", c, argv, opts);
 	}
 	if (optind >= argc)
 		return usage_error("test: missing PATH%s", "");

@@ -123,7 +123,7 @@ static int cmd_to_binary(int argc, char **argv)
 			if (r < 0)
 				return EXIT_USAGE;
 		} else {
-			return cli_bad_option("to-binary", c, argv);
+			return cli_bad_option("to-binary", c, argv, opts);
 		}
 	}
 	if (optind != argc - 1)
@@ -279,7 +279,7 @@ static int cmd_to_text(int argc, char **argv)
 			if (r < 0)
 				return EXIT_USAGE;
 		} else {
-			return cli_bad_option("to-text", c, argv);
+			return cli_bad_option("to-text", c, argv, opts);
 		}
 	}
 	if (optind != argc - 1)
@@ -422,7 +422,7 @@ static int cmd_fmt(int argc, char **argv)
 			if (r < 0)
 				return EXIT_USAGE;
 		} else {
-			return cli_bad_option("fmt", c, argv);
+			return cli_bad_option("fmt", c, argv, opts);
 		}
 	}
 	if (optind == argc)
@@ -504,7 +504,7 @@ static int cmd_check(int argc, char **argv)
 		if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		if (r == 0)
-			return cli_bad_option("check", c, argv);
+			return cli_bad_option("check", c, argv, opts);
 	}
 	if (optind == argc)
 		return usage_error("check: expected at least one model");
@@ -547,7 +547,7 @@ static int cmd_dot(int argc, char **argv)
 		else if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		else if (r == 0)
-			return cli_bad_option("dot", c, argv);
+			return cli_bad_option("dot", c, argv, opts);
 	}
 	if (optind != argc - 1)
 		return usage_error("dot: expected exactly one model");
@@ -597,7 +597,7 @@ static const char main_help[] =
 	"  3  a file could not be read or written\n"
 	"  77 test: every case was skipped (operators the evaluator does not support)\n"
 	"\n"
-	"Manual: man onnxtxt. Every command has --help.\n";
+	"Manual: man onnxtxt. Every command has --help (or: onnxtxt help COMMAND).\n";
 
 static const struct command {
 	const char *name;
@@ -629,7 +629,7 @@ static int global_options(int argc, char **argv, int *rc)
 		if (c == 'V')
 			return printf("onnxtxt %s\n", OnnxTxt_Version()), -1;
 		if ((r = cli_common_option(c, optarg)) == 0)
-			r = (cli_bad_option("onnxtxt", c, argv), -1);
+			r = (cli_bad_option(NULL, c, argv, opts), -1);
 		if (r < 0)
 			return *rc = EXIT_USAGE, -1;
 	}
@@ -638,16 +638,54 @@ static int global_options(int argc, char **argv, int *rc)
 	return optind;
 }
 
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* "unknown command", with the closest command's name when one is near. */
+static int unknown_command(const char *name)
+{
+	const char *names[sizeof commands / sizeof commands[0]];
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		names[i] = commands[i].name;
+	const char *best = cli_closest(name, strlen(name), names, sizeof names / sizeof names[0]);
+	if (best)
+		return usage_error("unknown command '%s' (did you mean '%s'?)", name, best);
+	return usage_error("unknown command '%s'", name);
+}
+
+/* onnxtxt help [COMMAND]: the same as onnxtxt --help or onnxtxt COMMAND --help. */
+static int help_command(int argc, char **argv)
+{
+	if (argc == 1)
+		return fputs(main_help, stdout), EXIT_OK;
+	const struct command *c = argc == 2 ? find_command(argv[1]) : NULL;
+	if (argc > 2)
+		return usage_error("help: expected at most one command");
+	if (!c)
+		return unknown_command(argv[1]);
+	char *args[] = {argv[1], "--help", NULL};
+	optind = 0;
+	cli_command = c->name;
+	return c->run(2, args);
+}
+
 int main(int argc, char **argv)
 {
 	int rc, at = global_options(argc, argv, &rc);
 	if (at < 0)
 		return rc;
 	const char *cmd = argv[at];
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(cmd, commands[i].name)) {
-			optind = 0; /* glibc: start afresh, argument order rules included */
-			return commands[i].run(argc - at, argv + at);
-		}
-	return usage_error("unknown command '%s'", cmd);
+	if (!strcmp(cmd, "help"))
+		return help_command(argc - at, argv + at);
+	const struct command *c = find_command(cmd);
+	if (!c)
+		return unknown_command(cmd);
+	optind = 0; /* glibc: start afresh, argument order rules included */
+	cli_command = c->name;
+	return c->run(argc - at, argv + at);
 }
