@@ -113,5 +113,35 @@ fi
 run 2 "test without a path is a usage error" test
 run 3 "test of a missing path is a file error" test nowhere
 
+# a binary model is told by its content: run with the data sets beside it
+if run 0 "test of a binary model.onnx runs its folder's data sets" test suite/case/model.onnx; then
+	check "the binary model passed" "has out.txt '^PASS suite/case/model.onnx' && has out.txt '^1 passed, 0 failed'"
+fi
+cp id.onnx lone.onnx
+if run 1 "test of a binary model without data sets fails" test lone.onnx; then
+	check "the failure says what is missing, not a text error" \
+		"has out.txt '^FAIL lone.onnx: a binary model without test data' && ! has out.txt 'control character'"
+fi
+
+# no test case found is an error, so that a wrong path cannot pass in CI
+mkdir empty
+if run 3 "test of an empty folder is a file error" test empty; then
+	check "it says no case was found" "has err.txt 'empty: no test case here' && ! has out.txt '0 passed'"
+fi
+run 3 "test of a folder with cases and an empty one fails" test suite empty
+
+# links back up the tree are searched once: self -> . and a/up -> ..
+mkdir -p loop/a
+cp id.onnxtxt loop/x.onnxtxt
+ln -s . loop/self
+ln -s .. loop/a/up
+if command -v timeout >/dev/null 2>&1; then
+	timeout 20 "$cli" test loop >out.txt 2>err.txt
+else
+	"$cli" test loop >out.txt 2>err.txt
+fi
+status=$?
+check "test follows folder links without cycling" '[ "$status" -eq 0 ] && has out.txt "^1 passed, 0 failed, 0 skipped$"'
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

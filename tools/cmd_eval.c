@@ -347,7 +347,9 @@ static const char test_help[] =
 	"  PATH               a self-contained text case (a model with '#@ input' and '#@ expect'\n"
 	"                     lines), an ONNX backend test folder (model.onnx, test_data_set_N/ with\n"
 	"                     input_N.pb and output_N.pb, optional data.json with rtol and atol), or\n"
-	"                     a folder searched for both (*.onnxtxt files, folders with model.onnx)\n"
+	"                     a folder searched for both (*.onnxtxt files, folders with model.onnx;\n"
+	"                     a folder reached twice through links is searched once), or a binary\n"
+	"                     model (told by its content) run with the test_data_set_N beside it\n"
 	CLI_COMMON_HELP
 	"\n"
 	"With --quiet, only failed and skipped cases and the summary are printed.\n"
@@ -496,9 +498,9 @@ static enum verdict data_set(OnnxSession *s, const Onnx__ModelProto *m, const ch
 	return v;
 }
 
-static enum verdict backend_case(const char *dir, result *r)
+/* An ONNX backend case: the binary model at path (dir/model.onnx) with dir's data sets. */
+static enum verdict backend_case(const char *dir, char *path, result *r)
 {
-	char *path = join(dir, "model.onnx");
 	Onnx__ModelProto *m = NULL;
 	OnnxSession *s = NULL;
 	OnnxError err;
@@ -528,12 +530,69 @@ static enum verdict backend_case(const char *dir, result *r)
 	return v;
 }
 
+/* A file given as a PATH: a text case, or a binary model (told by its content, as every
+ * command does) whose folder holds its test_data_set_N folders. */
+static enum verdict file_case(const char *path, result *r)
+{
+	char head[4096];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+	if (f)
+		fclose(f);
+	if (!looks_binary(head, n))
+		return text_case(path, r);
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	struct dirent **sets = NULL;
+	int nsets = dir ? scandir(dir, &sets, data_set_filter, alphasort) : -1;
+	for (int i = 0; i < nsets; i++)
+		free(sets[i]);
+	free(sets);
+	enum verdict v;
+	if (nsets > 0)
+		v = backend_case(dir, strdup(path), r);
+	else
+		v = set(r, FAIL, "a binary model without test data: its folder has no test_data_set_N folders "
+			"(the ONNX backend test layout)%s%s", "", "");
+	free(dir);
+	return v;
+}
+
 /* ---- finding cases ---------------------------------------------------------------------- */
+
+/* The folders searched so far, by device and inode: a link back up the tree (self -> .)
+ * is not followed twice. */
+typedef struct dir_id {
+	dev_t dev;
+	ino_t ino;
+} dir_id;
 
 typedef struct cases {
 	char **paths;
 	size_t n, cap;
+	dir_id *seen;
+	size_t nseen, seen_cap;
 } cases;
+
+/* 1 when path was searched before, 0 when it is new (and now recorded), -1 on error. */
+static int seen_before(cases *c, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -1;
+	for (size_t i = 0; i < c->nseen; i++)
+		if (c->seen[i].dev == st.st_dev && c->seen[i].ino == st.st_ino)
+			return 1;
+	if (c->nseen == c->seen_cap) {
+		size_t cap = c->seen_cap ? 2 * c->seen_cap : 64;
+		dir_id *g = realloc(c->seen, cap * sizeof *g);
+		if (!g)
+			return -1;
+		c->seen = g, c->seen_cap = cap;
+	}
+	c->seen[c->nseen++] = (dir_id){st.st_dev, st.st_ino};
+	return 0;
+}
 
 static int add_case(cases *c, const char *path)
 {
@@ -558,6 +617,9 @@ static int find_cases(cases *c, const char *path, int top)
 {
 	if (!is_dir(path))
 		return top || ends_with(path, ".onnxtxt") ? add_case(c, path) : 0;
+	int seen = seen_before(c, path);
+	if (seen)
+		return seen < 0 ? (fail("cannot read %s: %s", path, strerror(errno)), -1) : 0;
 	char *model = join(path, "model.onnx");
 	int backend = model && is_file(model);
 	free(model);
@@ -598,7 +660,7 @@ static int run_cases(const cases *c)
 			fprintf(stderr, "\r\033[K[%zu/%zu] %s", i + 1, c->n, p), fflush(stderr);
 		result r = {PASS, ""};
 		double t0 = now();
-		enum verdict v = is_dir(p) ? backend_case(p, &r) : text_case(p, &r);
+		enum verdict v = is_dir(p) ? backend_case(p, join(p, "model.onnx"), &r) : file_case(p, &r);
 		double ms = 1e3 * (now() - t0);
 		if (progress)
 			fputs("\r\033[K", stderr);
@@ -632,10 +694,15 @@ int cmd_test(int argc, char **argv)
 	cases cs = {0};
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc && rc == EXIT_OK; i++) {
+		size_t before = cs.n;
 		if (access(argv[i], F_OK) != 0) {
 			fail("%s: %s", argv[i], strerror(errno));
 			rc = EXIT_IO;
 		} else if (find_cases(&cs, argv[i], 1) < 0) {
+			rc = EXIT_IO;
+		} else if (cs.n == before) {
+			/* a mistyped or empty folder must not pass in CI as "0 failed" */
+			fail("%s: no test case here (*.onnxtxt files, folders with model.onnx)", argv[i]);
 			rc = EXIT_IO;
 		}
 	}
@@ -644,5 +711,6 @@ int cmd_test(int argc, char **argv)
 	for (size_t i = 0; i < cs.n; i++)
 		free(cs.paths[i]);
 	free(cs.paths);
+	free(cs.seen);
 	return rc;
 }
