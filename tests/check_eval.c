@@ -114,6 +114,29 @@ START_TEST(value_text_round_trips)
 }
 END_TEST
 
+/* A value wider than the printer's 100 columns prints on one line exactly as a short one
+ * does: no space inside the braces. */
+START_TEST(wide_value_prints_like_a_short_one)
+{
+	char text[2048] = "float[2, 20] {", *printed;
+	for (int i = 0; i < 40; i++)
+		snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d.25", i ? ", " : "", i);
+	strcat(text, "}");
+	OnnxValue *v = value(text);
+	ck_assert_int_eq(OnnxValue_Print(v, &printed, NULL, NULL), ONNXTXT_OK);
+	ck_assert_str_eq(printed, text);
+	free(printed);
+	OnnxValue_Free(v);
+	const char *seq = "[string[3] {\"a very long string, so that the line is wide enough\", "
+			  "\"to break in the printer\", \"and one more\"}, none]";
+	v = value(seq);
+	ck_assert_int_eq(OnnxValue_Print(v, &printed, NULL, NULL), ONNXTXT_OK);
+	ck_assert_str_eq(printed, seq);
+	free(printed);
+	OnnxValue_Free(v);
+}
+END_TEST
+
 static const struct bad_value {
 	const char *text, *error;
 } bad_values[] = {
@@ -375,6 +398,7 @@ int main(void)
 	tcase_add_test(t, f8_saturation);
 	tcase_add_loop_test(t, value_text_round_trips, 0, sizeof value_texts / sizeof value_texts[0]);
 	tcase_add_loop_test(t, value_text_errors, 0, sizeof bad_values / sizeof bad_values[0]);
+	tcase_add_test(t, wide_value_prints_like_a_short_one);
 	tcase_add_test(t, equal_reports_first_mismatch);
 	tcase_add_test(t, new_tensor_api);
 	tcase_add_test(t, case_lines);

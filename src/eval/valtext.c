@@ -211,7 +211,8 @@ static void put(buf *b, const char *s, size_t n)
 	b->p[b->n] = '\0';
 }
 
-/* The printer's tensor text on one line: its line breaks only ever separate values. */
+/* The printer's tensor text on one line: its line breaks only ever separate values, or
+ * a value from the braces around them, which take no space ("{1, 2}" as when short). */
 static void put_tensor(buf *b, const ox_val *v, OnnxError *err)
 {
 	void *m;
@@ -231,7 +232,7 @@ static void put_tensor(buf *b, const ox_val *v, OnnxError *err)
 		if (s[i] == '\n') {
 			while (i < n && is_space(s[i]))
 				i++;
-			if (i < n)
+			if (i < n && s[i] != '}' && !(b->n && b->p[b->n - 1] == '{'))
 				put(b, " ", 1);
 			continue;
 		}
