@@ -32,6 +32,13 @@ mkdir out
 if run 0 "run --output-dir writes output_N.pb" run id.onnxtxt --output-dir out; then
 	check "output_0.pb exists" '[ -s out/output_0.pb ]'
 fi
+# a missing --output-dir fails before the model runs: no outputs printed, nothing written
+if run 3 "run --output-dir of a missing folder is a file error" run id.onnxtxt --output-dir nowhere; then
+	check "the folder is named, nothing is printed" \
+		"has err.txt '^onnxtxt: error: --output-dir nowhere: No such file or directory' && empty out.txt && [ ! -e nowhere ]"
+fi
+run 3 "run --output-dir of a file is a file error" run id.onnxtxt --output-dir id.onnxtxt &&
+	check "a file is not a folder" "has err.txt 'Not a directory' && empty out.txt"
 mkdir in && cp out/output_0.pb in/input_0.pb
 if run 0 "run --input-dir binds input_N.pb" run id.onnxtxt --input-dir in --input 'X=float[2,2] {0,0,0,0}' --output-dir out; then
 	: # --input came last and wins

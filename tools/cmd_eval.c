@@ -115,7 +115,8 @@ static const char run_help[] =
 	"                     next input without a value\n"
 	"  --input-dir DIR    bind DIR/input_N.pb to the N-th input without an initializer (the\n"
 	"                     ONNX backend test layout)\n"
-	"  --output-dir DIR   also write each output N to DIR/output_N.pb\n"
+	"  --output-dir DIR   also write each output N to DIR/output_N.pb; DIR must exist\n"
+	"                     (it is checked before the model runs)\n"
 	CLI_COMMON_HELP
 	"\n"
 	"A self-contained test case binds the inputs its '#@ input' lines give; --input-dir and\n"
@@ -302,6 +303,18 @@ static int run_model(const char *path, const run_opts *o)
 	return rc;
 }
 
+/* --output-dir must be a writable folder before anything runs: a typo then costs no
+ * evaluation, and no outputs are printed for a command that fails. */
+static int check_output_dir(const char *dir)
+{
+	struct stat st;
+	int e = stat(dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : access(dir, W_OK | X_OK) ? errno : 0;
+	if (!e)
+		return EXIT_OK;
+	fail("--output-dir %s: %s", dir, strerror(e));
+	return EXIT_IO;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {{"input", required_argument, NULL, 'i'},
@@ -331,6 +344,8 @@ int cmd_run(int argc, char **argv)
 	if (rc < 0 && optind != argc - 1)
 		rc = usage_error(optind < argc ? "run: one MODEL is expected, not %s" : "run: missing MODEL%s",
 				 optind < argc ? "several" : "");
+	if (rc < 0 && o.output_dir)
+		rc = check_output_dir(o.output_dir) == EXIT_OK ? -1 : EXIT_IO;
 	if (rc < 0)
 		rc = run_model(argv[optind], &o);
 	free(o.inputs);
