@@ -117,8 +117,13 @@ static char *target_of(const char *path)
 static int run_writer(FILE *f, ox_writer *write_fn, void *ctx, OnnxError *err, bool sync)
 {
 	errno = 0;
-	if (!write_fn(f, ctx, err))
+	if (!write_fn(f, ctx, err)) {
+		if (err->code == ONNXTXT_ERR_IO) { /* the stream's own failure: said with the path */
+			errno = err->sys_errno;
+			err->code = ONNXTXT_OK;
+		}
 		return errno = errno ? errno : EIO, 0;
+	}
 	if (fflush(f) != 0 || (sync && fsync(fileno(f)) != 0))
 		return 0;
 	return 1;

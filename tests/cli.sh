@@ -91,14 +91,45 @@ run 3 "a directory as output exits 3" to-binary "$golden" -o adir &&
 	check "the directory is left alone" '[ -d adir ] && [ -z "$(entries adir)" ]'
 run 3 "output into a missing directory exits 3" to-binary "$golden" -o nodir/out.onnx &&
 	check "no directory was created" '[ ! -e nodir ]'
+# Output errors: every command, --help and --version say why standard output could not be
+# written, once, and exit 3 (the output is lost, so success would be a lie).
 if [ -w /dev/full ]; then
-	"$cli" to-binary "$golden" >/dev/full 2>err.txt
-	status=$?
-	check "a full standard output exits 3" '[ "$status" -eq 3 ]'
-	check "a full standard output is reported" 'nonempty err.txt'
+	relu=$root/corpus/examples/relu.onnxtxt
+	echo "onnxtxt: error: cannot write standard output: No space left on device" >full-want.txt
+	while IFS='|' read -r desc args; do
+		# shellcheck disable=SC2086 # the words of the arguments
+		"$cli" $args >/dev/full 2>err.txt
+		status=$?
+		check "$desc > /dev/full: exit 3 and the reason" '[ "$status" -eq 3 ] && same err.txt full-want.txt'
+	done <<EOF
+to-binary|to-binary $golden
+to-binary -o -|to-binary $golden -o -
+to-text|to-text $mlp
+fmt|fmt $golden
+fmt --check|fmt --check $mlp
+check|check $mlp
+dot|dot $mlp
+run|run $relu
+test|test $relu
+test of many cases|test $root/corpus/eval
+--help|--help
+--version|--version
+run --help|run --help
+help check|help check
+EOF
+	for c in to-text to-binary dot; do
+		"$cli" "$c" "$mlp" -o /dev/full >out.txt 2>err.txt
+		status=$?
+		check "$c -o /dev/full: exit 3 with the file and the reason" \
+			'[ "$status" -eq 3 ] && [ "$(cat err.txt)" = "onnxtxt: error: cannot write /dev/full: No space left on device" ]'
+	done
 else
 	skip "a full standard output exits 3" "/dev/full is not writable"
 fi
+"$cli" --version >&- 2>err.txt
+status=$?
+check "a closed standard output exits 3 with the reason" \
+	'[ "$status" -eq 3 ] && has err.txt "^onnxtxt: error: cannot write standard output: Bad file descriptor$"'
 
 # ---- output bytes ---------------------------------------------------------------------------
 

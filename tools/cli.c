@@ -161,6 +161,40 @@ int cli_bad_option(const char *cmd, int c, char **argv, const struct option *opt
 	return usage_error("%s%sunknown option '%s'%s", cmd, colon, opt, option_hint(opt, opts, hint, sizeof hint));
 }
 
+static int stdout_reported;
+
+int cli_stdout_error(int errnum)
+{
+	if (!stdout_reported)
+		fail("cannot write standard output: %s", strerror(errnum ? errnum : EIO));
+	stdout_reported = 1;
+	return EXIT_IO;
+}
+
+int cli_output_error(const OnnxError *err, int to_stdout)
+{
+	if (to_stdout && err->code == ONNXTXT_ERR_IO)
+		return cli_stdout_error(err->sys_errno);
+	fail("%s", err->message);
+	return exit_for(err->code);
+}
+
+int cli_close_stdout(int rc)
+{
+	/* what is still buffered goes out now; a write that failed earlier left the stream's
+	 * error flag, and usually its bytes in the buffer, so the flush says why */
+	errno = 0;
+	int failed = fflush(stdout) != 0 || ferror(stdout), e = errno;
+	if (fclose(stdout) != 0 && !failed)
+		failed = 1, e = errno;
+	if (failed)
+		cli_stdout_error(e);
+	if (stdout_reported)
+		return EXIT_IO;
+	/* nothing can report a failed standard error, but the exit status */
+	return rc == EXIT_OK && (fflush(stderr) != 0 || ferror(stderr)) ? EXIT_IO : rc;
+}
+
 int exit_for(OnnxStatus st)
 {
 	switch (st) {

@@ -50,6 +50,15 @@ extern const char *cli_command;
  * onnxtxt --help); returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int exit_for(OnnxStatus st);
+/* Output errors, one way for every command: "onnxtxt: error: cannot write standard
+ * output: REASON" (once, however many writes failed); returns EXIT_IO. */
+int cli_stdout_error(int errnum);
+/* A failed library call that wrote to standard output (to_stdout) or a file: the stdout
+ * message for a write error there, else err's own; returns the exit code. */
+int cli_output_error(const OnnxError *err, int to_stdout);
+/* The end of every command: flushes and closes standard output and returns rc, or
+ * EXIT_IO after reporting (unless already reported) that the output was lost. */
+int cli_close_stdout(int rc);
 /* Prints err as "FILE:LINE:COL: error: ..." with the source line and a caret. */
 void report(const OnnxError *err, const char *file, const char *text, size_t len);
 /* Reads a whole file, or standard input for "-"; reports failures. The buffer ends with a

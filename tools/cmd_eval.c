@@ -249,7 +249,7 @@ static int print_outputs(const OnnxSession *s, const char *outdir)
 				return exit_for(st);
 		}
 	}
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+	return fflush(stdout) == 0 ? EXIT_OK : cli_stdout_error(errno);
 }
 
 typedef struct run_opts {

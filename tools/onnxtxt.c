@@ -39,13 +39,9 @@ static int write_binary(const Onnx__ModelProto *m, const char *out)
 		fail("%s", err.message);
 		return exit_for(err.code);
 	}
-	int ok = fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0;
+	int ok = fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0, e = errno;
 	free(data);
-	if (!ok) {
-		fail("cannot write to standard output: %s", strerror(errno));
-		return EXIT_IO;
-	}
-	return EXIT_OK;
+	return ok ? EXIT_OK : cli_stdout_error(e);
 }
 
 /* Decodes text (or bytes) read from path as a model in either format: the one the bytes
@@ -149,10 +145,8 @@ static int cmd_to_binary(int argc, char **argv)
 		/* an error in the text is reported by decode_model, which also tries the
 		 * input as binary after all */
 		if (st == ONNXTXT_OK || err.line == 0) {
-			if (st != ONNXTXT_OK)
-				fail("%s", err.message);
 			free(text);
-			return exit_for(st);
+			return st == ONNXTXT_OK ? EXIT_OK : cli_output_error(&err, to_stdout);
 		}
 	}
 	Onnx__ModelProto *m;
@@ -194,15 +188,11 @@ static const char to_text_help[] =
 static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out)
 {
 	OnnxError err;
-	OnnxStatus st = out && strcmp(out, "-") != 0 ? OnnxPrinter_WriteFile(m, flags, out, &err)
-						       : OnnxPrinter_Write(m, flags, stdout, &err);
-	if (st == ONNXTXT_OK && (!out || strcmp(out, "-") == 0) && fflush(stdout) != 0) {
-		st = ONNXTXT_ERR_IO;
-		snprintf(err.message, sizeof err.message, "cannot write to standard output: %s", strerror(errno));
-	}
-	if (st != ONNXTXT_OK)
-		fail("%s", err.message);
-	return exit_for(st);
+	int to_stdout = !out || strcmp(out, "-") == 0;
+	OnnxStatus st = to_stdout ? OnnxPrinter_Write(m, flags, stdout, &err) : OnnxPrinter_WriteFile(m, flags, out, &err);
+	if (st == ONNXTXT_OK && to_stdout && fflush(stdout) != 0)
+		return cli_stdout_error(errno);
+	return st == ONNXTXT_OK ? EXIT_OK : cli_output_error(&err, to_stdout);
 }
 
 
@@ -391,8 +381,7 @@ static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
 				rc = write_text(m, 0, path);
 			}
 		} else if (fwrite(pretty, 1, plen, stdout) != plen) {
-			fail("cannot write to standard output: %s", strerror(errno));
-			rc = EXIT_IO;
+			rc = cli_stdout_error(errno);
 		}
 	}
 	free(pretty);
@@ -556,13 +545,10 @@ static int cmd_dot(int argc, char **argv)
 	Onnx__ModelProto *m;
 	int rc = load_model(argv[optind], &m, &text, &len);
 	OnnxError err;
-	OnnxStatus st = ONNXTXT_OK;
-	if (rc == EXIT_OK)
-		st = out && strcmp(out, "-") ? OnnxPrinter_DotFile(m, out, &err) : OnnxPrinter_Dot(m, stdout, &err);
-	if (st != ONNXTXT_OK) {
-		fail("%s", err.message);
-		rc = exit_for(st);
-	}
+	int to_stdout = !out || strcmp(out, "-") == 0;
+	if (rc == EXIT_OK &&
+	    (to_stdout ? OnnxPrinter_Dot(m, stdout, &err) : OnnxPrinter_DotFile(m, out, &err)) != ONNXTXT_OK)
+		rc = cli_output_error(&err, to_stdout);
 	OnnxProto_Free(m);
 	free(text);
 	return rc;
@@ -594,7 +580,7 @@ static const char main_help[] =
 	"     problem), fmt --check found a file that is not canonical, run could not\n"
 	"     evaluate a model, or test had a failing case\n"
 	"  2  usage error\n"
-	"  3  a file could not be read or written\n"
+	"  3  a file could not be read or written (standard output too), or test found no case\n"
 	"  77 test: every case was skipped (operators the evaluator does not support)\n"
 	"\n"
 	"Manual: man onnxtxt. Every command has --help (or: onnxtxt help COMMAND).\n";
@@ -674,7 +660,7 @@ static int help_command(int argc, char **argv)
 	return c->run(2, args);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	int rc, at = global_options(argc, argv, &rc);
 	if (at < 0)
@@ -688,4 +674,10 @@ int main(int argc, char **argv)
 	optind = 0; /* glibc: start afresh, argument order rules included */
 	cli_command = c->name;
 	return c->run(argc - at, argv + at);
+}
+
+int main(int argc, char **argv)
+{
+	/* every path, --help and --version included, ends with standard output checked */
+	return cli_close_stdout(dispatch(argc, argv));
 }
