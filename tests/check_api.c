@@ -486,6 +486,34 @@ START_TEST(text_longer_than_the_limit)
 }
 END_TEST
 
+/* A stream that cannot be written: the error says why, and sys_errno has the reason. */
+START_TEST(stream_write_errors_say_why)
+{
+	FILE *f = fopen("/dev/full", "w");
+	if (!f)
+		return; /* no /dev/full here: nothing to write to that fails */
+	setvbuf(f, NULL, _IONBF, 0);
+	const char *text = entries[0].valid;
+	Onnx__ModelProto *m;
+	OnnxError err;
+	ck_assert_int_eq(OnnxParser_Parse(text, strlen(text), &m, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxPrinter_Write(m, 0, f, &err), ONNXTXT_ERR_IO);
+	ck_assert_str_eq(err.message, "cannot write the text: No space left on device");
+	ck_assert_int_eq(err.sys_errno, ENOSPC);
+	ck_assert_int_eq(OnnxPrinter_Dot(m, f, &err), ONNXTXT_ERR_IO);
+	ck_assert_str_eq(err.message, "cannot write the graph: No space left on device");
+	ck_assert_int_eq(err.sys_errno, ENOSPC);
+	ck_assert_int_eq(OnnxParser_ParseToBinary(text, strlen(text), f, &err), ONNXTXT_ERR_IO);
+	ck_assert_str_eq(err.message, "cannot write the model: No space left on device");
+	ck_assert_int_eq(err.sys_errno, ENOSPC);
+	/* a file that cannot be written is named */
+	ck_assert_int_eq(OnnxPrinter_WriteFile(m, 0, "/dev/full", &err), ONNXTXT_ERR_IO);
+	ck_assert_str_eq(err.message, "cannot write /dev/full: No space left on device");
+	OnnxProto_Free(m);
+	fclose(f);
+}
+END_TEST
+
 START_TEST(version)
 {
 	ck_assert_str_eq(OnnxTxt_Version(), ONNXTXT_VERSION);
@@ -560,6 +588,7 @@ int main(void)
 	tcase_add_test(tc, errors_without_a_position);
 	tcase_add_test(tc, nesting_limit_error_fields);
 	tcase_add_test(tc, text_longer_than_the_limit);
+	tcase_add_test(tc, stream_write_errors_say_why);
 	tcase_add_test(tc, version);
 	tcase_add_test(tc, out_reset_on_failure);
 	tcase_add_test(tc, message_keeps_utf8_whole);
