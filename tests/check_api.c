@@ -9,6 +9,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
+#include "file.h"
 #include "testutil.h"
 
 typedef OnnxStatus (*entry_fn)(const char *, size_t, void **, OnnxError *);
@@ -514,6 +517,56 @@ START_TEST(stream_write_errors_say_why)
 }
 END_TEST
 
+/* The entries of dir but . and .., joined by spaces. */
+static void list_dir(const char *dir, char *out, size_t size)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	out[0] = '\0';
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			snprintf(out + strlen(out), size - strlen(out), "%s%s", out[0] ? " " : "", e->d_name);
+	closedir(d);
+}
+
+typedef struct interrupted {
+	const char *dir;
+	char during[512], after[512];
+} interrupted;
+
+/* A write that a signal handler interrupts: what the directory holds before and after
+ * the handler's OnnxTxt_RemoveTempFiles. */
+static int interrupt_write(FILE *f, void *ctx, OnnxError *err)
+{
+	interrupted *in = ctx;
+	fputs("partial", f);
+	list_dir(in->dir, in->during, sizeof in->during);
+	OnnxTxt_RemoveTempFiles();
+	list_dir(in->dir, in->after, sizeof in->after);
+	return 0;
+}
+
+START_TEST(temp_files_removed_for_a_signal_handler)
+{
+	char dir[4096], path[4200];
+	tu_scratch_dir(dir, "temps");
+	snprintf(path, sizeof path, "%s/out.onnx", dir);
+	interrupted in = {dir, "", ""};
+	OnnxError err = {0};
+	ck_assert_int_ne(ox_write_atomic(path, interrupt_write, &in, &err), ONNXTXT_OK);
+	ck_assert_msg(!strncmp(in.during, ".onnxtxt-", 9), "no temporary file during the write: '%s'", in.during);
+	ck_assert_str_eq(in.after, "");
+	/* a finished write is no longer tracked: calling it again removes nothing */
+	Onnx__ModelProto *m = tu_model(entries[0].valid);
+	ck_assert_int_eq(OnnxBinary_WriteFile(m, path, &err), ONNXTXT_OK);
+	OnnxProto_Free(m);
+	OnnxTxt_RemoveTempFiles();
+	list_dir(dir, in.after, sizeof in.after);
+	ck_assert_str_eq(in.after, "out.onnx");
+	tu_remove_tree(dir);
+}
+END_TEST
+
 START_TEST(version)
 {
 	ck_assert_str_eq(OnnxTxt_Version(), ONNXTXT_VERSION);
@@ -589,6 +642,7 @@ int main(void)
 	tcase_add_test(tc, nesting_limit_error_fields);
 	tcase_add_test(tc, text_longer_than_the_limit);
 	tcase_add_test(tc, stream_write_errors_say_why);
+	tcase_add_test(tc, temp_files_removed_for_a_signal_handler);
 	tcase_add_test(tc, version);
 	tcase_add_test(tc, out_reset_on_failure);
 	tcase_add_test(tc, message_keeps_utf8_whole);

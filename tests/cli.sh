@@ -211,6 +211,48 @@ else
 fi
 chmod 755 ro
 
+# An interrupted write (SIGINT, SIGTERM, SIGHUP) removes its temporary file: a model big
+# enough that the write lasts, a signal as soon as the temporary file is there, then the
+# program must have died of that signal and left nothing beside the output. env
+# --default-signal undoes the shell's ignoring SIGINT in background jobs.
+{
+	printf '<ir_version: 8, opset_import: ["" : 17]>\ng (float[N] x) => (float[N] y)\n'
+	printf '<float[4000000] w = {'
+	yes '1.5,' | head -n 3999999 | tr -d '\n'
+	printf '1.5}>\n{ y = Add(x, w) }\n'
+} >big.onnxtxt
+"$cli" to-binary big.onnxtxt -o big.onnx 2>err.txt
+interrupt() { # SIGNAL NUMBER COMMAND ARGS...: runs the CLI, signals it mid-write
+	sig=$1 num=$2
+	shift 2
+	rm -rf sig && mkdir sig
+	env --default-signal=INT "$cli" "$@" >/dev/null 2>err.txt &
+	pid=$!
+	i=0
+	while [ $i -lt 2000 ] && [ -z "$(entries sig)" ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.005
+		i=$((i + 1))
+	done
+	seen=$(entries sig)
+	kill -"$sig" $pid 2>/dev/null
+	wait $pid
+	status=$?
+	if [ -z "$seen" ] || [ "$status" -ne $((128 + num)) ]; then
+		skip "$sig during $1 -o removes the temporary file" "the write ended before the signal"
+	else
+		check "$sig during $1 -o removes the temporary file" '[ -z "$(entries sig)" ]'
+	fi
+}
+if env --default-signal=INT true 2>/dev/null && [ -s big.onnx ]; then
+	interrupt INT 2 to-binary big.onnxtxt -o sig/out.onnx
+	interrupt TERM 15 to-binary big.onnxtxt -o sig/out.onnx
+	interrupt HUP 1 to-binary big.onnxtxt -o sig/out.onnx
+	interrupt TERM 15 to-text big.onnx -o sig/out.onnxtxt
+else
+	skip "a signal during -o removes the temporary file" "no env --default-signal, or no big model"
+fi
+rm -f big.onnxtxt big.onnx
+
 # ---- a terminal -----------------------------------------------------------------------------
 
 if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>&1; then

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,28 @@ int cli_close_stdout(int rc)
 		return EXIT_IO;
 	/* nothing can report a failed standard error, but the exit status */
 	return rc == EXIT_OK && (fflush(stderr) != 0 || ferror(stderr)) ? EXIT_IO : rc;
+}
+
+/* Removes the temporary file of an -o write in progress, then dies of the signal as if
+ * it had not been caught (the shell sees the signal in the exit status). */
+static void on_fatal_signal(int sig)
+{
+	OnnxTxt_RemoveTempFiles();
+	raise(sig); /* the disposition is the default again (SA_RESETHAND) */
+}
+
+void cli_clean_up_on_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		/* a signal ignored by whoever started us (nohup) stays ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
 }
 
 int exit_for(OnnxStatus st)

@@ -71,6 +71,10 @@ int looks_binary(const char *d, size_t n);
  * when it could not be read). Returns an exit code, having reported any error. */
 int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len);
 
+/* SIGINT, SIGTERM and SIGHUP remove the temporary file of a write in progress (the
+ * library's, through OnnxTxt_RemoveTempFiles) before the program dies of them. */
+void cli_clean_up_on_signals(void);
+
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 

@@ -678,6 +678,7 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	cli_clean_up_on_signals();
 	/* every path, --help and --version included, ends with standard output checked */
 	return cli_close_stdout(dispatch(argc, argv));
 }

@@ -330,6 +330,13 @@ ONNXTXT_API size_t OnnxError_Format(const OnnxError *err, const char *file, cons
 /* The library version, ONNXTXT_VERSION at build time. */
 ONNXTXT_API const char *OnnxTxt_Version(void);
 
+/* Removes the temporary files of the atomic writes in progress (the *_WriteFile and
+ * *File calls write a temporary file beside the target and rename it over the target
+ * when complete). Async-signal-safe: it is meant for a program's handler of SIGINT,
+ * SIGTERM or SIGHUP, so that an interrupted write leaves nothing behind. The library
+ * installs no signal handler itself. Up to 16 writes at a time are tracked. */
+ONNXTXT_API void OnnxTxt_RemoveTempFiles(void);
+
 #ifdef __cplusplus
 }
 #endif
