@@ -77,10 +77,48 @@ int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
 	return *text ? decode_model(path, *text, *len, m) : EXIT_IO;
 }
 
+/* A value's text ("NAME = VALUE" or "VALUE", what to-text prints for a .pb file) as the
+ * bytes of its TensorProto, SequenceProto or OptionalProto; -1 when text is not one, and
+ * the model's error, model_err at byte model_at, is the one to report: the one of the two
+ * readings that got further is. */
+static int value_to_binary(const char *path, const char *text, size_t len, const char *out, size_t model_at)
+{
+	OnnxValue *v;
+	char *name;
+	OnnxError err;
+	if (OnnxValue_ParseNamed(text, len, &v, &name, &err) != ONNXTXT_OK) {
+		if (err.code != ONNXTXT_ERR_NOMEM && err.offset <= model_at)
+			return -1;
+		report(&err, display_name(path), text, len);
+		return exit_for(err.code);
+	}
+	void *m = NULL;
+	int rc = EXIT_OK, to_stdout = !out || strcmp(out, "-") == 0;
+	const char *field = *name ? name : NULL; /* no name: no name field, as it was read */
+	if (!to_stdout && OnnxValue_WriteFile(v, field, out, &err) != ONNXTXT_OK) {
+		rc = cli_output_error(&err, 0);
+	} else if (to_stdout && OnnxValue_ToProto(v, field, &m, &err) != ONNXTXT_OK) {
+		rc = cli_output_error(&err, 0);
+	} else if (to_stdout) {
+		size_t n = protobuf_c_message_get_packed_size(m);
+		uint8_t *bytes = malloc(n ? n : 1);
+		if (!bytes)
+			rc = (fail("out of memory"), EXIT_INPUT);
+		else if (protobuf_c_message_pack(m, bytes), fwrite(bytes, 1, n, stdout) != n || fflush(stdout) != 0)
+			rc = cli_stdout_error(errno);
+		free(bytes);
+	}
+	OnnxProto_Free(m);
+	OnnxValue_Free(v);
+	free(name);
+	return rc;
+}
+
 static const char to_binary_help[] =
 	"Usage: onnxtxt to-binary [-o OUT] [--embed-external-data [--allow-external-outside]] IN\n"
 	"Convert a model in the ONNX textual syntax to a binary .onnx file (a binary input,\n"
-	"detected from the content, is rewritten as protobuf-c packs it).\n"
+	"detected from the content, is rewritten as protobuf-c packs it), or a value as to-text\n"
+	"prints it ('NAME = VALUE') to the .pb file it came from.\n"
 	"\n"
 	"  IN            input file, or - for standard input\n"
 	"  -o, --output  output file (default: standard output, which must not be a terminal);\n"
@@ -149,6 +187,10 @@ static int cmd_to_binary(int argc, char **argv)
 			return st == ONNXTXT_OK ? EXIT_OK : cli_output_error(&err, to_stdout);
 		}
 	}
+	if (!embed && !looks_binary(text, len) && (rc = value_to_binary(in, text, len, out, err.offset)) >= 0) {
+		free(text);
+		return rc;
+	}
 	Onnx__ModelProto *m;
 	rc = decode_model(in, text, len, &m);
 	if (rc == EXIT_OK && embed &&
@@ -167,7 +209,8 @@ static const char to_text_help[] =
 	"Usage: onnxtxt to-text [-o OUT] [--no-annotations] [--float-literals]\n"
 	"                       [--external-data FILE [--size-threshold N]] IN\n"
 	"Print a model (binary .onnx or text, detected from the content) in the canonical\n"
-	"textual syntax.\n"
+	"textual syntax, or a .pb file of backend test data (a TensorProto, SequenceProto or\n"
+	"OptionalProto) as 'NAME = VALUE' in the value syntax of '#@ input' lines.\n"
 	"\n"
 	"  IN                 input file, or - for standard input\n"
 	"  -o, --output       output file (default: standard output); written atomically\n"
@@ -184,6 +227,38 @@ static const char to_text_help[] =
 	CLI_COMMON_HELP
 	"\n"
 	"Exit status: 0 printed, 1 the model is invalid, 2 usage error, 3 file error.\n";
+
+/* The bytes of a TensorProto, SequenceProto or OptionalProto (a backend test's .pb file)
+ * as "NAME = VALUE"; -1 when they are a model, or not a value either (the model's error
+ * is the one to report then). */
+static int value_to_text(const char *path, const char *data, size_t len, const char *file)
+{
+	OnnxValue *v;
+	char *name, *line = NULL;
+	size_t n;
+	OnnxError err;
+	Onnx__ModelProto *m = NULL;
+	if (!looks_binary(data, len) || OnnxBinary_Read(data, len, &m, NULL) == ONNXTXT_OK) {
+		OnnxProto_Free(m);
+		return -1;
+	}
+	OnnxStatus st = OnnxValue_Read(data, len, 0, &v, &name, &err);
+	if (st == ONNXTXT_ERR_UNSUPPORTED)
+		return fail_at(display_name(path), "%s", err.message), EXIT_INPUT;
+	if (st != ONNXTXT_OK)
+		return -1;
+	int rc = EXIT_OK;
+	if (file && OnnxValue_PrintNamedFile(v, name, file, &err) != ONNXTXT_OK)
+		rc = cli_output_error(&err, 0);
+	else if (!file && OnnxValue_PrintNamed(v, name, &line, &n, &err) != ONNXTXT_OK)
+		rc = cli_output_error(&err, 0);
+	else if (!file && (fwrite(line, 1, n, stdout) != n || fflush(stdout) != 0))
+		rc = cli_stdout_error(errno);
+	free(line);
+	free(name);
+	OnnxValue_Free(v);
+	return rc;
+}
 
 static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out)
 {
@@ -275,10 +350,15 @@ static int cmd_to_text(int argc, char **argv)
 	if (optind != argc - 1)
 		return usage_error("to-text: expected exactly one input file");
 	size_t len;
-	char *text;
-	Onnx__ModelProto *m;
+	char *text = slurp(argv[optind], &len);
+	Onnx__ModelProto *m = NULL;
 	const char *file = out && strcmp(out, "-") != 0 ? out : NULL;
-	int rc = load_model(argv[optind], &m, &text, &len);
+	int rc = text ? value_to_text(argv[optind], text, len, file) : EXIT_IO;
+	if (rc >= 0) {
+		free(text);
+		return rc;
+	}
+	rc = decode_model(argv[optind], text, len, &m);
 	if (rc == EXIT_OK && external && file)
 		rc = check_output(file);
 	if (rc == EXIT_OK && external)
