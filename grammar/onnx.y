@@ -14,7 +14,7 @@
 
 %include {
 #include <assert.h>
-#include "build.h"
+#include "text/build.h"
 /* The first error ends the parse: builders and ox_syntax_error never return. */
 #define YYNOERRORRECOVERY 1
 }

@@ -13,10 +13,9 @@
 #include "diag.h"
 #include "file.h"
 #include "onnxtxt/onnxtxt.h"
-#include "tensor.h"
+#include "text/tensor.h"
 #include "types.h"
 
-#define DT(x) ONNX__TENSOR_PROTO__DATA_TYPE__##x
 
 typedef int tensor_fn(Onnx__TensorProto *t, void *ctx);
 
@@ -202,7 +201,7 @@ static size_t raw_size(const Onnx__TensorProto *t)
 		return t->raw_data.len;
 	int bits = ox_elem_bits(t->data_type);
 	size_t int32_width = bits <= 8 ? 1 : (size_t)bits / 8;
-	size_t uint64_width = t->data_type == DT(UINT32) ? 4 : 8;
+	size_t uint64_width = t->data_type == OX_UINT32 ? 4 : 8;
 	return t->n_int32_data * int32_width + 4 * t->n_float_data + 8 * (t->n_int64_data + t->n_double_data) +
 	       uint64_width * t->n_uint64_data;
 }
@@ -210,7 +209,7 @@ static size_t raw_size(const Onnx__TensorProto *t)
 static bool movable(const Onnx__TensorProto *t, size_t threshold)
 {
 	bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-	return !external && !t->n_string_data && t->data_type != DT(STRING) && raw_size(t) >= threshold;
+	return !external && !t->n_string_data && t->data_type != OX_STRING && raw_size(t) >= threshold;
 }
 
 /* Records an out-of-memory error and returns 0, so that the write that failed reports it

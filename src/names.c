@@ -1,4 +1,4 @@
-/* Name tables for the structural check and the DOT renderer: open addressing with
+/* Name tables for the structural check, the DOT renderer and the planner: open addressing with
  * linear probing, FNV-1a hashes, at most half full. */
 #include "names.h"
 

@@ -1,5 +1,5 @@
 /* A hash table from names (NUL-terminated strings the caller keeps alive) to integers:
- * the scopes of the structural check and of the DOT renderer. */
+ * the scopes of the structural check, of the DOT renderer and of the evaluator's planner. */
 #ifndef OX_NAMES_H
 #define OX_NAMES_H
 

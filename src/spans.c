@@ -2,7 +2,7 @@
  * asked for, then sorted by message address for lookups. */
 #include <stdlib.h>
 
-#include "build.h"
+#include "text/build.h"
 #include "diag.h"
 
 void ox_span_add(ox_parser *P, const void *msg, const char *start, const char *end)

@@ -569,8 +569,8 @@ END_TEST
 
 START_TEST(version)
 {
-	ck_assert_str_eq(OnnxTxt_Version(), ONNXTXT_VERSION);
-	ck_assert_ptr_eq(OnnxTxt_Version(), OnnxTxt_Version());
+	ck_assert_str_eq(OnnxLibrary_Version(), ONNXTXT_VERSION);
+	ck_assert_ptr_eq(OnnxLibrary_Version(), OnnxLibrary_Version());
 }
 END_TEST
 

@@ -1,4 +1,4 @@
-/* Unit tests for the builders (src/build.c, attr.c, tensor.c) through every parser entry
+/* Unit tests for the builders (src/text/build.c, attr.c, tensor.c) through every parser entry
  * point: the protobuf-c structs are checked field by field, presence included, following
  * SYNTAX.md §2 and §2.12 and the deliberate differences of SYNTAX-DECISIONS.md (P2-P4).
  * Where a message's bytes are easy to write down, they are compared with hand-packed

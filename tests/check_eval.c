@@ -98,14 +98,14 @@ START_TEST(value_text_round_trips)
 	char *printed;
 	ck_assert_int_eq(OnnxValue_Print(v, &printed, NULL, NULL), ONNXTXT_OK);
 	OnnxValue *w = value(printed);
-	char msg[256] = "";
-	ck_assert_msg(OnnxValue_Equal(w, v, 0, 0, msg, sizeof msg), "%s -> %s: %s", t, printed, msg);
+	OnnxError verr;
+	ck_assert_msg(OnnxValue_Equal(w, v, 0, 0, &verr) == ONNXTXT_OK, "%s -> %s: %s", t, printed, verr.message);
 	/* and through protobuf */
 	void *m;
 	ck_assert_int_eq(OnnxValue_ToProto(v, "x", &m, NULL), ONNXTXT_OK);
 	OnnxValue *u;
 	ck_assert_int_eq(OnnxValue_FromProto(m, &u, NULL), ONNXTXT_OK);
-	ck_assert_msg(OnnxValue_Equal(u, v, 0, 0, msg, sizeof msg), "%s via proto: %s", t, msg);
+	ck_assert_msg(OnnxValue_Equal(u, v, 0, 0, &verr) == ONNXTXT_OK, "%s via proto: %s", t, verr.message);
 	OnnxProto_Free(m);
 	OnnxValue_Free(u);
 	OnnxValue_Free(w);
@@ -215,14 +215,17 @@ START_TEST(equal_reports_first_mismatch)
 {
 	OnnxValue *a = value("float[2, 2] {1, 2, 3, 4}"), *b = value("float[2, 2] {1, 2, 3.5, 4}");
 	OnnxValue *c = value("float[4] {1, 2, 3, 4}"), *n1 = value("float {nan}"), *n2 = value("float {nan}");
-	char msg[256];
-	ck_assert(!OnnxValue_Equal(a, b, 1e-3, 0, msg, sizeof msg));
-	ck_assert_str_eq(msg, "element [1,0] (index 2): got 3, expected 3.5");
-	ck_assert(OnnxValue_Equal(a, b, 0.2, 0, NULL, 0));
-	ck_assert(!OnnxValue_Equal(a, c, 1, 1, msg, sizeof msg));
-	ck_assert_str_eq(msg, "got float[2,2], expected float[4]");
-	ck_assert(OnnxValue_Equal(n1, n2, 0, 0, NULL, 0));
-	ck_assert(!OnnxValue_Equal(n1, a, 0, 0, NULL, 0));
+	OnnxError verr;
+	ck_assert_int_eq(OnnxValue_Equal(a, b, 1e-3, 0, &verr), ONNXTXT_ERR_MISMATCH);
+	ck_assert_int_eq(verr.code, ONNXTXT_ERR_MISMATCH);
+	ck_assert_str_eq(verr.message, "element [1,0] (index 2): got 3, expected 3.5");
+	ck_assert_int_eq(OnnxValue_Equal(a, b, 0.2, 0, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxValue_Equal(a, c, 1, 1, &verr), ONNXTXT_ERR_MISMATCH);
+	ck_assert_str_eq(verr.message, "got float[2,2], expected float[4]");
+	ck_assert_int_eq(OnnxValue_Equal(n1, n2, 0, 0, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxValue_Equal(n1, a, 0, 0, NULL), ONNXTXT_ERR_MISMATCH);
+	ck_assert_int_eq(OnnxValue_Equal(NULL, a, 0, 0, &verr), ONNXTXT_ERR_ARG);
+	ck_assert_str_eq(verr.message, "a value is missing");
 	OnnxValue_Free(a), OnnxValue_Free(b), OnnxValue_Free(c), OnnxValue_Free(n1), OnnxValue_Free(n2);
 }
 END_TEST
@@ -327,8 +330,8 @@ START_TEST(functions_expand_with_attributes)
 	OnnxError err;
 	ck_assert_msg(OnnxSession_Run(s, &err) == ONNXTXT_OK, "%s", err.message);
 	OnnxValue *one = value("int64 {1}"), *zero = value("int64 {0}");
-	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 0), one, 0, 0, NULL, 0));
-	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 1), zero, 0, 0, NULL, 0));
+	ck_assert_int_eq(OnnxValue_Equal(OnnxSession_Output(s, 0), one, 0, 0, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxValue_Equal(OnnxSession_Output(s, 1), zero, 0, 0, NULL), ONNXTXT_OK);
 	OnnxValue_Free(one), OnnxValue_Free(zero), OnnxValue_Free(x);
 	OnnxSession_Free(s);
 	OnnxProto_Free(m);
@@ -371,10 +374,10 @@ START_TEST(missing_input_and_initializer_default)
 	OnnxValue *x = value("float[1] {1}"), *five = value("float[1] {5}"), *six = value("float[1] {6}");
 	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_OK);
-	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 0), five, 0, 0, NULL, 0));
+	ck_assert_int_eq(OnnxValue_Equal(OnnxSession_Output(s, 0), five, 0, 0, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_SetInput(s, "w", six, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_OK);
-	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 0), six, 0, 0, NULL, 0));
+	ck_assert_int_eq(OnnxValue_Equal(OnnxSession_Output(s, 0), six, 0, 0, NULL), ONNXTXT_OK);
 	OnnxValue_Free(x), OnnxValue_Free(five), OnnxValue_Free(six);
 	OnnxSession_Free(s);
 	OnnxProto_Free(m);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmtfloat.h"
+#include "print/fmtfloat.h"
 #include "literal.h"
 #include "testutil.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Interop test (TAP): onnxtxt check against onnx.checker.check_model (Debian's onnx 1.12).
 
-  (a) src/check_ops.h is what tools/opschema.py makes of onnx 1.12's operator schemas;
+  (a) src/check/check_ops.h is what tools/opschema.py makes of onnx 1.12's operator schemas;
   (b) every file of corpus/check, which onnxtxt check rejects, is rejected by onnx.checker
       too, except where its "# reference: accepts (why)" line says onnxtxt is stricter (and
       then onnx.checker must indeed accept it);
@@ -63,9 +63,9 @@ def to_binary(cli, path, out):
 
 def plan(onnx, cli, tmp):
     """(label, function returning a list of failure notes) for every check."""
-    checks = [("src/check_ops.h matches onnx %s's schemas" % onnx.__version__,
-               lambda: [] if open(os.path.join(ROOT, "src", "check_ops.h")).read() == opschema.render()
-               else ["# regenerate it: /usr/bin/python3 tools/opschema.py > src/check_ops.h"])]
+    checks = [("src/check/check_ops.h matches onnx %s's schemas" % onnx.__version__,
+               lambda: [] if open(os.path.join(ROOT, "src", "check", "check_ops.h")).read() == opschema.render()
+               else ["# regenerate it: /usr/bin/python3 tools/opschema.py > src/check/check_ops.h"])]
     for name in sorted(os.listdir(os.path.join(ROOT, "corpus", "check"))):
         path = os.path.join(ROOT, "corpus", "check", name)
         stricter = "reference" in directives(open(path, "rb").read())

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lexer.h"
+#include "text/lexer.h"
 #include "onnx.h" /* token codes */
 #include "testutil.h"
 #include "types.h"

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/conv.h"
-#include "eval/cpu.h"
-#include "eval/gemm.h"
+#include "eval/ops/conv.h"
+#include "eval/simd/cpu.h"
+#include "eval/simd/gemm.h"
 #include "testutil.h"
 
 static uint64_t rng = 88172645463325252ull;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval/cpu.h"
-#include "eval/nn.h"
+#include "eval/simd/cpu.h"
+#include "eval/ops/nn.h"
 #include "testutil.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;

@@ -395,11 +395,12 @@ static enum verdict session_verdict(result *r, const OnnxError *err)
 static int check_output(const OnnxSession *s, long o, const OnnxValue *expected, double rtol, double atol,
 			const char *where, result *r)
 {
-	char msg[600], head[300];
-	if (OnnxValue_Equal(OnnxSession_Output(s, (size_t)o), expected, rtol, atol, msg, sizeof msg))
+	char head[300];
+	OnnxError err;
+	if (OnnxValue_Equal(OnnxSession_Output(s, (size_t)o), expected, rtol, atol, &err) == ONNXTXT_OK)
 		return 1;
 	snprintf(head, sizeof head, "%soutput '%s'", where, OnnxSession_OutputName(s, (size_t)o));
-	set(r, FAIL, "%s: %s", head, msg);
+	set(r, FAIL, "%s: %s", head, err.message);
 	return 0;
 }
 

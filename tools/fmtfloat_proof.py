@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Machine check of the facts src/fmtfloat.c relies on (run: python3 tools/fmtfloat_proof.py).
+"""Machine check of the facts src/print/fmtfloat.c relies on (run: python3 tools/fmtfloat_proof.py).
 
-src/fmtfloat.c scales n*2^q by 10^-k (n = 4c-2, 4c-1, 4c or 4c+2 for a significand c)
+src/print/fmtfloat.c scales n*2^q by 10^-k (n = 4c-2, 4c-1, 4c or 4c+2 for a significand c)
 with a 128-bit upper approximation g of 10^-k*2^-e: cp = n*2^h, x~ = cp*g/2^128. It keeps
 the integer part of x~ and a sticky bit, set when the fraction of x~ (128 bits) exceeds
 cp*2^-128. Since 0 < x~ - x <= cp*2^-128, that is the exact round-to-odd of x when

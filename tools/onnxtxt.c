@@ -693,7 +693,7 @@ static int global_options(int argc, char **argv, int *rc)
 		if (c == 'h')
 			return fputs(main_help, stdout), -1;
 		if (c == 'V')
-			return printf("onnxtxt %s\n", OnnxTxt_Version()), -1;
+			return printf("onnxtxt %s\n", OnnxLibrary_Version()), -1;
 		if ((r = cli_common_option(c, optarg)) == 0)
 			r = (cli_bad_option(NULL, c, argv, opts), -1);
 		if (r < 0)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes src/check_ops.h, the attribute table of the structural check, from the operator
+"""Writes src/check/check_ops.h, the attribute table of the structural check, from the operator
 schemas of the official onnx package (Debian's python3-onnx 1.12: opsets 1 to 17 of the
 default domain). With --check FILE it only compares FILE with what it would write (TAP).
 
@@ -95,7 +95,7 @@ def main():
         print(("ok" if same else "not ok") + " 1 - %s matches the schemas of onnx %s"
               % (sys.argv[2], onnx.__version__))
         if not same:
-            print("# regenerate it: /usr/bin/python3 tools/opschema.py > src/check_ops.h")
+            print("# regenerate it: /usr/bin/python3 tools/opschema.py > src/check/check_ops.h")
         return 0 if same else 1
     sys.stdout.write(render())
     return 0

@@ -21,9 +21,18 @@
  *     OnnxProto_Free(m);
  *
  * Naming: functions are OnnxParser_* (text in), OnnxPrinter_* (text out), OnnxBinary_*
- * (protobuf bytes in and out), OnnxModel_* (whole-model transforms), OnnxProto_* and
- * OnnxError_*; constants are ONNXTXT_*. The message types are protobuf-c's
- * (Onnx__ModelProto, ...), declared in <onnxtxt/onnx.pb-c.h>.
+ * (protobuf bytes in and out), OnnxModel_* (whole-model transforms), OnnxProto_*,
+ * OnnxValue_*, OnnxSession_*, OnnxCase_* (evaluation), OnnxError_* and OnnxLibrary_*;
+ * constants are ONNXTXT_*. The message types are protobuf-c's (Onnx__ModelProto, ...),
+ * declared in <onnxtxt/onnx.pb-c.h>.
+ *
+ * Threads: the library keeps no state between calls beyond process-wide tables it builds
+ * once, safely. Every call may run in several threads at once on different arguments.
+ * Calls that only read a message (printing, packing, checking, drawing, sessions over a
+ * model) may share it between threads, as long as no thread modifies it meanwhile
+ * (the external-data calls of OnnxModel_* do). An OnnxValue and an OnnxSession belong to one thread at
+ * a time: values are reference-counted without atomics, and a session holds the state of
+ * its last run. Distinct sessions over one model may run in parallel.
  */
 #ifndef ONNXTXT_H
 #define ONNXTXT_H
@@ -59,8 +68,6 @@ extern "C" {
  * empty messages would need hundreds, and is refused with ONNXTXT_ERR_LIMIT instead. */
 #define ONNXTXT_MAX_EXPANSION 64
 #define ONNXTXT_MAX_MEMORY_BASE (64u << 20)
-#define ONNXTXT_STR(x) ONNXTXT_STR_(x)
-#define ONNXTXT_STR_(x) #x
 
 typedef enum OnnxStatus {
 	ONNXTXT_OK = 0,
@@ -73,7 +80,8 @@ typedef enum OnnxStatus {
 	ONNXTXT_ERR_ARG,     /* invalid argument, such as a NULL pointer */
 	ONNXTXT_ERR_UNSUPPORTED, /* the evaluator does not support an operator or type */
 	ONNXTXT_ERR_EVAL,    /* a model cannot be evaluated: structure, shapes, types */
-	ONNXTXT_ERR_INVALID  /* the model breaks a structural rule (OnnxModel_Check) */
+	ONNXTXT_ERR_INVALID, /* the model breaks a structural rule (OnnxModel_Check) */
+	ONNXTXT_ERR_MISMATCH /* two values differ (OnnxValue_Equal) */
 } OnnxStatus;
 
 /* Where and why a call failed. Line and column are 1-based (columns count UTF-8
@@ -288,9 +296,10 @@ ONNXTXT_API const char *OnnxValue_String(const OnnxValue *v, size_t i, size_t *l
 ONNXTXT_API const OnnxValue *OnnxValue_Item(const OnnxValue *v, size_t i);
 /* Whether got matches expected: same kind, element type and shape, and every element
  * within |got - expected| <= atol + rtol * |expected| (NaN matches NaN; integers, bools
- * and strings exactly). On a mismatch, msg (when given) says where and how. */
-ONNXTXT_API int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol, char *msg,
-				size_t size);
+ * and strings exactly). ONNXTXT_OK when they match; ONNXTXT_ERR_MISMATCH when they do not,
+ * with err's message saying where and how; ONNXTXT_ERR_ARG when either is NULL. */
+ONNXTXT_API OnnxStatus OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol,
+				       OnnxError *err);
 
 /* A session over model's main graph, which must outlive the session. Fails with
  * ONNXTXT_ERR_UNSUPPORTED when the model uses an operator the evaluator does not know,
@@ -344,7 +353,7 @@ ONNXTXT_API size_t OnnxError_Format(const OnnxError *err, const char *file, cons
 			size_t size);
 
 /* The library version, ONNXTXT_VERSION at build time. */
-ONNXTXT_API const char *OnnxTxt_Version(void);
+ONNXTXT_API const char *OnnxLibrary_Version(void);
 
 /* Removes the temporary files of the atomic writes in progress (the *_WriteFile and
  * *File calls write a temporary file beside the target and rename it over the target

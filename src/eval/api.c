@@ -441,7 +441,7 @@ static size_t type_text(const Onnx__TypeProto *t, char *buf, size_t size)
 	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE: {
 		const Onnx__TypeProto__Tensor *tt = t->tensor_type;
 		/* as the syntax writes it: no brackets for rank 0, "[]" for an unknown rank */
-		size_t n = (size_t)snprintf(buf, size, "%s", ox_type_name(tt->elem_type));
+		size_t n = (size_t)snprintf(buf, size, "%s", ox_elem_label(tt->elem_type));
 		if (tt->shape && !tt->shape->n_dim)
 			return n;
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "[");
@@ -478,7 +478,7 @@ static size_t value_text(const ox_val *v, char *buf, size_t size)
 		return (size_t)snprintf(buf, size, "a sequence of %zu", v->nitems);
 	if (v->kind == OX_OPTIONAL)
 		return (size_t)snprintf(buf, size, "an optional%s", v->nitems ? "" : " (none)");
-	size_t n = (size_t)snprintf(buf, size, "%s[", ox_type_name(v->type));
+	size_t n = (size_t)snprintf(buf, size, "%s[", ox_elem_label(v->type));
 	for (int i = 0; i < v->rank; i++)
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lld", i ? "," : "", (long long)v->dims[i]);
 	return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, "]");

@@ -10,13 +10,8 @@
 
 #include "convert.h"
 #include "exec.h"
+#include "names.h"
 #include "registry.h"
-
-typedef struct names {
-	const char **keys;
-	int *vals;
-	size_t cap, n;
-} names;
 
 typedef struct capture {
 	int local, outer;
@@ -44,7 +39,7 @@ struct ox_node {
 
 struct ox_plan {
 	ox_plan *parent;
-	names tab;
+	ox_names tab; /* name -> slot */
 	int nslots, capslots;
 	const char **slot_names;
 	ox_val **init; /* per slot: an initializer's value, owned by the plan */
@@ -106,45 +101,18 @@ static void *alloc(planner *P, size_t n)
 	return p;
 }
 
-/* ---- name table: open addressing over the names' bytes ------------------------------ */
+/* ---- name table ---------------------------------------------------------------------- */
 
-static size_t hash(const char *s)
+static int lookup(const ox_names *t, const char *name)
 {
-	size_t h = 1469598103934665603u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
+	const intptr_t *v = ox_names_get(t, name);
+	return v ? (int)*v : -1;
 }
 
-static int lookup(const names *t, const char *name)
+static int insert(planner *P, ox_names *t, const char *name, int val)
 {
-	if (!t->cap)
-		return -1;
-	for (size_t i = hash(name) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->keys[i])
-			return -1;
-		if (strcmp(t->keys[i], name) == 0)
-			return t->vals[i];
-	}
-}
-
-static int insert(planner *P, names *t, const char *name, int val)
-{
-	if (2 * (t->n + 1) > t->cap) {
-		names g = {NULL, NULL, t->cap ? 2 * t->cap : 16, 0};
-		if (!(g.keys = alloc(P, g.cap * sizeof *g.keys)) || !(g.vals = alloc(P, g.cap * sizeof *g.vals)))
-			return -1;
-		for (size_t i = 0; i < t->cap; i++)
-			if (t->keys[i])
-				insert(P, &g, t->keys[i], t->vals[i]);
-		*t = g;
-	}
-	size_t i = hash(name) & (t->cap - 1);
-	while (t->keys[i])
-		i = (i + 1) & (t->cap - 1);
-	t->keys[i] = name;
-	t->vals[i] = val;
-	t->n++;
+	if (!ox_names_put(t, name, val))
+		return fail(P, ONNXTXT_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
@@ -523,9 +491,11 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 
 static void release(ox_plan *p)
 {
-	for (; p; p = p->next)
+	for (; p; p = p->next) {
 		for (int s = 0; s < p->nslots; s++)
 			ox_val_unref(p->init[s]);
+		ox_names_free(&p->tab);
+	}
 }
 
 void ox_plan_free(ox_plan *p)
@@ -625,7 +595,7 @@ static void describe_inputs(ox_val *const *in, int nin, char *buf, size_t size)
 		if (!v) {
 			n += (size_t)snprintf(buf + n, size - n, "(none)");
 		} else if (v->kind == OX_TENSOR) {
-			n += (size_t)snprintf(buf + n, size - n, "%s[", ox_type_name(v->type));
+			n += (size_t)snprintf(buf + n, size - n, "%s[", ox_elem_label(v->type));
 			for (int d = 0; d < v->rank && n + 24 < size; d++)
 				n += (size_t)snprintf(buf + n, size - n, "%s%lld", d ? "," : "", (long long)v->dims[d]);
 			n += (size_t)snprintf(buf + n, size - n, "]");

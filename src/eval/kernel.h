@@ -84,6 +84,31 @@ void ox_broadcast_strides(int rank, const int64_t *dims, int orank, const int64_
 			  int64_t *strides);
 /* The elements of a numeric tensor as doubles, into d[0..count). */
 void ox_to_f64(const ox_val *t, double *d);
+
+/* ---- tensors as doubles: the working precision of kernels without a typed fast path -- */
+
+/* A malloc'd buffer of n elements of size bytes (never NULL for n == 0); NULL after
+ * failing with a message naming what when n * size overflows or exceeds OX_MAX_BYTES. */
+void *ox_scratch(ox_k *k, int64_t n, size_t size, const char *what);
+/* The elements of a numeric tensor as doubles (the real part of complex ones), in a
+ * buffer from ox_scratch; NULL after failing. */
+double *ox_load_f64(ox_k *k, const ox_val *t, const char *what);
+/* Stores src[0..t->count) into t: rounding to nearest for float types, truncation toward
+ * zero saturated to the type's range for integer types, nonzero for bool. */
+void ox_store_f64(ox_val *t, const double *src);
+/* float, double, float16 or bfloat16: the types most floating-point kernels accept. */
+bool ox_is_real(int type);
+/* Fails unless t (named what) is one of those. */
+int ox_need_real(ox_k *k, const ox_val *t, const char *what);
+/* Fails unless t (named what) has one of the element types of the 0-terminated list. */
+int ox_check_type(ox_k *k, const ox_val *t, const char *what, const int *types);
+/* The scalar value of a one-element tensor as a double or int64 (0 when empty). */
+double ox_scalar_f64(const ox_val *t);
+int64_t ox_scalar_i64(const ox_val *t);
+/* Input i as one integer (a scalar or one-element int32/int64 tensor); -1 after failing. */
+int ox_in_int(ox_k *k, int i, int64_t *v, const char *what);
+/* a * b for non-negative a and b, or -1 when it exceeds OX_MAX_ELEMENTS. */
+int64_t ox_mul_count(int64_t a, int64_t b);
 /* A tensor converted from an attribute's TensorProto (Constant, ConstantOfShape). */
 ox_val *ox_val_from_attr_tensor(ox_k *k, const Onnx__TensorProto *t);
 

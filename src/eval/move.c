@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "eval/simd/cpu.h"
 #include "move.h"
 
 #if OX_X86

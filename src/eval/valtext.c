@@ -146,7 +146,7 @@ static ox_val *parse_value(scan *S, int depth)
 {
 	skip_space(S);
 	if (depth > ONNXTXT_MAX_DEPTH) {
-		scan_fail(S, ONNXTXT_ERR_LIMIT, S->pos, "sequences nest deeper than %s", ONNXTXT_STR(ONNXTXT_MAX_DEPTH));
+		scan_fail(S, ONNXTXT_ERR_LIMIT, S->pos, "sequences nest deeper than %s", OX_STR(ONNXTXT_MAX_DEPTH));
 		return NULL;
 	}
 	if (S->pos < S->len && S->t[S->pos] == '[')
@@ -316,7 +316,7 @@ static bool element_equal(const ox_val *g, const ox_val *e, int64_t i, double rt
 		snprintf(want, 64, "\"%.*s\"", (int)(b->n < 40 ? b->n : 40), b->p ? b->p : "");
 		return a->n == b->n && (!a->n || memcmp(a->p, b->p, a->n) == 0);
 	}
-	if (!ox_type_is_float(g->type) && g->type != OX_COMPLEX64 && g->type != OX_COMPLEX128) {
+	if (!ox_elem_is_float(g->type) && g->type != OX_COMPLEX64 && g->type != OX_COMPLEX128) {
 		int64_t a = ox_get_i64(g, i), b = ox_get_i64(e, i);
 		snprintf(got, 64, g->type == OX_UINT64 ? "%llu" : "%lld", (long long)a);
 		snprintf(want, 64, g->type == OX_UINT64 ? "%llu" : "%lld", (long long)b);
@@ -352,7 +352,7 @@ static int say(char *msg, size_t size, const char *fmt, const char *a, const cha
 
 static void shape_text(const ox_val *v, char *out, size_t size)
 {
-	size_t n = (size_t)snprintf(out, size, "%s[", ox_type_name(v->type));
+	size_t n = (size_t)snprintf(out, size, "%s[", ox_elem_label(v->type));
 	for (int d = 0; d < v->rank && n < size; d++)
 		n += (size_t)snprintf(out + n, size - n, "%s%lld", d ? "," : "", (long long)v->dims[d]);
 	if (n < size)
@@ -379,12 +379,9 @@ static int tensor_equal(const ox_val *g, const ox_val *e, double rtol, double at
 	return 1;
 }
 
-int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol, char *msg,
-		    size_t size)
+/* Whether g matches e; when not, msg says where and how. */
+static int values_equal(const ox_val *g, const ox_val *e, double rtol, double atol, char *msg, size_t size)
 {
-	const ox_val *g = VAL(got), *e = VAL(expected);
-	if (!g || !e)
-		return say(msg, size, "%s%s", "a value is missing", "");
 	/* an optional holding a value matches that value */
 	if (g->kind == OX_OPTIONAL && e->kind != OX_OPTIONAL && g->nitems)
 		g = g->items[0];
@@ -404,8 +401,7 @@ int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol
 	}
 	for (size_t i = 0; i < g->nitems; i++) {
 		char inner[400];
-		if (!OnnxValue_Equal((const OnnxValue *)g->items[i], (const OnnxValue *)e->items[i], rtol, atol, inner,
-				     sizeof inner)) {
+		if (!values_equal(g->items[i], e->items[i], rtol, atol, inner, sizeof inner)) {
 			char at[32];
 			if (snprintf(at, sizeof at, "item %zu", i) < 0)
 				at[0] = '\0';
@@ -413,6 +409,21 @@ int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol
 		}
 	}
 	return 1;
+}
+
+OnnxStatus OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol,
+			   OnnxError *err)
+{
+	const ox_val *g = VAL(got), *e = VAL(expected);
+	if (!g || !e) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "a value is missing");
+		return ONNXTXT_ERR_ARG;
+	}
+	char msg[sizeof err->message];
+	if (values_equal(g, e, rtol, atol, msg, sizeof msg))
+		return ONNXTXT_OK;
+	ox_error_set(err, ONNXTXT_ERR_MISMATCH, "%s", msg);
+	return ONNXTXT_ERR_MISMATCH;
 }
 
 /* ---- test-case lines ------------------------------------------------------------------- */

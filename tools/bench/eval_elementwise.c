@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "eval/cpu.h"
-#include "eval/elementwise.h"
+#include "eval/simd/cpu.h"
+#include "eval/ops/elementwise.h"
 #include "eval/kernel.h"
 
 #define N ((size_t)16 << 20)

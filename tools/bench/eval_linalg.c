@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "eval/conv.h"
-#include "eval/cpu.h"
-#include "eval/gemm.h"
+#include "eval/ops/conv.h"
+#include "eval/simd/cpu.h"
+#include "eval/simd/gemm.h"
 
 typedef struct best {
 	double wall, cpu;

@@ -4,7 +4,7 @@
  * bit patterns (all exponents) and for values uniform in [-1000, 1000) (typical weights).
  *
  * Build and run from the source root:
- *   cc -O2 -std=c11 -Isrc tools/bench/fmtfloat_bench.c src/fmtfloat.c -lpthread \
+ *   cc -O2 -std=c11 -Isrc tools/bench/fmtfloat_bench.c src/print/fmtfloat.c -lpthread \
  *      -o /tmp/fmtfloat_bench && /tmp/fmtfloat_bench [count]
  * count defaults to 4000000 values per distribution. */
 #define _POSIX_C_SOURCE 200809L
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fmtfloat.h"
+#include "print/fmtfloat.h"
 
 static uint64_t state = 0x2545f4914f6cdd1du;
 

@@ -1,0 +1,361 @@
+/* Attention (opsets 23, 24) and RotaryEmbedding (23), after the spec's function bodies:
+ * scaled dot product of Q and K (3-D inputs split into heads), bias from attn_mask (bool:
+ * 0 or -inf; shorter masks padded with -inf), the causal mask (key j hidden from query i
+ * when j > i + past length), the padding mask of nonpad_kv_seqlen, softcap, softmax, and
+ * the product with V; K/V heads shared by groups of query heads (GQA); past and present
+ * key/value caches. Computes in double. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "eval/kernel.h"
+#include "eval/move.h"
+
+
+static const int float_types[] = {OX_FLOAT, OX_FLOAT16, OX_DOUBLE, OX_BFLOAT16, 0};
+
+/* A [B, H, S, D] view of Q, K or V (3-D inputs [B, S, H * D] are read through strides). */
+typedef struct heads {
+	int64_t b, h, s, d;
+	int64_t sb, sh, ss; /* element strides of batch, head and sequence; d is contiguous */
+} heads;
+
+static int as_heads(ox_k *k, const ox_val *t, int64_t nh, const char *what, heads *v)
+{
+	if (t->rank == 4) {
+		*v = (heads){t->dims[0], t->dims[1], t->dims[2], t->dims[3], 0, 0, 0};
+		v->ss = v->d, v->sh = v->s * v->d, v->sb = v->h * v->sh;
+		return 0;
+	}
+	if (t->rank != 3)
+		return ox_kfail(k, "%s must have rank 3 or 4, not %d", what, t->rank);
+	if (nh <= 0 || t->dims[2] % nh)
+		return ox_kfail(k, "%s is 3-D: q_num_heads and kv_num_heads must be set and divide its hidden size", what);
+	*v = (heads){t->dims[0], nh, t->dims[1], t->dims[2] / nh, 0, 0, 0};
+	v->sh = v->d, v->ss = nh * v->d, v->sb = v->s * v->ss;
+	return 0;
+}
+
+typedef struct attn {
+	ox_k *k;
+	heads q, k_, v;
+	int64_t past, total, group; /* past length, past + new, query heads per K/V head */
+	double scale, softcap;
+	bool causal;
+	double *qd, *kd, *vd; /* Q and the present K and V ([B, Hk, total, D]) */
+	const ox_val *mask;
+	double *maskd;
+	int64_t mstr[4], mlast; /* mask strides over (B, Hq, Sq, total) and its last dim */
+	const int64_t *nonpad;
+	int mode; /* qk_matmul_output_mode */
+	double *y, *qk;
+} attn;
+
+/* present = concat(past, new) along the sequence, as [B, Hk, total, D] doubles. */
+static double *present(attn *A, const ox_val *past, const ox_val *cur, const heads *h, int64_t d)
+{
+	double *out = ox_scratch(A->k, h->b * h->h * A->total * d, sizeof *out, "present cache");
+	double *p = out && past ? ox_load_f64(A->k, past, "past cache") : NULL;
+	double *c = out && (!past || p) ? ox_load_f64(A->k, cur, "key/value") : NULL;
+	if (!c) {
+		free(out), free(p);
+		return NULL;
+	}
+	for (int64_t b = 0; b < h->b; b++)
+		for (int64_t hh = 0; hh < h->h; hh++)
+			for (int64_t t = 0; t < A->total; t++) {
+				double *dst = out + ((b * h->h + hh) * A->total + t) * d;
+				const double *src = t < A->past ? p + ((b * h->h + hh) * A->past + t) * d
+								: c + b * h->sb + hh * h->sh + (t - A->past) * h->ss;
+				memcpy(dst, src, (size_t)d * sizeof *dst);
+			}
+	free(p), free(c);
+	return out;
+}
+
+/* The additive bias for (b, h, i, j). */
+static double bias(const attn *A, int64_t b, int64_t h, int64_t i, int64_t j)
+{
+	double v = 0;
+	if (A->mask) {
+		if (j >= A->mlast)
+			return -INFINITY;
+		double m = A->maskd[b * A->mstr[0] + h * A->mstr[1] + i * A->mstr[2] + j * A->mstr[3]];
+		v = A->mask->type == OX_BOOL ? (m != 0 ? 0 : -INFINITY) : m;
+	}
+	int64_t offset = A->past;
+	if (A->nonpad && !A->past)
+		offset = A->nonpad[b] - A->q.s;
+	if (A->causal && j > i + offset)
+		v += -INFINITY;
+	if (A->nonpad && j >= A->nonpad[b])
+		v += -INFINITY;
+	return v;
+}
+
+/* One row of scores: query i of head h in batch b against every key. */
+static void attend_row(attn *A, int64_t b, int64_t h, int64_t i, double *row, double *out)
+{
+	int64_t kh = h / A->group, D = A->q.d, Dv = A->v.d;
+	const double *q = A->qd + b * A->q.sb + h * A->q.sh + i * A->q.ss;
+	const double *kbase = A->kd + (b * A->k_.h + kh) * A->total * D;
+	double *qk = A->qk ? A->qk + ((b * A->q.h + h) * A->q.s + i) * A->total : NULL;
+	double mx = -INFINITY, sum = 0;
+	for (int64_t j = 0; j < A->total; j++) {
+		double s = 0;
+		for (int64_t d = 0; d < D; d++)
+			s += q[d] * kbase[j * D + d];
+		s *= A->scale;
+		if (qk && A->mode == 0)
+			qk[j] = s;
+		s += bias(A, b, h, i, j);
+		if (qk && A->mode == 1)
+			qk[j] = s;
+		if (A->softcap != 0)
+			s = A->softcap * tanh(s / A->softcap);
+		if (qk && A->mode == 2)
+			qk[j] = s;
+		row[j] = s;
+		mx = fmax(mx, s);
+	}
+	for (int64_t j = 0; j < A->total; j++)
+		sum += row[j] = exp(row[j] - mx);
+	for (int64_t j = 0; j < A->total; j++) {
+		row[j] /= sum;
+		if (qk && A->mode == 3)
+			qk[j] = row[j];
+	}
+	const double *vbase = A->vd + (b * A->v.h + kh) * A->total * Dv;
+	for (int64_t d = 0; d < Dv; d++)
+		out[d] = 0;
+	for (int64_t j = 0; j < A->total; j++)
+		for (int64_t d = 0; row[j] != 0 && d < Dv; d++)
+			out[d] += row[j] * vbase[j * Dv + d];
+}
+
+/* Mask strides over (B, Hq, Sq, total): numpy broadcasting from the right. */
+static int mask_layout(attn *A)
+{
+	const ox_val *m = A->mask;
+	int64_t want[4] = {A->q.b, A->q.h, A->q.s, A->total}, st[OX_MAX_RANK];
+	if (m->rank < 1 || m->rank > 4)
+		return ox_kfail(A->k, "attn_mask must have rank 1 to 4, not %d", m->rank);
+	ox_strides(m->rank, m->dims, st);
+	A->mlast = m->dims[m->rank - 1];
+	for (int i = 0; i < 4; i++) {
+		int j = i - (4 - m->rank);
+		int64_t d = j < 0 ? 1 : m->dims[j];
+		if (i < 3 && d != 1 && d != want[i])
+			return ox_kfail(A->k, "attn_mask's shape does not broadcast to [%lld, %lld, %lld, %lld]",
+					(long long)want[0], (long long)want[1], (long long)want[2], (long long)want[3]);
+		A->mstr[i] = j < 0 || (d == 1 && i < 3) ? 0 : st[j];
+	}
+	if (A->mlast > A->total)
+		return ox_kfail(A->k, "attn_mask's last dimension (%lld) is longer than the total sequence (%lld)",
+				(long long)A->mlast, (long long)A->total);
+	return 0;
+}
+
+static int attn_shapes(ox_k *k, attn *A, const ox_val *q, const ox_val *kk, const ox_val *v, const ox_val *pk,
+		       const ox_val *pv)
+{
+	int64_t qh = ox_attr_int(k, "q_num_heads", 0), kvh = ox_attr_int(k, "kv_num_heads", 0);
+	if (as_heads(k, q, qh, "Q", &A->q) < 0 || as_heads(k, kk, kvh, "K", &A->k_) < 0 ||
+	    as_heads(k, v, kvh, "V", &A->v) < 0)
+		return -1;
+	if (q->rank != kk->rank || q->rank != v->rank)
+		return ox_kfail(k, "Q, K and V must all be 3-D or all 4-D");
+	if (A->k_.b != A->q.b || A->v.b != A->q.b || A->k_.d != A->q.d || A->v.h != A->k_.h || A->v.s != A->k_.s)
+		return ox_kfail(k, "Q, K and V do not agree: batch, K's head size and K/V heads and lengths must match");
+	if (A->k_.h == 0 || A->q.h % A->k_.h)
+		return ox_kfail(k, "the %lld query heads cannot be grouped over %lld key/value heads", (long long)A->q.h,
+				(long long)A->k_.h);
+	A->group = A->q.h / A->k_.h;
+	if ((pk == NULL) != (pv == NULL))
+		return ox_kfail(k, "past_key and past_value must be given together");
+	A->past = pk ? pk->dims[2] : 0;
+	if (pk && (pk->rank != 4 || pv->rank != 4 || pk->dims[0] != A->q.b || pk->dims[1] != A->k_.h ||
+		   pk->dims[3] != A->q.d || pv->dims[0] != A->q.b || pv->dims[1] != A->k_.h || pv->dims[2] != A->past ||
+		   pv->dims[3] != A->v.d))
+		return ox_kfail(k, "past_key and past_value must be [batch, kv_num_heads, past_length, head size]");
+	A->total = A->past + A->k_.s;
+	return 0;
+}
+
+/* Y in Q's layout (3-D or 4-D), present key/value, and qk_matmul_output. */
+static int attn_outputs(ox_k *k, attn *A, const ox_val *q, const ox_val *kk, const ox_val *v, ox_val **out)
+{
+	int64_t yd[4] = {A->q.b, A->q.h, A->q.s, A->v.d}, y3[3] = {A->q.b, A->q.s, A->q.h * A->v.d};
+	int64_t pkd[4] = {A->q.b, A->k_.h, A->total, A->q.d}, pvd[4] = {A->q.b, A->k_.h, A->total, A->v.d};
+	int64_t qkd[4] = {A->q.b, A->q.h, A->q.s, A->total};
+	if (!(out[0] = q->rank == 3 ? ox_out_tensor(k, 0, q->type, 3, y3) : ox_out_tensor(k, 0, q->type, 4, yd)))
+		return -1;
+	if (ox_out_wanted(k, 1) && !(out[1] = ox_out_tensor(k, 1, kk->type, 4, pkd)))
+		return -1;
+	if (ox_out_wanted(k, 2) && !(out[2] = ox_out_tensor(k, 2, v->type, 4, pvd)))
+		return -1;
+	if (ox_out_wanted(k, 3) && !(out[3] = ox_out_tensor(k, 3, q->type, 4, qkd)))
+		return -1;
+	return 0;
+}
+
+static int attn_run(attn *A, ox_val *const *out)
+{
+	double *row = ox_scratch(A->k, A->total, sizeof *row, "scores");
+	double *yrow = row ? ox_scratch(A->k, A->v.d, sizeof *yrow, "output row") : NULL;
+	if (!yrow) {
+		free(row);
+		return -1;
+	}
+	for (int64_t b = 0; b < A->q.b; b++)
+		for (int64_t h = 0; h < A->q.h; h++)
+			for (int64_t i = 0; i < A->q.s; i++) {
+				attend_row(A, b, h, i, row, yrow);
+				/* Y is [B, H, S, Dv], or [B, S, H * Dv] for 3-D inputs */
+				int64_t at = out[0]->rank == 4 ? ((b * A->q.h + h) * A->q.s + i) * A->v.d
+							       : ((b * A->q.s + i) * A->q.h + h) * A->v.d;
+				memcpy(A->y + at, yrow, (size_t)A->v.d * sizeof *yrow);
+			}
+	free(row), free(yrow);
+	return 0;
+}
+
+static int attn_inputs(ox_k *k, ox_val **in)
+{
+	for (int i = 0; i < 7; i++) {
+		in[i] = ox_in_tensor(k, i, i < 3);
+		if ((i < 3 && !in[i]) || (!in[i] && ox_in(k, i)))
+			return -1;
+	}
+	if (ox_check_type(k, in[0], "Q", float_types) < 0 || ox_check_type(k, in[1], "K", float_types) < 0 ||
+	    ox_check_type(k, in[2], "V", float_types) < 0)
+		return -1;
+	if (in[6] && (in[6]->type != OX_INT64 || in[6]->rank != 1 || in[6]->dims[0] != in[0]->dims[0]))
+		return ox_kfail(k, "nonpad_kv_seqlen must be an int64 vector of one length per batch");
+	if (in[6] && in[4])
+		return ox_kfail(k, "nonpad_kv_seqlen cannot be used with past_key and past_value");
+	return 0;
+}
+
+int ox_op_Attention(ox_k *k)
+{
+	ox_val *in[7], *out[4] = {0};
+	attn A = {.k = k};
+	if (attn_inputs(k, in) < 0 || attn_shapes(k, &A, in[0], in[1], in[2], in[4], in[5]) < 0)
+		return -1;
+	A.mask = in[3], A.nonpad = in[6] ? in[6]->data : NULL;
+	A.causal = ox_attr_int(k, "is_causal", 0) != 0;
+	A.softcap = ox_attr_float(k, "softcap", 0);
+	A.mode = (int)ox_attr_int(k, "qk_matmul_output_mode", 0);
+	const Onnx__AttributeProto *sa = ox_attr(k, "scale");
+	A.scale = sa ? sa->f : 1 / sqrt((double)A.q.d);
+	if (A.mode < 0 || A.mode > 3)
+		return ox_kfail(k, "qk_matmul_output_mode must be 0, 1, 2 or 3, not %d", A.mode);
+	if ((A.mask && mask_layout(&A) < 0) || attn_outputs(k, &A, in[0], in[1], in[2], out) < 0)
+		return -1;
+	int rc = -1;
+	if ((A.qd = ox_load_f64(k, in[0], "Q")) && (A.kd = present(&A, in[4], in[1], &A.k_, A.q.d)) &&
+	    (A.vd = present(&A, in[5], in[2], &A.v, A.v.d)) && (!A.mask || (A.maskd = ox_load_f64(k, A.mask, "mask"))) &&
+	    (A.y = ox_scratch(k, out[0]->count, sizeof *A.y, "output")) &&
+	    (!out[3] || (A.qk = ox_scratch(k, out[3]->count, sizeof *A.qk, "qk output")))) {
+		rc = attn_run(&A, out);
+		ox_store_f64(out[0], A.y);
+		if (out[1])
+			ox_store_f64(out[1], A.kd);
+		if (out[2])
+			ox_store_f64(out[2], A.vd);
+		if (out[3])
+			ox_store_f64(out[3], A.qk);
+	}
+	free(A.qd), free(A.kd), free(A.vd), free(A.maskd), free(A.y), free(A.qk);
+	return rc;
+}
+
+/* ---- RotaryEmbedding --------------------------------------------------------------- */
+
+typedef struct rope {
+	heads x;
+	int64_t rot, half;
+	bool interleaved;
+	const ox_val *cos, *sin, *pos;
+	int64_t npos;
+} rope;
+
+/* The cos/sin row for (b, s): cache[position_ids[b, s]], or cache[b, s] ([S, half] caches
+ * broadcast over the batch). */
+static int64_t cache_row(ox_k *k, const rope *R, int64_t b, int64_t s)
+{
+	if (R->pos) {
+		int64_t p = ox_get_i64(R->pos, R->pos->count == R->x.s ? s : b * R->x.s + s);
+		if (p < 0 || p >= R->npos) {
+			ox_kfail(k, "position_ids holds %lld, outside the cache's %lld rows", (long long)p, (long long)R->npos);
+			return -1;
+		}
+		return p;
+	}
+	return R->cos->rank == 3 ? b * R->x.s + s : s;
+}
+
+static void rotate(const rope *R, double *x, const double *c, const double *sn)
+{
+	for (int64_t i = 0; i < R->half; i++) {
+		int64_t a = R->interleaved ? 2 * i : i, b = R->interleaved ? 2 * i + 1 : i + R->half;
+		double x1 = x[a], x2 = x[b];
+		x[a] = c[i] * x1 - sn[i] * x2;
+		x[b] = sn[i] * x1 + c[i] * x2;
+	}
+}
+
+static int rope_check(ox_k *k, const ox_val *x, rope *R)
+{
+	int64_t nh = ox_attr_int(k, "num_heads", 0);
+	if (x->rank == 4) { /* [B, H, S, D] */
+		R->x = (heads){x->dims[0], x->dims[1], x->dims[2], x->dims[3], 0, 0, 0};
+		R->x.ss = R->x.d, R->x.sh = R->x.s * R->x.d, R->x.sb = R->x.h * R->x.sh;
+	} else if (as_heads(k, x, nh, "input", &R->x) < 0) {
+		return -1;
+	}
+	R->rot = ox_attr_int(k, "rotary_embedding_dim", 0);
+	R->rot = R->rot ? R->rot : R->x.d;
+	R->half = R->rot / 2;
+	R->interleaved = ox_attr_int(k, "interleaved", 0) != 0;
+	if (R->rot % 2 || R->rot > R->x.d)
+		return ox_kfail(k, "rotary_embedding_dim %lld must be even and at most the head size %lld", (long long)R->rot,
+				(long long)R->x.d);
+	const ox_val *c = R->cos;
+	if (c->rank < 2 || c->dims[c->rank - 1] != R->half || R->sin->rank != c->rank ||
+	    memcmp(R->sin->dims, c->dims, (size_t)c->rank * sizeof *c->dims) != 0)
+		return ox_kfail(k, "cos_cache and sin_cache must have the same shape, ending in rotary_embedding_dim / 2 = %lld",
+				(long long)R->half);
+	R->npos = c->dims[0];
+	if (R->pos && (R->pos->rank != 2 || R->pos->dims[1] != R->x.s || (R->pos->dims[0] != R->x.b && R->pos->dims[0] != 1)))
+		return ox_kfail(k, "position_ids must be [batch_size, sequence_length]");
+	if (!R->pos && (c->rank == 3 ? c->dims[0] != R->x.b || c->dims[1] != R->x.s : c->dims[0] != R->x.s))
+		return ox_kfail(k, "without position_ids the caches must be [batch_size, sequence_length, %lld]",
+				(long long)R->half);
+	return 0;
+}
+
+int ox_op_RotaryEmbedding(ox_k *k)
+{
+	ox_val *x = ox_in_tensor(k, 0, true), *c = ox_in_tensor(k, 1, true), *s = ox_in_tensor(k, 2, true);
+	ox_val *pos = ox_in_tensor(k, 3, false);
+	rope R = {.cos = c, .sin = s, .pos = pos};
+	if (!x || !c || !s || (!pos && ox_in(k, 3)) || ox_check_type(k, x, "input", float_types) < 0 ||
+	    rope_check(k, x, &R) < 0)
+		return -1;
+	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, x->dims);
+	double *xd = y ? ox_load_f64(k, x, "input") : NULL, *cd = xd ? ox_load_f64(k, c, "cos_cache") : NULL;
+	double *sd = cd ? ox_load_f64(k, s, "sin_cache") : NULL;
+	int rc = sd ? 0 : -1;
+	for (int64_t b = 0; rc == 0 && b < R.x.b; b++)
+		for (int64_t i = 0; rc == 0 && i < R.x.s; i++) {
+			int64_t row = cache_row(k, &R, b, i);
+			rc = row < 0 ? -1 : 0;
+			for (int64_t h = 0; rc == 0 && h < R.x.h; h++)
+				rotate(&R, xd + b * R.x.sb + h * R.x.sh + i * R.x.ss, cd + row * R.half, sd + row * R.half);
+		}
+	if (rc == 0)
+		ox_store_f64(y, xd);
+	free(xd), free(cd), free(sd);
+	return rc;
+}

@@ -1,0 +1,884 @@
+/* Conv, ConvTranspose and ConvInteger over any number of spatial axes. Conv multiplies
+ * the weights by the padded input seen through two offset tables (one per depth row of
+ * im2col, one per output position), packed straight into the GEMM's panels; ConvTranspose
+ * is a GEMM into columns scattered back by the same tables (col2im). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv.h"
+#include "geometry.h"
+#include "eval/simd/cpu.h"
+#include "eval/simd/gemm.h"
+#include "eval/kernel.h"
+
+#if OX_X86
+#include <immintrin.h>
+#endif
+
+static int64_t count_of(int n, const int64_t *dims)
+{
+	return ox_shape_count(n, dims);
+}
+
+/* Fills v[0..count) with sum(idx[i] * step[i]) over every index of dims, in row-major
+ * order: the flat offsets of a strided walk through an N-D box. */
+static void offsets(int n, const int64_t *dims, const int64_t *step, int64_t *v)
+{
+	int64_t idx[OX_MAX_RANK] = {0}, cur = 0, count = count_of(n, dims);
+	for (int64_t q = 0; q < count; q++) {
+		v[q] = cur;
+		for (int i = n - 1; i >= 0; i--) {
+			if (++idx[i] < dims[i]) {
+				cur += step[i];
+				break;
+			}
+			cur -= step[i] * (dims[i] - 1);
+			idx[i] = 0;
+		}
+	}
+}
+
+static void *alloc_n(int64_t n, size_t size)
+{
+	if (n < 0 || (uint64_t)n > SIZE_MAX / 2 / size)
+		return NULL;
+	return malloc(n ? (size_t)n * size : 1);
+}
+
+/* ---- the padded input and the im2col tables -------------------------------------- */
+
+/* What Conv reads: for each image, the input with its pads made real (zeros), of spatial
+ * shape pdim (ps elements per channel); depth row kk of im2col is channel
+ * kk / kvol at tap kk % kvol, starting at off[kk]; output position j reads pos[j] past it. */
+typedef struct tables {
+	int64_t pdim[OX_MAX_RANK], pstep[OX_MAX_RANK], ps;
+	bool padded;
+	int64_t kvol, depth, npos; /* taps, depth rows (cin/group * taps), output positions */
+	int64_t *off, *pos;
+} tables;
+
+static void tables_free(tables *t)
+{
+	free(t->off);
+	free(t->pos);
+}
+
+static int tables_new(const ox_conv_geom *g, tables *t)
+{
+	memset(t, 0, sizeof *t);
+	int n = g->nsp;
+	for (int i = 0; i < n; i++) {
+		t->pdim[i] = g->in[i] + g->pad0[i] + g->pad1[i];
+		t->padded |= g->pad0[i] || g->pad1[i];
+	}
+	t->ps = count_of(n, t->pdim);
+	t->kvol = count_of(n, g->kernel);
+	t->npos = count_of(n, g->out);
+	int64_t cin_g = g->cin / g->group;
+	if (t->ps < 0 || t->kvol < 0 || t->npos < 0 || (t->kvol && cin_g > OX_MAX_ELEMENTS / t->kvol) ||
+	    (t->ps && g->cin > OX_MAX_ELEMENTS / t->ps))
+		return -1; /* the padded input or the depth would be beyond any tensor */
+	t->depth = cin_g * t->kvol;
+	for (int i = n - 1; i >= 0; i--)
+		t->pstep[i] = i == n - 1 ? 1 : t->pstep[i + 1] * t->pdim[i + 1];
+	t->off = alloc_n(t->depth, sizeof(int64_t));
+	t->pos = alloc_n(t->npos, sizeof(int64_t));
+	if (!t->off || !t->pos)
+		return tables_free(t), -1;
+	int64_t step[OX_MAX_RANK] = {0};
+	for (int i = 0; i < n; i++)
+		step[i] = g->dil[i] * t->pstep[i];
+	offsets(n, g->kernel, step, t->off);
+	for (int64_t c = 1; c < cin_g; c++)
+		for (int64_t q = 0; q < t->kvol; q++)
+			t->off[c * t->kvol + q] = c * t->ps + t->off[q];
+	for (int i = 0; i < n; i++)
+		step[i] = g->stride[i] * t->pstep[i];
+	offsets(n, g->out, step, t->pos);
+	return 0;
+}
+
+/* Copies nch channels of x (spatial shape g->in) into xp (shape t->pdim) between zeros,
+ * one innermost row at a time; es is the element size. */
+static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const void *x, void *xp, size_t es)
+{
+	int n = g->nsp;
+	int64_t rows = count_of(n - 1, g->in), len = g->in[n - 1], base = 0;
+	for (int i = 0; i < n; i++)
+		base += g->pad0[i] * t->pstep[i];
+	memset(xp, 0, (size_t)(nch * t->ps) * es);
+	for (int64_t c = 0; c < nch; c++) {
+		int64_t idx[OX_MAX_RANK] = {0}, at = c * t->ps + base;
+		for (int64_t r = 0; r < rows; r++) {
+			memcpy((char *)xp + (size_t)at * es, (const char *)x + (size_t)((c * rows + r) * len) * es,
+			       (size_t)len * es);
+			for (int i = n - 2; i >= 0; i--) { /* the next row: an odometer over the outer axes */
+				at += t->pstep[i];
+				if (++idx[i] < g->in[i])
+					break;
+				at -= t->pstep[i] * g->in[i];
+				idx[i] = 0;
+			}
+		}
+	}
+}
+
+/* ---- packing im2col panels ------------------------------------------------------- */
+
+typedef struct im2col {
+	const float *x;
+	const int64_t *off, *pos;
+} im2col;
+
+static void panel_scalar(const im2col *t, float *dst, int64_t j, int cols, int64_t k0, int64_t kc, int w)
+{
+	const int64_t *pos = t->pos + j;
+	for (int64_t kk = 0; kk < kc; kk++, dst += w) {
+		const float *src = t->x + t->off[k0 + kk];
+		for (int c = 0; c < cols; c++)
+			dst[c] = src[pos[c]];
+		for (int c = cols; c < w; c++)
+			dst[c] = 0;
+	}
+}
+
+#if OX_X86
+enum { MAXRUN = 4 };
+
+/* The runs of consecutive positions in one 16-lane half of a panel, as masked loads:
+ * lane l of run r reads src[base[r] + l]. False when there are more than MAXRUN. */
+static bool half_runs(const int64_t *pos, int lanes, __mmask16 *mask, int64_t *base, int *nrun)
+{
+	*nrun = 0;
+	for (int c = 0; c < lanes;) {
+		int e = c + 1;
+		while (e < lanes && pos[e] == pos[e - 1] + 1)
+			e++;
+		if (*nrun == MAXRUN)
+			return false;
+		mask[*nrun] = (__mmask16)(((1u << (e - c)) - 1) << c);
+		base[(*nrun)++] = pos[c] - c;
+		c = e;
+	}
+	return true;
+}
+
+/* A 32-wide panel as a few masked loads per depth row, when the output positions come in
+ * runs (stride 1 along the last axis); false to leave it to the gather. */
+OX_TARGET_AVX512 static bool panel_avx512(const im2col *t, float *dst, int64_t j, int cols, int64_t k0,
+					  int64_t kc)
+{
+	__mmask16 m[2][MAXRUN];
+	int64_t b[2][MAXRUN];
+	int nr[2];
+	int l0 = cols < 16 ? cols : 16, l1 = cols - l0;
+	if (!half_runs(t->pos + j, l0, m[0], b[0], &nr[0]) || !half_runs(t->pos + j + 16, l1, m[1], b[1], &nr[1]))
+		return false;
+	for (int64_t kk = 0; kk < kc; kk++, dst += 32) {
+		const float *src = t->x + t->off[k0 + kk];
+		for (int h = 0; h < 2; h++) {
+			__m512 v = _mm512_setzero_ps();
+			for (int r = 0; r < nr[h]; r++)
+				v = _mm512_mask_loadu_ps(v, m[h][r], src + b[h][r]);
+			_mm512_store_ps(dst + 16 * h, v);
+		}
+	}
+	return true;
+}
+
+/* The same for a 16-wide panel in two halves of 8 lanes (AVX2 masked loads, which leave
+ * the other lanes zero). */
+OX_TARGET_AVX2 static bool panel_avx2(const im2col *t, float *dst, int64_t j, int cols, int64_t k0, int64_t kc)
+{
+	__mmask16 mb[2][MAXRUN];
+	__m256i m[2][MAXRUN];
+	int64_t b[2][MAXRUN];
+	int nr[2];
+	int l0 = cols < 8 ? cols : 8, l1 = cols - l0;
+	if (!half_runs(t->pos + j, l0, mb[0], b[0], &nr[0]) || !half_runs(t->pos + j + 8, l1, mb[1], b[1], &nr[1]))
+		return false;
+	const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+	for (int h = 0; h < 2; h++)
+		for (int r = 0; r < nr[h]; r++)
+			m[h][r] = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(mb[h][r]), bit), bit);
+	for (int64_t kk = 0; kk < kc; kk++, dst += 16) {
+		const float *src = t->x + t->off[k0 + kk];
+		for (int h = 0; h < 2; h++) {
+			__m256 v = _mm256_setzero_ps();
+			for (int r = 0; r < nr[h]; r++)
+				v = _mm256_or_ps(v, _mm256_maskload_ps(src + b[h][r], m[h][r]));
+			_mm256_store_ps(dst + 8 * h, v);
+		}
+	}
+	return true;
+}
+#endif
+
+static void pack_im2col(const ox_gemm_src *s, float *dst, int64_t j0, int64_t nj, int64_t k0, int64_t kc, int w)
+{
+	const im2col *t = s->ctx;
+	for (int64_t p = 0; p < nj; p += w, dst += w * kc) {
+		int cols = nj - p < w ? (int)(nj - p) : w;
+#if OX_X86
+		if (w == 32 && ox_cpu_level() >= OX_CPU_AVX512 && panel_avx512(t, dst, j0 + p, cols, k0, kc))
+			continue;
+		if (w == 16 && ox_cpu_level() >= OX_CPU_AVX2 && panel_avx2(t, dst, j0 + p, cols, k0, kc))
+			continue;
+#endif
+		panel_scalar(t, dst, j0 + p, cols, k0, kc, w);
+	}
+}
+
+/* ---- Conv, float ----------------------------------------------------------------- */
+
+/* Rows of y (n of them, each len long) start as the bias, or are left to be written when
+ * there is none; returns the beta that the GEMM then needs. */
+static float start_rows(float *y, const float *bias, int64_t n, int64_t len)
+{
+	if (!bias)
+		return 0;
+	for (int64_t r = 0; r < n; r++)
+		for (int64_t j = 0; j < len; j++)
+			y[r * len + j] = bias[r];
+	return 1;
+}
+
+/* y[r*n + i] += w * x[pos[r*n] + i*st] for every row r < rows and i < n: one tap of
+ * depthwise convolution over a whole channel, compiled for each CPU level so that the
+ * compiler vectorizes the contiguous case at its width. */
+typedef void (*tap_fn)(float *y, const float *x, const int64_t *pos, float w, int64_t rows, int64_t n, int64_t st);
+
+#define TAP_ROWS(name, target)                                                                  \
+	target static void name(float *y, const float *x, const int64_t *pos, float w, int64_t rows, \
+				int64_t n, int64_t st)                                             \
+	{                                                                                       \
+		for (int64_t r = 0; r < rows; r++, y += n) {                                    \
+			const float *s = x + pos[r * n];                                        \
+			if (st == 1)                                                            \
+				for (int64_t i = 0; i < n; i++)                                 \
+					y[i] += w * s[i];                                       \
+			else                                                                    \
+				for (int64_t i = 0; i < n; i++)                                 \
+					y[i] += w * s[i * st];                                  \
+		}                                                                               \
+	}
+TAP_ROWS(tap_rows, )
+#if OX_X86
+TAP_ROWS(tap_rows_avx2, OX_TARGET_AVX2)
+TAP_ROWS(tap_rows_avx512, OX_TARGET_AVX512)
+#endif
+
+static tap_fn tap_at(int level)
+{
+	int l = ox_cpu_level() < level ? ox_cpu_level() : level;
+#if OX_X86
+	if (l >= OX_CPU_AVX512)
+		return tap_rows_avx512;
+	if (l >= OX_CPU_AVX2)
+		return tap_rows_avx2;
+#endif
+	(void)l;
+	return tap_rows;
+}
+
+#if OX_X86
+/* Stride 1 along the last axis: 16 outputs at a time summed over every tap in a register,
+ * so that each output is loaded and stored once. */
+OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, const float *w, float *y, int64_t rows,
+					      int64_t n)
+{
+	for (int64_t r = 0; r < rows; r++, y += n) {
+		const float *s = x + t->pos[r * n];
+		for (int64_t i = 0; i < n; i += 16) {
+			__mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+			__m512 acc = _mm512_maskz_loadu_ps(m, y + i);
+			for (int64_t q = 0; q < t->kvol; q++)
+				acc = _mm512_fmadd_ps(_mm512_set1_ps(w[q]), _mm512_maskz_loadu_ps(m, s + t->off[q] + i), acc);
+			_mm512_mask_storeu_ps(y + i, m, acc);
+		}
+	}
+}
+#endif
+
+/* One output channel of a depthwise convolution: every tap's weight times the input
+ * window, a whole channel at a time. */
+static void depthwise_channel(const ox_conv_geom *g, const tables *t, int level, const float *x, const float *w,
+			      float *y)
+{
+	int64_t len = g->out[g->nsp - 1], st = g->stride[g->nsp - 1];
+	int64_t rows = len ? t->npos / len : 0;
+#if OX_X86
+	if (st == 1 && level >= OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512) {
+		depthwise_avx512(t, x, w, y, rows, len);
+		return;
+	}
+#endif
+	tap_fn tap = tap_at(level);
+	for (int64_t q = 0; q < t->kvol; q++)
+		tap(y, x + t->off[q], t->pos, w[q], rows, len, st);
+}
+
+static bool is_pointwise(const ox_conv_geom *g)
+{
+	for (int i = 0; i < g->nsp; i++)
+		if (g->kernel[i] != 1 || g->stride[i] != 1 || g->pad0[i] || g->pad1[i])
+			return false;
+	return true;
+}
+
+/* One group of one image: y (cout/group rows) from x (its cin/group channels, padded). */
+static int conv_group(int level, const ox_conv_geom *g, const tables *t, const float *x, const float *w,
+		      const float *bias, float *y)
+{
+	int64_t m = g->cout / g->group;
+	float beta = start_rows(y, bias, m, t->npos);
+	if (t->depth == t->kvol && !is_pointwise(g)) {
+		if (!bias)
+			memset(y, 0, (size_t)(m * t->npos) * sizeof(float));
+		for (int64_t c = 0; c < m; c++)
+			depthwise_channel(g, t, level, x, w + c * t->kvol, y + c * t->npos);
+		return 0;
+	}
+	ox_gemm_src a = ox_gemm_a(w, t->depth, false), b;
+	im2col ic = {x, t->off, t->pos};
+	if (is_pointwise(g))
+		b = ox_gemm_b(x, t->npos, false);
+	else
+		b = (ox_gemm_src){pack_im2col, NULL, 0, 0, &ic};
+	return ox_sgemm_src(level, m, t->npos, t->depth, 1, &a, &b, beta, y, t->npos);
+}
+
+/* The input of group q of image xn as conv_group reads it. With pads, the whole image is
+ * padded into xp at group 0, except when groups are single channels (depthwise): those are
+ * padded one at a time into an xp of one channel, which stays in L1. */
+static const float *group_input(const ox_conv_geom *g, const tables *t, const float *xn, float *xp, int64_t q,
+				bool one)
+{
+	int64_t cin_g = g->cin / g->group;
+	if (!xp)
+		return xn + q * cin_g * t->ps; /* no pads: ps is the input's own size */
+	if (one)
+		pad_input(g, t, 1, xn + q * count_of(g->nsp, g->in), xp, sizeof(float));
+	else if (q == 0)
+		pad_input(g, t, g->cin, xn, xp, sizeof(float));
+	return one ? xp : xp + q * cin_g * t->ps;
+}
+
+int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias, float *y)
+{
+	tables t;
+	if (tables_new(g, &t) < 0)
+		return -1;
+	int64_t cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
+	bool one = g->cin / g->group == 1;
+	float *xp = t.padded ? alloc_n((one ? 1 : g->cin) * t.ps, sizeof(float)) : NULL;
+	int rc = t.padded && !xp ? -1 : 0;
+	for (int64_t n = 0; n < g->batch && rc == 0; n++)
+		for (int64_t q = 0; q < g->group && rc == 0; q++)
+			rc = conv_group(level, g, &t, group_input(g, &t, x + n * g->cin * ins, xp, q, one),
+					w + q * cout_g * t.depth, bias ? bias + q * cout_g : NULL,
+					y + (n * g->cout + q * cout_g) * t.npos);
+	free(xp);
+	tables_free(&t);
+	return rc;
+}
+
+/* ---- ConvTranspose: the tables of col2im ----------------------------------------- */
+
+/* ConvTranspose writes into a full output (before its pads are cut) of shape fdim:
+ * input position j at fpos[j], tap q at ftap[q]; output position o reads crop[o] of it,
+ * or nothing (-1) where the pads were negative. */
+typedef struct scatter {
+	int64_t fdim[OX_MAX_RANK], fs, kvol, nin, nout;
+	int64_t *fpos, *ftap, *crop;
+} scatter;
+
+static void scatter_free(scatter *s)
+{
+	free(s->fpos);
+	free(s->ftap);
+	free(s->crop);
+}
+
+/* crop[o] for every output position: the full position o + pad0, if inside. */
+static void crop_table(const ox_conv_geom *g, const scatter *s, const int64_t *fstep)
+{
+	int64_t idx[OX_MAX_RANK] = {0};
+	for (int64_t o = 0; o < s->nout; o++) {
+		int64_t at = 0;
+		for (int i = 0; i < g->nsp && at >= 0; i++) {
+			int64_t f = idx[i] + g->pad0[i];
+			at = f < 0 || f >= s->fdim[i] ? -1 : at + f * fstep[i];
+		}
+		s->crop[o] = at;
+		for (int i = g->nsp - 1; i >= 0 && ++idx[i] == g->out[i]; i--)
+			idx[i] = 0;
+	}
+}
+
+static int scatter_new(const ox_conv_geom *g, scatter *s)
+{
+	memset(s, 0, sizeof *s);
+	int n = g->nsp;
+	int64_t fstep[OX_MAX_RANK] = {0}, step[OX_MAX_RANK] = {0};
+	for (int i = 0; i < n; i++)
+		s->fdim[i] = g->in[i] ? (g->in[i] - 1) * g->stride[i] + (g->kernel[i] - 1) * g->dil[i] + 1 : 0;
+	s->fs = count_of(n, s->fdim);
+	s->kvol = count_of(n, g->kernel);
+	s->nin = count_of(n, g->in);
+	s->nout = count_of(n, g->out);
+	if (s->fs < 0 || s->kvol < 0 || s->nin < 0 || s->nout < 0)
+		return -1;
+	for (int i = n - 1; i >= 0; i--)
+		fstep[i] = i == n - 1 ? 1 : fstep[i + 1] * s->fdim[i + 1];
+	s->fpos = alloc_n(s->nin, sizeof(int64_t));
+	s->ftap = alloc_n(s->kvol, sizeof(int64_t));
+	s->crop = alloc_n(s->nout, sizeof(int64_t));
+	if (!s->fpos || !s->ftap || !s->crop)
+		return scatter_free(s), -1;
+	for (int i = 0; i < n; i++)
+		step[i] = g->stride[i] * fstep[i];
+	offsets(n, g->in, step, s->fpos);
+	for (int i = 0; i < n; i++)
+		step[i] = g->dil[i] * fstep[i];
+	offsets(n, g->kernel, step, s->ftap);
+	crop_table(g, s, fstep);
+	return 0;
+}
+
+/* ---- ConvTranspose, float -------------------------------------------------------- */
+
+/* Adds the columns (cout/group * kvol rows of nin) into the full output, then cuts the
+ * output channels out of it, with their bias. */
+static void col2im_f32(const ox_conv_geom *g, const scatter *s, const float *col, float *full, const float *bias,
+		       float *y)
+{
+	int64_t cout_g = g->cout / g->group;
+	for (int64_t c = 0; c < cout_g; c++) {
+		memset(full, 0, (size_t)s->fs * sizeof(float));
+		for (int64_t q = 0; q < s->kvol; q++) {
+			const float *src = col + (c * s->kvol + q) * s->nin;
+			float *dst = full + s->ftap[q];
+			for (int64_t j = 0; j < s->nin; j++)
+				dst[s->fpos[j]] += src[j];
+		}
+		float b = bias ? bias[c] : 0;
+		for (int64_t o = 0; o < s->nout; o++)
+			y[c * s->nout + o] = (s->crop[o] < 0 ? 0 : full[s->crop[o]]) + b;
+	}
+}
+
+int ox_conv_transpose_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias,
+			  float *y)
+{
+	scatter s;
+	if (scatter_new(g, &s) < 0)
+		return -1;
+	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, rows = cout_g * s.kvol;
+	float *col = rows && s.nin > OX_MAX_ELEMENTS / rows ? NULL : alloc_n(rows * s.nin, sizeof(float));
+	float *full = alloc_n(s.fs, sizeof(float));
+	int rc = col && full ? 0 : -1;
+	for (int64_t n = 0; n < g->batch && rc == 0; n++) {
+		for (int64_t q = 0; q < g->group && rc == 0; q++) {
+			const float *xg = x + (n * g->cin + q * cin_g) * s.nin;
+			ox_gemm_src a = ox_gemm_a(w + q * cin_g * rows, rows, true), b = ox_gemm_b(xg, s.nin, false);
+			rc = ox_sgemm_src(level, rows, s.nin, cin_g, 1, &a, &b, 0, col, s.nin);
+			if (rc == 0)
+				col2im_f32(g, &s, col, full, bias ? bias + q * cout_g : NULL,
+					   y + (n * g->cout + q * cout_g) * s.nout);
+		}
+	}
+	free(col);
+	free(full);
+	scatter_free(&s);
+	return rc;
+}
+
+/* ---- double: Conv, ConvTranspose, and ConvInteger through them ------------------- */
+
+/* The plain loops over the same tables: exact enough for double and for the integer sums
+ * of ConvInteger (below 2^53). x is padded; w has zero points already taken out. */
+static void conv_f64_group(const tables *t, int64_t m, const double *x, const double *w, const double *bias,
+			   double *y)
+{
+	for (int64_t c = 0; c < m; c++) {
+		double *yc = y + c * t->npos;
+		for (int64_t j = 0; j < t->npos; j++)
+			yc[j] = bias ? bias[c] : 0;
+		for (int64_t kk = 0; kk < t->depth; kk++) {
+			double wv = w[c * t->depth + kk];
+			const double *src = x + t->off[kk];
+			for (int64_t j = 0; j < t->npos; j++)
+				yc[j] += wv * src[t->pos[j]];
+		}
+	}
+}
+
+static int conv_f64(const ox_conv_geom *g, const double *x, const double *w, const double *bias, double *y)
+{
+	tables t;
+	if (tables_new(g, &t) < 0)
+		return -1;
+	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
+	double *xp = alloc_n(g->cin * t.ps, sizeof(double));
+	int rc = xp ? 0 : -1;
+	for (int64_t n = 0; n < g->batch && rc == 0; n++) {
+		pad_input(g, &t, g->cin, x + n * g->cin * ins, xp, sizeof(double));
+		for (int64_t q = 0; q < g->group; q++)
+			conv_f64_group(&t, cout_g, xp + q * cin_g * t.ps, w + q * cout_g * t.depth,
+				       bias ? bias + q * cout_g : NULL, y + (n * g->cout + q * cout_g) * t.npos);
+	}
+	free(xp);
+	tables_free(&t);
+	return rc;
+}
+
+/* Scatters one image and group straight into the full output: every input element times
+ * every weight it meets. */
+static void convt_f64_group(const ox_conv_geom *g, const scatter *s, const double *x, const double *w,
+			    double *full)
+{
+	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group;
+	memset(full, 0, (size_t)(cout_g * s->fs) * sizeof(double));
+	for (int64_t ci = 0; ci < cin_g; ci++)
+		for (int64_t c = 0; c < cout_g; c++)
+			for (int64_t q = 0; q < s->kvol; q++) {
+				double wv = w[(ci * cout_g + c) * s->kvol + q];
+				double *dst = full + c * s->fs + s->ftap[q];
+				for (int64_t j = 0; j < s->nin; j++)
+					dst[s->fpos[j]] += wv * x[ci * s->nin + j];
+			}
+}
+
+static int convt_f64(const ox_conv_geom *g, const double *x, const double *w, const double *bias, double *y)
+{
+	scatter s;
+	if (scatter_new(g, &s) < 0)
+		return -1;
+	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group;
+	double *full = cout_g && s.fs > OX_MAX_ELEMENTS / cout_g ? NULL : alloc_n(cout_g * s.fs, sizeof(double));
+	for (int64_t n = 0; full && n < g->batch; n++) {
+		for (int64_t q = 0; q < g->group; q++) {
+			convt_f64_group(g, &s, x + (n * g->cin + q * cin_g) * s.nin, w + q * cin_g * cout_g * s.kvol, full);
+			double *yg = y + (n * g->cout + q * cout_g) * s.nout;
+			for (int64_t c = 0; c < cout_g; c++)
+				for (int64_t o = 0; o < s.nout; o++)
+					yg[c * s.nout + o] = (s.crop[o] < 0 ? 0 : full[c * s.fs + s.crop[o]]) +
+							     (bias ? bias[q * cout_g + c] : 0);
+		}
+	}
+	int rc = full ? 0 : -1;
+	free(full);
+	scatter_free(&s);
+	return rc;
+}
+
+/* ---- attributes to geometry ------------------------------------------------------ */
+
+/* Shape checks shared by the three ops, and the attributes other than auto_pad. */
+static int geom_common(ox_k *k, const ox_val *x, const ox_val *w, ox_conv_geom *g, bool transpose)
+{
+	if (x->rank < 3)
+		return ox_kfail(k, "X must have rank 3 or more ([N, C, spatial...]), not %d", x->rank);
+	if (w->rank != x->rank)
+		return ox_kfail(k, "W has rank %d; expected %d, the rank of X", w->rank, x->rank);
+	memset(g, 0, sizeof *g);
+	g->nsp = x->rank - 2;
+	g->batch = x->dims[0];
+	g->cin = x->dims[1];
+	g->group = ox_attr_int(k, "group", 1);
+	if (g->group < 1 || g->group > OX_WINDOW_MAX)
+		return ox_kfail(k, "attribute 'group' is %lld; expected 1 to %lld", (long long)g->group,
+				(long long)OX_WINDOW_MAX);
+	if (g->cin % g->group)
+		return ox_kfail(k, "X has %lld channels, not divisible by group %lld", (long long)g->cin,
+				(long long)g->group);
+	if (transpose) {
+		if (w->dims[0] != g->cin)
+			return ox_kfail(k, "W's first dimension is %lld; expected %lld, the channels of X",
+					(long long)w->dims[0], (long long)g->cin);
+		g->cout = w->dims[1] * g->group;
+	} else {
+		if (w->dims[1] * g->group != g->cin)
+			return ox_kfail(k, "X has %lld channels; W expects %lld (its dimension 1 times group %lld)",
+					(long long)g->cin, (long long)(w->dims[1] * g->group), (long long)g->group);
+		if (w->dims[0] % g->group)
+			return ox_kfail(k, "W has %lld output channels, not divisible by group %lld",
+					(long long)w->dims[0], (long long)g->group);
+		g->cout = w->dims[0];
+	}
+	return 0;
+}
+
+/* Half of x rounded down, also below zero: the spec's pads split total padding that an
+ * output_shape larger than the full output makes negative the way its examples do. */
+static int64_t floor_half(int64_t x)
+{
+	return x >= 0 ? x / 2 : -((1 - x) / 2);
+}
+
+/* ConvTranspose's output shape and pads: from output_shape, auto_pad, or the pads given. */
+static int convt_out(ox_k *k, ox_conv_geom *g)
+{
+	int n = g->nsp, ap = ox_auto_pad(k);
+	int64_t opad[OX_MAX_RANK], os[OX_MAX_RANK + 2];
+	const int64_t *v;
+	int64_t nos = ox_attr_ints(k, "output_shape", &v);
+	if (ap < 0 || ox_window_ints(k, "output_padding", n, 0, 0, opad) < 0)
+		return -1;
+	if (nos >= 0 && nos != n && nos != n + 2)
+		return ox_kfail(k, "attribute 'output_shape' has %lld values; expected %d", (long long)nos, n);
+	for (int i = 0; i < n && nos >= 0; i++) {
+		os[i] = v[nos - n + i];
+		if (os[i] < 0 || os[i] > OX_MAX_ELEMENTS)
+			return ox_kfail(k, "output_shape[%d] is %lld, out of range", i, (long long)os[i]);
+	}
+	for (int i = 0; i < n; i++) {
+		int64_t full = g->stride[i] * (g->in[i] - 1) + opad[i] + (g->kernel[i] - 1) * g->dil[i] + 1;
+		if (nos >= 0 || ap == OX_PAD_SAME_UPPER || ap == OX_PAD_SAME_LOWER) {
+			g->out[i] = nos >= 0 ? os[i] : g->in[i] * g->stride[i];
+			int64_t total = full - g->out[i];
+			g->pad0[i] = ap == OX_PAD_SAME_UPPER ? floor_half(total) : total - floor_half(total);
+			g->pad1[i] = total - g->pad0[i];
+			continue;
+		}
+		if (ap == OX_PAD_VALID)
+			g->pad0[i] = g->pad1[i] = 0;
+		g->out[i] = full - g->pad0[i] - g->pad1[i];
+		if (g->out[i] < 0)
+			return ox_kfail(k, "spatial axis %d: the pads (%lld + %lld) exceed the output (%lld)", i,
+					(long long)g->pad0[i], (long long)g->pad1[i], (long long)full);
+	}
+	return 0;
+}
+
+/* ---- element types ----------------------------------------------------------------- */
+
+/* A malloc'd float copy of a float16, bfloat16 or float tensor. */
+static float *to_f32(const ox_val *t)
+{
+	float *f = alloc_n(t->count, sizeof(float));
+	for (int64_t i = 0; f && i < t->count; i++)
+		f[i] = t->type == OX_FLOAT16 ? ox_f16_to_f32(((const uint16_t *)t->data)[i])
+		       : t->type == OX_BFLOAT16 ? ox_bf16_to_f32(((const uint16_t *)t->data)[i])
+						: ((const float *)t->data)[i];
+	return f;
+}
+
+static void from_f32(ox_val *t, const float *f)
+{
+	for (int64_t i = 0; i < t->count; i++) {
+		if (t->type == OX_FLOAT16)
+			((uint16_t *)t->data)[i] = ox_f32_to_f16(f[i]);
+		else
+			((uint16_t *)t->data)[i] = ox_f32_to_bf16(f[i]);
+	}
+}
+
+/* A malloc'd double copy of t, less zero point zp[i / per] (zp may be NULL). */
+static double *to_f64(const ox_val *t, const ox_val *zp, int64_t per)
+{
+	double *d = alloc_n(t->count, sizeof(double));
+	for (int64_t i = 0; d && i < t->count; i++)
+		d[i] = ox_get_f64(t, i) - (zp ? ox_get_f64(zp, zp->count == 1 ? 0 : i / per) : 0);
+	return d;
+}
+
+/* The same in float, exact for the bytes of ConvInteger less their zero points. */
+static float *to_f32_less(const ox_val *t, const ox_val *zp, int64_t per)
+{
+	float *f = alloc_n(t->count, sizeof(float));
+	for (int64_t i = 0; f && i < t->count; i++)
+		f[i] = (float)(ox_get_i64(t, i) - (zp ? ox_get_i64(zp, zp->count == 1 ? 0 : i / per) : 0));
+	return f;
+}
+
+typedef int (*f32_fn)(int, const ox_conv_geom *, const float *, const float *, const float *, float *);
+
+/* Runs the float convolution fn on any floating type by way of float (double aside). */
+static int run_float(ox_k *k, const ox_conv_geom *g, ox_val *x, ox_val *w, ox_val *b, ox_val *y, f32_fn fn)
+{
+	if (x->type == OX_FLOAT) {
+		if (fn(ox_cpu_level(), g, x->data, w->data, b ? b->data : NULL, y->data) < 0)
+			return ox_kfail(k, "out of memory for the convolution's scratch buffers");
+		return 0;
+	}
+	float *xf = to_f32(x), *wf = to_f32(w), *bf = b ? to_f32(b) : NULL, *yf = alloc_n(y->count, sizeof(float));
+	int rc = xf && wf && (bf || !b) && yf ? fn(ox_cpu_level(), g, xf, wf, bf, yf) : -1;
+	if (rc == 0)
+		from_f32(y, yf);
+	free(xf);
+	free(wf);
+	free(bf);
+	free(yf);
+	return rc < 0 ? ox_kfail(k, "out of memory for the convolution's scratch buffers") : 0;
+}
+
+static int run_double(ox_k *k, const ox_conv_geom *g, ox_val *x, ox_val *w, ox_val *b, ox_val *y, bool transpose)
+{
+	const double *bd = b ? b->data : NULL;
+	int rc = transpose ? convt_f64(g, x->data, w->data, bd, y->data) : conv_f64(g, x->data, w->data, bd, y->data);
+	return rc < 0 ? ox_kfail(k, "out of memory for the convolution's scratch buffers") : 0;
+}
+
+/* ---- the kernels ------------------------------------------------------------------- */
+
+static int check_float(ox_k *k, const ox_val *x, const ox_val *w, const ox_val *b, int64_t cout)
+{
+	int t = x->type;
+	if (t != OX_FLOAT && t != OX_DOUBLE && t != OX_FLOAT16 && t != OX_BFLOAT16)
+		return ox_kfail(k, "X has type %s; expected float, double, float16 or bfloat16", ox_elem_label(t));
+	if (w->type != t || (b && b->type != t))
+		return ox_kfail(k, "W and B must have X's type %s, not %s", ox_elem_label(t),
+				ox_elem_label(w->type != t ? w->type : b->type));
+	if (b && (b->rank != 1 || b->dims[0] != cout))
+		return ox_kfail(k, "B must be 1-D with %lld values, one per output channel", (long long)cout);
+	return 0;
+}
+
+static ox_val *out_shape(ox_k *k, const ox_conv_geom *g, int type)
+{
+	int64_t dims[OX_MAX_RANK] = {g->batch, g->cout};
+	memcpy(dims + 2, g->out, (size_t)g->nsp * sizeof(int64_t));
+	return ox_out_tensor(k, 0, type, g->nsp + 2, dims);
+}
+
+static int conv_op(ox_k *k, bool transpose)
+{
+	ox_val *x = ox_in_tensor(k, 0, true), *w = x ? ox_in_tensor(k, 1, true) : NULL, *b = NULL, *y;
+	ox_conv_geom g;
+	if (!w || (ox_in(k, 2) && !(b = ox_in_tensor(k, 2, false))))
+		return -1;
+	if (geom_common(k, x, w, &g, transpose) < 0 || ox_conv_attrs(k, x, w, &g) < 0 ||
+	    check_float(k, x, w, b, g.cout) < 0 || (transpose ? convt_out(k, &g) : ox_conv_out(k, &g)) < 0 ||
+	    !(y = out_shape(k, &g, x->type)))
+		return -1;
+	if (y->count == 0)
+		return 0;
+	if (x->type == OX_DOUBLE)
+		return run_double(k, &g, x, w, b, y, transpose);
+	return run_float(k, &g, x, w, b, y, transpose ? ox_conv_transpose_f32 : ox_conv_f32);
+}
+
+int ox_op_Conv(ox_k *k)
+{
+	return conv_op(k, false);
+}
+
+int ox_op_ConvTranspose(ox_k *k)
+{
+	return conv_op(k, true);
+}
+
+static int check_zero_point(ox_k *k, const ox_val *zp, const ox_val *of, int64_t per_count, const char *what)
+{
+	if (!zp)
+		return 0;
+	if (zp->type != of->type)
+		return ox_kfail(k, "%s has type %s; expected %s like its input", what, ox_elem_label(zp->type),
+				ox_elem_label(of->type));
+	if (zp->count != 1 && (per_count < 0 || zp->rank != 1 || zp->count != per_count))
+		return ox_kfail(k, "%s must be a scalar%s", what,
+				per_count < 0 ? "" : " or 1-D with one value per output channel");
+	return 0;
+}
+
+/* ConvInteger by way of the float convolution. Less their zero points, x and w are
+ * integers of magnitude 255 at most, so any sum of EXACT_TERMS of their products stays below
+ * 2^24, where float is exact: the input channels are taken a chunk at a time (EXACT_TERMS
+ * taps each), and the chunks' sums added in int32, which wraps as the spec allows. */
+#define EXACT_TERMS 256
+
+typedef struct convint {
+	const ox_conv_geom *g;
+	const float *x, *w;
+	int32_t *y;
+	float *wc, *yc; /* one chunk's weights and sums */
+} convint;
+
+static int convint_chunk(const convint *c, int64_t n, int64_t q, int64_t c0, int64_t nc)
+{
+	const ox_conv_geom *g = c->g;
+	int64_t kvol = count_of(g->nsp, g->kernel), cin_g = g->cin / g->group, cout_g = g->cout / g->group;
+	int64_t outs = count_of(g->nsp, g->out);
+	ox_conv_geom s = *g;
+	s.batch = 1, s.group = 1, s.cin = nc, s.cout = cout_g;
+	for (int64_t co = 0; co < cout_g; co++)
+		memcpy(c->wc + co * nc * kvol, c->w + ((q * cout_g + co) * cin_g + c0) * kvol,
+		       (size_t)(nc * kvol) * sizeof(float));
+	if (ox_conv_f32(ox_cpu_level(), &s, c->x + (n * g->cin + q * cin_g + c0) * count_of(g->nsp, g->in), c->wc,
+			NULL, c->yc) < 0)
+		return -1;
+	uint32_t *y = (uint32_t *)c->y + (n * g->cout + q * cout_g) * outs;
+	for (int64_t i = 0; i < cout_g * outs; i++)
+		y[i] += (uint32_t)(int32_t)c->yc[i];
+	return 0;
+}
+
+static int convint_f32(const ox_conv_geom *g, const float *x, const float *w, int32_t *y)
+{
+	int64_t kvol = count_of(g->nsp, g->kernel), cin_g = g->cin / g->group, cout_g = g->cout / g->group;
+	int64_t step = EXACT_TERMS / kvol, outs = count_of(g->nsp, g->out);
+	if (step > cin_g)
+		step = cin_g;
+	convint c = {g, x, w, y, alloc_n(cout_g * step * kvol, sizeof(float)), alloc_n(cout_g * outs, sizeof(float))};
+	int rc = c.wc && c.yc ? 0 : -1;
+	if (rc == 0)
+		memset(y, 0, (size_t)(g->batch * g->cout * outs) * sizeof(int32_t));
+	for (int64_t n = 0; n < g->batch && rc == 0; n++)
+		for (int64_t q = 0; q < g->group && rc == 0; q++)
+			for (int64_t c0 = 0; c0 < cin_g && rc == 0; c0 += step)
+				rc = convint_chunk(&c, n, q, c0, cin_g - c0 < step ? cin_g - c0 : step);
+	free(c.wc);
+	free(c.yc);
+	return rc;
+}
+
+/* Kernels of more than EXACT_TERMS taps: exact sums in double (below 2^53). */
+static int convint_f64(const ox_conv_geom *g, const ox_val *x, const ox_val *xz, const ox_val *w, const ox_val *wz,
+		       ox_val *y)
+{
+	int64_t wper = g->cout ? w->count / g->cout : 1;
+	double *xd = to_f64(x, xz, 1), *wd = to_f64(w, wz, wper ? wper : 1), *yd = alloc_n(y->count, sizeof(double));
+	int rc = xd && wd && yd ? conv_f64(g, xd, wd, NULL, yd) : -1;
+	for (int64_t i = 0; rc == 0 && i < y->count; i++)
+		((int32_t *)y->data)[i] = (int32_t)(uint32_t)(int64_t)yd[i];
+	free(xd);
+	free(wd);
+	free(yd);
+	return rc;
+}
+
+static int convint_run(const ox_conv_geom *g, const ox_val *x, const ox_val *xz, const ox_val *w, const ox_val *wz,
+		       ox_val *y)
+{
+	if (count_of(g->nsp, g->kernel) > EXACT_TERMS)
+		return convint_f64(g, x, xz, w, wz, y);
+	int64_t wper = g->cout ? w->count / g->cout : 1;
+	float *xf = to_f32_less(x, xz, 1), *wf = to_f32_less(w, wz, wper ? wper : 1);
+	int rc = xf && wf ? convint_f32(g, xf, wf, y->data) : -1;
+	free(xf);
+	free(wf);
+	return rc;
+}
+
+int ox_op_ConvInteger(ox_k *k)
+{
+	ox_val *x = ox_in_tensor(k, 0, true), *w = x ? ox_in_tensor(k, 1, true) : NULL, *y;
+	ox_val *xz = ox_in_tensor(k, 2, false), *wz = ox_in_tensor(k, 3, false);
+	ox_conv_geom g;
+	if (!w || (ox_in(k, 2) && !xz) || (ox_in(k, 3) && !wz))
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		int t = (i ? w : x)->type;
+		if (t != OX_UINT8 && t != OX_INT8)
+			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? "w" : "x", ox_elem_label(t));
+	}
+	if (geom_common(k, x, w, &g, false) < 0 || ox_conv_attrs(k, x, w, &g) < 0 || ox_conv_out(k, &g) < 0 ||
+	    check_zero_point(k, xz, x, -1, "x_zero_point") < 0 || check_zero_point(k, wz, w, g.cout, "w_zero_point") < 0 ||
+	    !(y = out_shape(k, &g, OX_INT32)))
+		return -1;
+	if (y->count && convint_run(&g, x, xz, w, wz, y) < 0)
+		return ox_kfail(k, "out of memory for the convolution's scratch buffers");
+	return 0;
+}

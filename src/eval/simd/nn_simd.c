@@ -1,0 +1,232 @@
+/* The float32 vector kernels of pooling, softmax, normalization and reductions (nn.h): the
+ * portable scalar versions, which are the reference, and AVX2 and AVX-512 versions made
+ * from nn_simd_impl.h. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "eval/ops/nn.h"
+
+#if OX_X86
+#include <immintrin.h>
+#endif
+
+/* ---- 2-D pooling, shared by every table ------------------------------------------------ */
+
+/* One output of a pooling plane. Taps beyond the pads count for nothing; taps in the pads
+ * count in the divisor of OX_POOL_AVG_PAD only. MAX keeps the first tap unless a later one
+ * is greater, so a NaN wins only when it comes first. */
+static float pool_one(const ox_pool2d *p, const float *x, int64_t oy, int64_t ox)
+{
+	int64_t y0 = oy * p->sh - p->pt, x0 = ox * p->sw - p->pl, n = 0, npad = 0;
+	float acc = 0;
+	for (int64_t ky = 0; ky < p->kh; ky++) {
+		int64_t iy = y0 + ky * p->dh;
+		if (iy < -p->pt || iy >= p->ih + p->pb)
+			continue;
+		for (int64_t kx = 0; kx < p->kw; kx++) {
+			int64_t ix = x0 + kx * p->dw;
+			if (ix < -p->pl || ix >= p->iw + p->pr)
+				continue;
+			npad++;
+			if (iy < 0 || iy >= p->ih || ix < 0 || ix >= p->iw)
+				continue;
+			float v = x[iy * p->iw + ix];
+			if (p->mode != OX_POOL_MAX)
+				acc += v;
+			else if (n == 0 || v > acc)
+				acc = v;
+			n++;
+		}
+	}
+	if (p->mode == OX_POOL_MAX)
+		return n ? acc : -INFINITY;
+	return acc / (float)(p->mode == OX_POOL_AVG ? n : npad);
+}
+
+/* The outputs [lo, hi) of a row whose windows lie inside the input horizontally. Huge
+ * strides get none, which keeps vector gather offsets in int32. */
+static void pool_interior(const ox_pool2d *p, int64_t *lo, int64_t *hi)
+{
+	int64_t last = p->iw - 1 - (p->kw - 1) * p->dw + p->pl;
+	*lo = (p->pl + p->sw - 1) / p->sw;
+	*hi = last < 0 ? 0 : last / p->sw + 1;
+	if (*hi > p->ow)
+		*hi = p->ow;
+	if (*hi < *lo || p->sw > 4096)
+		*hi = *lo;
+}
+
+/* The kernel rows [ky0, ky1) inside the input for the output row starting at input row
+ * y0, and the divisor of an average over interior columns. */
+static float pool_rows(const ox_pool2d *p, int64_t y0, int64_t *ky0, int64_t *ky1)
+{
+	int64_t first = -1, last = -1, npad = 0;
+	for (int64_t ky = 0; ky < p->kh; ky++) {
+		int64_t iy = y0 + ky * p->dh;
+		npad += iy >= -p->pt && iy < p->ih + p->pb;
+		if (iy >= 0 && iy < p->ih) {
+			if (first < 0)
+				first = ky;
+			last = ky;
+		}
+	}
+	*ky0 = first < 0 ? 0 : first;
+	*ky1 = first < 0 ? 0 : last + 1;
+	return (float)((p->mode == OX_POOL_AVG ? *ky1 - *ky0 : npad) * p->kw);
+}
+
+/* ---- scalar reference ---------------------------------------------------------------- */
+
+static float sum_scalar(const float *x, int64_t n)
+{
+	double s = 0;
+	for (int64_t i = 0; i < n; i++)
+		s += x[i];
+	return (float)s;
+}
+
+static float max_scalar(const float *x, int64_t n)
+{
+	float m = -INFINITY;
+	for (int64_t i = 0; i < n && !isnan(m); i++)
+		if (isnan(x[i]) || x[i] > m)
+			m = x[i];
+	return m;
+}
+
+static float min_scalar(const float *x, int64_t n)
+{
+	float m = INFINITY;
+	for (int64_t i = 0; i < n && !isnan(m); i++)
+		if (isnan(x[i]) || x[i] < m)
+			m = x[i];
+	return m;
+}
+
+static void acc_add_scalar(float *acc, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		acc[i] += x[i];
+}
+
+static void acc_max_scalar(float *acc, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (isnan(x[i]) || x[i] > acc[i])
+			acc[i] = x[i];
+}
+
+static void acc_min_scalar(float *acc, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (isnan(x[i]) || x[i] < acc[i])
+			acc[i] = x[i];
+}
+
+static float exp_shift_scalar(float *y, const float *x, float m, int64_t n)
+{
+	double s = 0;
+	for (int64_t i = 0; i < n; i++) {
+		y[i] = expf(x[i] - m);
+		s += y[i];
+	}
+	return (float)s;
+}
+
+static void exp_shift_v_scalar(float *y, const float *x, const float *m, float *sum, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		y[i] = expf(x[i] - m[i]);
+		sum[i] += y[i];
+	}
+}
+
+static void affine_scalar(float *y, const float *x, float a, float b, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] = x[i] * a + b;
+}
+
+static void affine_v_scalar(float *y, const float *x, const float *a, const float *b, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] = x[i] * a[i] + b[i];
+}
+
+static void mul_v_scalar(float *y, const float *x, const float *a, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] = x[i] * a[i];
+}
+
+static void add_v_scalar(float *y, const float *x, const float *b, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] = x[i] + b[i];
+}
+
+static void exp_scalar(float *y, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] = expf(x[i]);
+}
+
+static void pool2d_scalar(const ox_pool2d *p, const float *x, float *y)
+{
+	for (int64_t oy = 0; oy < p->oh; oy++)
+		for (int64_t ox = 0; ox < p->ow; ox++)
+			y[oy * p->ow + ox] = pool_one(p, x, oy, ox);
+}
+
+static const ox_nn_vec scalar_table = {
+	sum_scalar, max_scalar, min_scalar, acc_add_scalar, acc_max_scalar, acc_min_scalar,
+	exp_shift_scalar, exp_shift_v_scalar, affine_scalar, affine_v_scalar, mul_v_scalar,
+	add_v_scalar, exp_scalar, pool2d_scalar,
+};
+
+/* ---- AVX2 and AVX-512 ------------------------------------------------------------------ */
+
+#if OX_X86
+
+#include "simd_avx2.h"
+#include "nn_simd_impl.h"
+#include "simd_end.h"
+
+#include "simd_avx512.h"
+#define VHALF pool_block_avx2 /* AVX-512 finishes a row with an AVX2 block */
+#include "nn_simd_impl.h"
+#undef VHALF
+#include "simd_end.h"
+
+#endif
+
+/* ---- choice ------------------------------------------------------------------------------ */
+
+static int forced = -1;
+
+const ox_nn_vec *ox_nn_vec_level(int level)
+{
+	if (level == OX_CPU_SCALAR)
+		return &scalar_table;
+#if OX_X86
+	if (level == OX_CPU_AVX2 && ox_cpu_level() >= OX_CPU_AVX2)
+		return &table_avx2;
+	if (level == OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512)
+		return &table_avx512;
+#endif
+	return NULL;
+}
+
+const ox_nn_vec *ox_nn_vec_get(void)
+{
+	const ox_nn_vec *t = ox_nn_vec_level(forced >= 0 ? forced : ox_cpu_level());
+	return t ? t : &scalar_table;
+}
+
+void ox_nn_vec_force(int level)
+{
+	forced = level;
+}

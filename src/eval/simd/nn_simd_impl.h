@@ -1,0 +1,248 @@
+/* The vector kernels of nn.h written once over the SIMD macro layer: nn_simd.c includes
+ * this file once per level between that level's simd_*.h and simd_end.h. Tails shorter than one vector are done in scalar code, the same way the scalar
+ * table does them, so that results differ from it only by rounding. */
+
+#include "vmath.h"
+
+static inline TARGET float FN(hsum)(VF v)
+{
+	float b[VW];
+	VSTORE(b, v);
+	double s = 0;
+	for (int i = 0; i < VW; i++)
+		s += b[i];
+	return (float)s;
+}
+
+/* The largest (max) or smallest lane, or NaN when a lane is NaN. */
+static inline TARGET float FN(hext)(VF v, bool max)
+{
+	float b[VW];
+	VSTORE(b, v);
+	float m = b[0];
+	for (int i = 0; i < VW; i++) {
+		if (isnan(b[i]))
+			return b[i];
+		if (max ? b[i] > m : b[i] < m)
+			m = b[i];
+	}
+	return m;
+}
+
+/* Blocks of lanes, each block's total added in double: the error grows with the block,
+ * not with n. */
+static TARGET float FN(sum)(const float *x, int64_t n)
+{
+	double total = 0;
+	int64_t i = 0;
+	while (n - i >= VW) {
+		int64_t end = n - i > 4096 ? i + 4096 : n;
+		VF a = VZERO(), b = VZERO();
+		for (; i + 2 * VW <= end; i += 2 * VW) {
+			a = VADD(a, VLOAD(x + i));
+			b = VADD(b, VLOAD(x + i + VW));
+		}
+		for (; i + VW <= end; i += VW)
+			a = VADD(a, VLOAD(x + i));
+		total += FN(hsum)(VADD(a, b));
+	}
+	for (; i < n; i++)
+		total += x[i];
+	return (float)total;
+}
+
+static TARGET float FN(extreme)(const float *x, int64_t n, bool max)
+{
+	float m = max ? -INFINITY : INFINITY;
+	int64_t i = 0;
+	if (n >= VW) {
+		VF a = VLOAD(x);
+		for (i = VW; i + VW <= n; i += VW) {
+			VF v = VLOAD(x + i);
+			a = VSEL(VNAN(v), max ? VMAX(v, a) : VMIN(v, a), v);
+		}
+		m = FN(hext)(a, max);
+	}
+	for (; i < n && !isnan(m); i++)
+		if (isnan(x[i]) || (max ? x[i] > m : x[i] < m))
+			m = x[i];
+	return m;
+}
+
+static TARGET float FN(max)(const float *x, int64_t n)
+{
+	return FN(extreme)(x, n, true);
+}
+
+static TARGET float FN(min)(const float *x, int64_t n)
+{
+	return FN(extreme)(x, n, false);
+}
+
+static TARGET void FN(acc_add)(float *acc, const float *x, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW)
+		VSTORE(acc + i, VADD(VLOAD(acc + i), VLOAD(x + i)));
+	for (; i < n; i++)
+		acc[i] += x[i];
+}
+
+static TARGET void FN(acc_ext)(float *acc, const float *x, int64_t n, bool max)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW) {
+		VF a = VLOAD(acc + i), v = VLOAD(x + i);
+		VSTORE(acc + i, VSEL(VNAN(v), max ? VMAX(v, a) : VMIN(v, a), v));
+	}
+	for (; i < n; i++)
+		if (isnan(x[i]) || (max ? x[i] > acc[i] : x[i] < acc[i]))
+			acc[i] = x[i];
+}
+
+static TARGET void FN(acc_max)(float *acc, const float *x, int64_t n)
+{
+	FN(acc_ext)(acc, x, n, true);
+}
+
+static TARGET void FN(acc_min)(float *acc, const float *x, int64_t n)
+{
+	FN(acc_ext)(acc, x, n, false);
+}
+
+static TARGET float FN(exp_shift)(float *y, const float *x, float m, int64_t n)
+{
+	VF s = VZERO(), vm = VSET(m);
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW) {
+		VF e = FN(vexp)(VSUB(VLOAD(x + i), vm));
+		VSTORE(y + i, e);
+		s = VADD(s, e);
+	}
+	double total = FN(hsum)(s);
+	for (; i < n; i++) {
+		y[i] = expf(x[i] - m);
+		total += y[i];
+	}
+	return (float)total;
+}
+
+static TARGET void FN(exp_shift_v)(float *y, const float *x, const float *m, float *sum, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW) {
+		VF e = FN(vexp)(VSUB(VLOAD(x + i), VLOAD(m + i)));
+		VSTORE(y + i, e);
+		VSTORE(sum + i, VADD(VLOAD(sum + i), e));
+	}
+	for (; i < n; i++) {
+		y[i] = expf(x[i] - m[i]);
+		sum[i] += y[i];
+	}
+}
+
+static TARGET void FN(affine)(float *y, const float *x, float a, float b, int64_t n)
+{
+	VF va = VSET(a), vb = VSET(b);
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW)
+		VSTORE(y + i, VFMA(VLOAD(x + i), va, vb));
+	for (; i < n; i++)
+		y[i] = x[i] * a + b;
+}
+
+static TARGET void FN(affine_v)(float *y, const float *x, const float *a, const float *b, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW)
+		VSTORE(y + i, VFMA(VLOAD(x + i), VLOAD(a + i), VLOAD(b + i)));
+	for (; i < n; i++)
+		y[i] = x[i] * a[i] + b[i];
+}
+
+static TARGET void FN(mul_v)(float *y, const float *x, const float *a, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW)
+		VSTORE(y + i, VMUL(VLOAD(x + i), VLOAD(a + i)));
+	for (; i < n; i++)
+		y[i] = x[i] * a[i];
+}
+
+static TARGET void FN(add_v)(float *y, const float *x, const float *b, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW)
+		VSTORE(y + i, VADD(VLOAD(x + i), VLOAD(b + i)));
+	for (; i < n; i++)
+		y[i] = x[i] + b[i];
+}
+
+static TARGET void FN(exp)(float *y, const float *x, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW)
+		VSTORE(y + i, FN(vexp)(VLOAD(x + i)));
+	for (; i < n; i++)
+		y[i] = expf(x[i]);
+}
+
+/* VW outputs of one row whose windows lie inside the input horizontally and have nrows
+ * rows inside it vertically, the first at row0. The taps go in pool_one's order, so the
+ * sums are the same. */
+static inline TARGET VF FN(pool_lanes)(const ox_pool2d *p, const float *row0, int64_t nrows, VI idx)
+{
+	VF acc = VZERO();
+	bool first = true;
+	for (int64_t r = 0; r < nrows; r++) {
+		const float *row = row0 + r * p->dh * p->iw;
+		for (int64_t kx = 0; kx < p->kw; kx++) {
+			const float *q = row + kx * p->dw;
+			VF v = p->sw == 1 ? VLOAD(q) : VGATHER(q, idx);
+			if (p->mode != OX_POOL_MAX)
+				acc = VADD(acc, v);
+			else
+				acc = first ? v : VMAX(v, acc); /* keeps acc when either is NaN, like v > acc */
+			first = false;
+		}
+	}
+	return acc;
+}
+
+/* Outputs ox .. ox + VW - 1 of a row (see pool_lanes). */
+static inline TARGET void FN(pool_block)(const ox_pool2d *p, const float *row0, int64_t nrows, float div, float *yr,
+					 int64_t ox)
+{
+	VF acc = FN(pool_lanes)(p, row0 + ox * p->sw, nrows, VIOTA(p->sw));
+	VSTORE(yr + ox, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VSET(div)));
+}
+
+static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
+{
+	int64_t lo, hi;
+	pool_interior(p, &lo, &hi);
+	for (int64_t oy = 0; oy < p->oh; oy++) {
+		float *yr = y + oy * p->ow;
+		int64_t y0 = oy * p->sh - p->pt, ky0, ky1;
+		float div = pool_rows(p, y0, &ky0, &ky1);
+		int64_t ox = 0;
+		if (ky0 < ky1) {
+			for (; ox < lo; ox++)
+				yr[ox] = pool_one(p, x, oy, ox);
+			const float *row0 = x + (y0 + ky0 * p->dh) * p->iw - p->pl;
+			for (; ox + VW <= hi; ox += VW)
+				FN(pool_block)(p, row0, ky1 - ky0, div, yr, ox);
+#ifdef VHALF /* a narrower block before the scalar tail */
+			for (; ox + VW / 2 <= hi; ox += VW / 2)
+				VHALF(p, row0, ky1 - ky0, div, yr, ox);
+#endif
+		}
+		for (; ox < p->ow; ox++)
+			yr[ox] = pool_one(p, x, oy, ox);
+	}
+}
+
+static const ox_nn_vec FN(table) = {
+	FN(sum), FN(max), FN(min), FN(acc_add), FN(acc_max), FN(acc_min), FN(exp_shift),
+	FN(exp_shift_v), FN(affine), FN(affine_v), FN(mul_v), FN(add_v), FN(exp), FN(pool2d),
+};
