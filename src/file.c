@@ -64,7 +64,7 @@ char *ox_read_file(const char *path, size_t *len, OnnxError *err)
 	return buf;
 }
 
-/* The temporary files of the writes in progress, for OnnxTxt_RemoveTempFiles, which a
+/* The temporary files of the writes in progress, for OnnxLibrary_RemoveTempFiles, which a
  * program's signal handler calls: fixed slots, so that it needs no allocation and no lock,
  * claimed and released with atomic operations (lock-free on an int, hence safe there). */
 enum { TEMP_FREE, TEMP_BUSY, TEMP_READY, TEMP_SLOTS = 16 };
@@ -103,7 +103,7 @@ static void temp_forget(int slot)
 		__atomic_store_n(&temps[slot].state, TEMP_FREE, __ATOMIC_RELEASE);
 }
 
-void OnnxTxt_RemoveTempFiles(void)
+void OnnxLibrary_RemoveTempFiles(void)
 {
 	int saved = errno;
 	for (int i = 0; i < TEMP_SLOTS; i++)

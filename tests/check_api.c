@@ -535,13 +535,13 @@ typedef struct interrupted {
 } interrupted;
 
 /* A write that a signal handler interrupts: what the directory holds before and after
- * the handler's OnnxTxt_RemoveTempFiles. */
+ * the handler's OnnxLibrary_RemoveTempFiles. */
 static int interrupt_write(FILE *f, void *ctx, OnnxError *err)
 {
 	interrupted *in = ctx;
 	fputs("partial", f);
 	list_dir(in->dir, in->during, sizeof in->during);
-	OnnxTxt_RemoveTempFiles();
+	OnnxLibrary_RemoveTempFiles();
 	list_dir(in->dir, in->after, sizeof in->after);
 	return 0;
 }
@@ -560,7 +560,7 @@ START_TEST(temp_files_removed_for_a_signal_handler)
 	Onnx__ModelProto *m = tu_model(entries[0].valid);
 	ck_assert_int_eq(OnnxBinary_WriteFile(m, path, &err), ONNXTXT_OK);
 	OnnxProto_Free(m);
-	OnnxTxt_RemoveTempFiles();
+	OnnxLibrary_RemoveTempFiles();
 	list_dir(dir, in.after, sizeof in.after);
 	ck_assert_str_eq(in.after, "out.onnx");
 	tu_remove_tree(dir);

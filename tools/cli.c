@@ -200,7 +200,7 @@ int cli_close_stdout(int rc)
  * it had not been caught (the shell sees the signal in the exit status). */
 static void on_fatal_signal(int sig)
 {
-	OnnxTxt_RemoveTempFiles();
+	OnnxLibrary_RemoveTempFiles();
 	raise(sig); /* the disposition is the default again (SA_RESETHAND) */
 }
 

@@ -72,7 +72,7 @@ int looks_binary(const char *d, size_t n);
 int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len);
 
 /* SIGINT, SIGTERM and SIGHUP remove the temporary file of a write in progress (the
- * library's, through OnnxTxt_RemoveTempFiles) before the program dies of them. */
+ * library's, through OnnxLibrary_RemoveTempFiles) before the program dies of them. */
 void cli_clean_up_on_signals(void);
 
 int cmd_run(int argc, char **argv);

@@ -360,7 +360,7 @@ ONNXTXT_API const char *OnnxLibrary_Version(void);
  * when complete). Async-signal-safe: it is meant for a program's handler of SIGINT,
  * SIGTERM or SIGHUP, so that an interrupted write leaves nothing behind. The library
  * installs no signal handler itself. Up to 16 writes at a time are tracked. */
-ONNXTXT_API void OnnxTxt_RemoveTempFiles(void);
+ONNXTXT_API void OnnxLibrary_RemoveTempFiles(void);
 
 #ifdef __cplusplus
 }
