@@ -66,7 +66,7 @@ typedef struct decimal {
 	long e10;         /* value = w * 10^e10 when exact */
 } decimal;
 
-static bool word_is(const char *p, size_t n, const char *w)
+bool ox_word_is(const char *p, size_t n, const char *w)
 {
 	size_t k = strlen(w);
 	if (n != k)
@@ -87,8 +87,8 @@ static bool parse_decimal(const char *p, size_t n, decimal *d)
 	}
 	if (i < n && ((p[i] | 0x20) == 'i' || (p[i] | 0x20) == 'n')) {
 		d->special = true;
-		d->nan = word_is(p + i, n - i, "nan");
-		return d->nan || word_is(p + i, n - i, "inf") || word_is(p + i, n - i, "infinity");
+		d->nan = ox_word_is(p + i, n - i, "nan");
+		return d->nan || ox_word_is(p + i, n - i, "inf") || ox_word_is(p + i, n - i, "infinity");
 	}
 	bool any = false, dot = false;
 	long dropped = 0; /* integer digits beyond the 19 kept */
@@ -347,9 +347,7 @@ ox_num_status ox_parse_double(const char *p, size_t n, double *out)
 		*out = special_value(&d);
 		return OX_NUM_OK;
 	}
-	if (fast_double(&d, out))
-		return OX_NUM_OK;
-	return slow_parse(p, n, out, NULL);
+	return fast_double(&d, out) ? OX_NUM_OK : slow_parse(p, n, out, NULL);
 }
 
 size_t ox_scan_float(const char *p, const char *end, float *out)
@@ -374,11 +372,10 @@ ox_num_status ox_parse_float(const char *p, size_t n, float *out)
 	decimal d;
 	if (!parse_decimal(p, n, &d))
 		return OX_NUM_SYNTAX;
-	if (d.special) {
-		*out = (float)special_value(&d);
-		return OX_NUM_OK;
-	}
-	return slow_parse(p, n, NULL, out);
+	if (!d.special)
+		return slow_parse(p, n, NULL, out);
+	*out = (float)special_value(&d);
+	return OX_NUM_OK;
 }
 
 /* ---- narrow float formats --------------------------------------------------------- */

@@ -2,6 +2,7 @@
 #ifndef OX_LITERAL_H
 #define OX_LITERAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,9 @@ size_t ox_scan_float(const char *p, const char *end, float *out);
 ox_num_status ox_parse_narrow_float(int dtype, const char *p, size_t n, uint32_t *bits);
 /* Decodes narrow-float bits to a double (exact). */
 double ox_narrow_to_double(int dtype, uint32_t bits);
+
+/* Whether p[0..n) is the lowercase ASCII word w, ignoring case ("Inf", "TRUE"). */
+bool ox_word_is(const char *p, size_t n, const char *w);
 
 /* Unescapes a string literal body (between the quotes): a backslash takes the next byte
  * literally. dst must hold n bytes; returns the unescaped length. */

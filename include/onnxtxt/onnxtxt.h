@@ -209,6 +209,20 @@ ONNXTXT_API OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FI
 ONNXTXT_API OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path,
 					     OnnxError *err);
 
+/* Formats text in the textual syntax as `onnxtxt fmt` does: parses it as OnnxParser_Parse
+ * and prints the model in the canonical layout (with the ONNXTXT_PRINT_* flags), keeping
+ * every comment ('#' to the end of the line, a test case's "#@ input" and "#@ expect"
+ * lines included) beside the token it stood before, on lines of its own at the canonical
+ * indentation, or after the token whose line it ended. Annotations are printed as the
+ * printer writes them. Formatting the result again changes nothing, and the model read
+ * back is the one read from text. *out is malloc'd and NUL-terminated (out_len may be
+ * NULL); FormatFile replaces path atomically instead. */
+#define ONNXTXT_FORMAT_DROP_COMMENTS 0x100u /* leave the comments out */
+ONNXTXT_API OnnxStatus OnnxPrinter_Format(const char *text, size_t len, unsigned flags, char **out, size_t *out_len,
+					  OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxPrinter_FormatFile(const char *text, size_t len, unsigned flags, const char *path,
+					      OnnxError *err);
+
 /* Draws a model's main graph in the Graphviz DOT language, for `dot -Tsvg`: a box per node
  * with its op type, name, attributes and the initializers it reads; ellipses for the
  * graph's inputs and outputs; edges labelled with the type of the value they carry where
@@ -316,8 +330,22 @@ ONNXTXT_API OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i);
 /* Binds a value to the input named name, after checking it against the declared type
  * and shape. The session keeps its own reference. */
 ONNXTXT_API OnnxStatus OnnxSession_SetInput(OnnxSession *s, const char *name, const OnnxValue *v, OnnxError *err);
-/* Runs the graph. Errors name the node, its operator and the shapes it was given. */
+/* Runs the graph. Errors name the node, its operator and the shapes it was given. A run
+ * that meets a limit of the session (below) fails with ONNXTXT_ERR_LIMIT, naming the node
+ * and the limit. */
 ONNXTXT_API OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err);
+/* Limits of every later run of the session, so that a hostile model fails instead of
+ * taking the machine:
+ *  - memory: the bytes of tensor data a run holds alive at once (intermediates and the
+ *    outputs it makes; not the inputs bound nor the initializers), checked before each
+ *    tensor is allocated. The default is half of physical memory; 0 lifts the limit.
+ *  - timeout: seconds a run may take, checked before each tensor is allocated and on
+ *    entering each graph (every Loop and Scan iteration, every function call); 0, the
+ *    default, means no deadline.
+ * Both fail with ONNXTXT_ERR_ARG for a NULL session; SetTimeout also for a negative or
+ * non-finite number of seconds. */
+ONNXTXT_API OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxSession_SetTimeout(OnnxSession *s, double seconds, OnnxError *err);
 ONNXTXT_API size_t OnnxSession_OutputCount(const OnnxSession *s);
 ONNXTXT_API const char *OnnxSession_OutputName(const OnnxSession *s, size_t i);
 /* Output i of the last run, valid until the next run or OnnxSession_Free. */

@@ -1,10 +1,12 @@
 /* The public evaluation API: OnnxValue (an ox_val behind an opaque name) and OnnxSession
  * (a plan, the bound inputs and the outputs of the last run). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
 #include "binary.h"
+#include "budget.h"
 #include "convert.h"
 #include "diag.h"
 #include "exec.h"
@@ -13,6 +15,7 @@
 struct OnnxSession {
 	ox_arena *arena;
 	ox_plan *plan;
+	ox_budget *budget; /* limits of each run */
 	ox_val **inputs;
 	ox_val **outputs;
 	size_t ninputs, noutputs;
@@ -328,7 +331,9 @@ OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, Onn
 	*out = NULL;
 	OnnxSession *s = calloc(1, sizeof *s);
 	ox_status st = {0, ""};
-	if (!s || !(s->arena = ox_arena_new())) {
+	if (!s || !(s->arena = ox_arena_new()) || !(s->budget = ox_budget_new())) {
+		if (s)
+			ox_arena_free(s->arena);
 		free(s);
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return err->code;
@@ -370,6 +375,7 @@ void OnnxSession_Free(OnnxSession *s)
 	free(s->outputs);
 	ox_plan_free(s->plan);
 	ox_arena_free(s->arena);
+	ox_budget_release(s->budget);
 	free(s);
 }
 
@@ -425,9 +431,35 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 		}
 	}
 	ox_status st;
+	ox_budget *prev = ox_budget_enter(s->budget);
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
 		ox_error_set(err, st.code, "%s", st.msg);
+	ox_budget_leave(prev);
 	return err->code;
+}
+
+OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!s)
+		return arg_error(err);
+	ox_budget_set_memory(s->budget, bytes);
+	return ONNXTXT_OK;
+}
+
+OnnxStatus OnnxSession_SetTimeout(OnnxSession *s, double seconds, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!s)
+		return arg_error(err);
+	if (!isfinite(seconds) || seconds < 0) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: a timeout is a finite number of seconds, 0 or more");
+		return err->code;
+	}
+	ox_budget_set_timeout(s->budget, seconds);
+	return ONNXTXT_OK;
 }
 
 /* ---- binding inputs, checked against their declared types ------------------------------ */

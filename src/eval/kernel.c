@@ -167,6 +167,13 @@ int ox_axis(ox_k *k, int64_t axis, int rank)
 	return (int)a;
 }
 
+int ox_axis_attr(ox_k *k, const ox_val *x, const char *verb)
+{
+	if (x->rank == 0)
+		return ox_kfail(k, "cannot %s a scalar", verb);
+	return ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+}
+
 int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank, int64_t *dout)
 {
 	int r = ra > rb ? ra : rb;

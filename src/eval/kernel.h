@@ -75,6 +75,9 @@ const Onnx__GraphProto *ox_attr_graph(const ox_k *k, const char *name);
 
 /* Normalizes a possibly negative axis against rank; -1 after failing when out of range. */
 int ox_axis(ox_k *k, int64_t axis, int rank);
+/* The node's 'axis' attribute (default 0) normalized against x's rank; x may not be a
+ * scalar ("cannot VERB a scalar"). -1 after failing. */
+int ox_axis_attr(ox_k *k, const ox_val *x, const char *verb);
 /* Numpy broadcasting of two shapes into out (rank in *orank); fails when incompatible. */
 int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank,
 		       int64_t *dout);

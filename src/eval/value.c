@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "value.h"
 
 int64_t ox_shape_count(int rank, const int64_t *dims)
@@ -136,20 +137,26 @@ ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why)
 							 : "shape is negative or too large";
 		return NULL;
 	}
+	size_t bytes = (size_t)count * es;
+	ox_budget *budget;
+	if (ox_budget_charge(bytes, &budget, why) < 0)
+		return NULL;
 	ox_val *v = value_new(OX_TENSOR);
 	if (!v) {
+		ox_budget_credit(budget, bytes);
 		*why = "out of memory";
 		return NULL;
 	}
+	v->budget = budget;
 	v->type = type;
 	v->rank = rank;
 	if (rank)
 		memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
 	v->count = count;
 	/* an empty tensor gets a block too: see value.h */
-	size_t bytes = (size_t)count * es;
 	v->data = data_alloc(bytes ? bytes : 1);
 	if (!v->data) {
+		ox_budget_credit(budget, bytes);
 		free(v);
 		*why = "out of memory";
 		return NULL;
@@ -231,6 +238,7 @@ void ox_val_unref(ox_val *v)
 			for (int64_t i = 0; i < v->count; i++)
 				free(((ox_str *)v->data)[i].p);
 		data_free(v->data, (size_t)v->count * ox_elem_size(v->type));
+		ox_budget_credit(v->budget, (size_t)v->count * ox_elem_size(v->type));
 	}
 	for (size_t i = 0; i < v->nitems; i++)
 		ox_val_unref(v->items[i]);

@@ -35,6 +35,7 @@ typedef struct ox_val {
 	 * may offset it by 0 (NULL + 0 is undefined; clang's UBSan in the fuzz build says so) */
 	void *data;
 	struct ox_val *owner; /* the value whose data this one shares, or NULL */
+	struct ox_budget *budget; /* the run's budget its data is charged to, or NULL */
 	/* Sequence: items[0..nitems). Optional: nitems is 0 (none) or 1. */
 	struct ox_val **items;
 	size_t nitems;
@@ -44,8 +45,8 @@ typedef struct ox_val {
  * negative. */
 int64_t ox_shape_count(int rank, const int64_t *dims);
 
-/* A new tensor with uninitialized data (strings are empty); NULL when out of memory or
- * beyond the limits above (reason in *why when given). */
+/* A new tensor with uninitialized data (strings are empty); NULL when out of memory,
+ * beyond the limits above or the current run's budget (reason in *why when given). */
 ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why);
 /* A new tensor with the data of base and another shape of the same element count. */
 ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims);

@@ -221,16 +221,6 @@ static int to_strings(ox_val *dst, const ox_val *src, char *msg)
 	return 0;
 }
 
-static bool word_is(const char *p, size_t n, const char *w)
-{
-	size_t k = strlen(w);
-	if (n != k)
-		return false;
-	for (size_t i = 0; i < k; i++)
-		if ((p[i] | 0x20) != w[i])
-			return false;
-	return true;
-}
 
 /* The number in s (blanks around it and a leading '+' allowed) for a target type: an
  * integer in *v for integer targets when the text is one (*is_int; uint64 bits for
@@ -246,7 +236,7 @@ static bool parse_number(const ox_str *s, int target, double *d, int64_t *v, boo
 	if (n > 1 && p[0] == '+' && p[1] != '-')
 		p++, n--;
 	*is_int = false;
-	if (target == OX_BOOL && (word_is(p, n, "true") || word_is(p, n, "false"))) {
+	if (target == OX_BOOL && (ox_word_is(p, n, "true") || ox_word_is(p, n, "false"))) {
 		*d = (p[0] | 0x20) == 't';
 		return true;
 	}

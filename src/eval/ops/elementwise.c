@@ -336,12 +336,13 @@ static int unary(ox_k *k, const unop *op, const double *p, int np, const void *i
 	return cy ? out_end(k, cy) : -1;
 }
 
-#define MATH_OP(Op, name)                                                               \
+#define UNARY_OP(Op, types, f32, f64, ints)                                             \
 	int ox_op_##Op(ox_k *k)                                                         \
 	{                                                                               \
-		static const unop u = {T_FLOATS, name##_f32, name##_f64, NULL};        \
+		static const unop u = {types, f32, f64, ints};                          \
 		return unary(k, &u, NULL, 0, NULL);                                     \
 	}
+#define MATH_OP(Op, name) UNARY_OP(Op, T_FLOATS, name##_f32, name##_f64, NULL)
 #define SIMD_OP(Op, name, types, ints)                                                  \
 	int ox_op_##Op(ox_k *k)                                                         \
 	{                                                                               \
@@ -378,29 +379,10 @@ SIMD_OP(Tanh, tanh, T_FLOATS, NULL)
 SIMD_OP(Sigmoid, sigmoid, T_FLOATS, NULL)
 
 /* Erf allows integers (computed in double, then truncated), Sign integers of their own */
-int ox_op_Erf(ox_k *k)
-{
-	static const unop u = {T_NUM, erf_f32, erf_f64, NULL};
-	return unary(k, &u, NULL, 0, NULL);
-}
-
-int ox_op_Sign(ox_k *k)
-{
-	static const unop u = {T_NUM, sign_f32, sign_f64, sign_ints};
-	return unary(k, &u, NULL, 0, NULL);
-}
-
-int ox_op_Not(ox_k *k)
-{
-	static const unop u = {T_BOOL, NULL, NULL, not_ints};
-	return unary(k, &u, NULL, 0, NULL);
-}
-
-int ox_op_BitwiseNot(ox_k *k)
-{
-	static const unop u = {T_INTS, NULL, NULL, bitwise_not_ints};
-	return unary(k, &u, NULL, 0, NULL);
-}
+UNARY_OP(Erf, T_NUM, erf_f32, erf_f64, NULL)
+UNARY_OP(Sign, T_NUM, sign_f32, sign_f64, sign_ints)
+UNARY_OP(Not, T_BOOL, NULL, NULL, not_ints)
+UNARY_OP(BitwiseNot, T_INTS, NULL, NULL, bitwise_not_ints)
 
 /* Activations with float attributes, each with its default */
 #define ATTR_OP(Op, name, types, ...)                                                   \

@@ -59,9 +59,7 @@ int ox_op_Gather(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *ind;
 	if (!x || index_input(k, 1, &ind) < 0)
 		return -1;
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot gather from a scalar");
-	int axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = ox_axis_attr(k, x, "gather from");
 	if (axis < 0)
 		return -1;
 	int r = x->rank - 1 + ind->rank;
@@ -129,9 +127,7 @@ int ox_op_GatherElements(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *ind;
 	if (!x || index_input(k, 1, &ind) < 0)
 		return -1;
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot gather from a scalar");
-	int axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = ox_axis_attr(k, x, "gather from");
 	int64_t *off = axis < 0 ? NULL : element_offsets(k, x, ind, axis);
 	if (!off)
 		return -1;
@@ -330,9 +326,7 @@ int ox_op_ScatterElements(ox_k *k)
 		return -1;
 	if (!same_shape(ind, u))
 		return ox_kfail(k, "updates must have the shape of indices");
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot scatter into a scalar");
-	int red = reduction(k, x->type), axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = ox_axis_attr(k, x, "scatter into"), red = axis < 0 ? -1 : reduction(k, x->type);
 	if (red < 0 || axis < 0)
 		return -1;
 	int64_t *off = element_offsets(k, x, ind, axis);

@@ -359,6 +359,17 @@ static double roi_bin_max(const double *plane, int64_t w, int64_t ha, int64_t hb
 	return m;
 }
 
+/* Stores the RoI pooling output computed in yd when rc is 0, and frees the buffers. */
+static int roi_finish(ox_val *y, int rc, double *xd, double *rd, double *yd)
+{
+	if (rc == 0)
+		ox_store_f64(y, yd);
+	free(xd);
+	free(rd);
+	free(yd);
+	return rc;
+}
+
 /* One region (batch index, x1, y1, x2, y2) of MaxRoiPool into y (C x ph x pw). */
 static int max_roi(ox_k *k, const ox_val *x, const double *xd, const double *roi, float scale, const int64_t *ps,
 		   double *y)
@@ -406,12 +417,7 @@ int ox_op_MaxRoiPool(ox_k *k)
 	int64_t per = y ? y->count / (dims[0] ? dims[0] : 1) : 0;
 	for (int64_t r = 0; rc == 0 && r < dims[0]; r++)
 		rc = max_roi(k, x, xd, rd + r * 5, scale, ps, yd + r * per);
-	if (rc == 0)
-		ox_store_f64(y, yd);
-	free(xd);
-	free(rd);
-	free(yd);
-	return rc;
+	return roi_finish(y, rc, xd, rd, yd);
 }
 
 /* RoiAlign: a bilinear sample as four weighted plane offsets, zero outside the map. */
@@ -555,12 +561,7 @@ int ox_op_RoiAlign(ox_k *k)
 		else
 			rc = roi_align_one(k, &a, xd + b * a.C * a.H * a.W, rd + r * 4, yd + r * a.C * a.oh * a.ow);
 	}
-	if (rc == 0)
-		ox_store_f64(y, yd);
-	free(xd);
-	free(rd);
-	free(yd);
-	return rc;
+	return roi_finish(y, rc, xd, rd, yd);
 }
 
 /* ---- MaxUnpool ----------------------------------------------------------------------- */

@@ -84,10 +84,12 @@ static int real_dtype(ox_k *k, int64_t dtype)
 	return ox_kfail(k, "dtype must be float, float16, double or bfloat16, not %s", ox_elem_label((int)dtype));
 }
 
-/* Fills y from the uniform (normal == false) or normal distribution with parameters a, b
- * (low and high, or mean and scale). */
-static void fill(ox_k *k, ox_val *y, bool is_normal, double a, double b)
+/* Fills y from the uniform (normal == false) or normal distribution with the node's
+ * parameters (low and high, or mean and scale). */
+static void fill_from_attrs(ox_k *k, ox_val *y, bool is_normal)
 {
+	double a = is_normal ? ox_attr_float(k, "mean", 0) : ox_attr_float(k, "low", 0);
+	double b = is_normal ? ox_attr_float(k, "scale", 1) : ox_attr_float(k, "high", 1);
 	rng r;
 	rng_init(k, &r);
 	for (int64_t i = 0; i < y->count; i++) {
@@ -111,10 +113,7 @@ static int random_shape(ox_k *k, bool is_normal)
 	ox_val *y = type < 0 ? NULL : ox_out_tensor(k, 0, type, (int)rank, shape);
 	if (!y)
 		return -1;
-	if (is_normal)
-		fill(k, y, true, ox_attr_float(k, "mean", 0), ox_attr_float(k, "scale", 1));
-	else
-		fill(k, y, false, ox_attr_float(k, "low", 0), ox_attr_float(k, "high", 1));
+	fill_from_attrs(k, y, is_normal);
 	return 0;
 }
 
@@ -127,10 +126,7 @@ static int random_like(ox_k *k, bool is_normal)
 	ox_val *y = type < 0 ? NULL : ox_out_tensor(k, 0, type, x->rank, x->dims);
 	if (!y)
 		return -1;
-	if (is_normal)
-		fill(k, y, true, ox_attr_float(k, "mean", 0), ox_attr_float(k, "scale", 1));
-	else
-		fill(k, y, false, ox_attr_float(k, "low", 0), ox_attr_float(k, "high", 1));
+	fill_from_attrs(k, y, is_normal);
 	return 0;
 }
 

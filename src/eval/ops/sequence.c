@@ -183,11 +183,7 @@ static ox_val *split_chunk(ox_val *x, int axis, int64_t off, int64_t n, bool squ
 int ox_op_SplitToSequence(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
-		return -1;
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot split a scalar");
-	int axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = x ? ox_axis_attr(k, x, "split") : -1;
 	if (axis < 0)
 		return -1;
 	int64_t dim = x->dims[axis], chunk = 1, sum = 0;

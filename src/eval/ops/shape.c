@@ -95,15 +95,22 @@ static int mark_axes(ox_k *k, const int64_t *axes, int64_t n, int rank, bool *se
 	return 0;
 }
 
-int ox_op_Squeeze(ox_k *k)
+/* Squeeze's and Unsqueeze's input, and their axes (an input from opset 13, an attribute
+ * before) in axes[0..*n), *n as ox_ints_arg gives it. */
+static ox_val *axes_and_input(ox_k *k, int64_t *axes, int64_t *n)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
-		return -1;
-	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK];
+	if (x)
+		*n = ox_ints_arg(k, 13, 1, "axes", axes, OX_MAX_RANK);
+	return x;
+}
+
+int ox_op_Squeeze(ox_k *k)
+{
+	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK], n;
 	bool seen[OX_MAX_RANK];
-	int64_t n = ox_ints_arg(k, 13, 1, "axes", axes, OX_MAX_RANK);
-	if (n == -1)
+	ox_val *x = axes_and_input(k, axes, &n);
+	if (!x || n == -1)
 		return -1;
 	if (n >= 0 && mark_axes(k, axes, n, x->rank, seen) < 0)
 		return -1;
@@ -120,12 +127,11 @@ int ox_op_Squeeze(ox_k *k)
 
 int ox_op_Unsqueeze(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true);
+	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK], n;
+	bool seen[OX_MAX_RANK];
+	ox_val *x = axes_and_input(k, axes, &n);
 	if (!x)
 		return -1;
-	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK];
-	bool seen[OX_MAX_RANK];
-	int64_t n = ox_ints_arg(k, 13, 1, "axes", axes, OX_MAX_RANK);
 	if (n == -2)
 		return ox_kfail(k, k->version >= 13 ? "input 1 (axes) is required" : "attribute 'axes' is required");
 	if (n < 0)
@@ -295,11 +301,7 @@ static int64_t split_list(ox_k *k, int64_t *sizes, int64_t cap)
 int ox_op_Split(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
-		return -1;
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot split a scalar");
-	int axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = x ? ox_axis_attr(k, x, "split") : -1;
 	if (axis < 0)
 		return -1;
 	int64_t sizes[256], dim = x->dims[axis], sum = 0;
