@@ -366,6 +366,10 @@ static size_t put(char *buf, size_t size, size_t used, const char *s, size_t n)
 	return used + n;
 }
 
+/* Bytes of a long line shown on either side of an error's place: a model written on one
+ * line (a node with 100k attributes) must not print it whole for every problem. */
+#define SHOWN_AROUND 200
+
 size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
 			size_t size)
 {
@@ -375,24 +379,37 @@ size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text
 		snprintf(pos, sizeof pos, ":%u:%u", err->line, err->column);
 	size_t used = put(buf, size, 0, name, strlen(name));
 	used = put(buf, size, used, pos, strlen(pos));
-	used = put(buf, size, used, ": error: ", 9);
+	const char *tag = err->code == ONNXTXT_WARNING ? ": warning: " : ": error: ";
+	used = put(buf, size, used, tag, strlen(tag));
 	used = put(buf, size, used, err->message, strlen(err->message));
 	used = put(buf, size, used, "\n", 1);
 	if (!text || !err->line || err->offset > len)
 		return used;
 	size_t start = err->offset, end = err->offset;
-	while (start > 0 && text[start - 1] != '\n')
+	while (start > 0 && text[start - 1] != '\n' && err->offset - start < SHOWN_AROUND)
 		start--;
-	while (end < len && text[end] != '\n')
+	while (end < len && text[end] != '\n' && end - err->offset < SHOWN_AROUND)
 		end++;
 	if (end > start && end < len && text[end - 1] == '\r')
 		end--; /* a CRLF line ends before its CR */
+	/* a line longer than that is shown around the place, cut at characters, with "..." */
+	while (start < err->offset && ((unsigned char)text[start] & 0xc0) == 0x80)
+		start++;
+	while (end > err->offset && end < len && ((unsigned char)text[end] & 0xc0) == 0x80)
+		end--;
+	bool cut_left = start > 0 && text[start - 1] != '\n', cut_right = end < len && text[end] != '\n' && text[end] != '\r';
+	if (cut_left)
+		used = put(buf, size, used, "...", 3);
 	/* control bytes (a NUL, a CR before the newline) would garble or cut the line */
 	for (size_t i = start; i < end; i++) {
 		unsigned char c = (unsigned char)text[i];
 		used = put(buf, size, used, c < 0x20 && c != '\t' ? "?" : c == 0x7f ? "?" : text + i, 1);
 	}
+	if (cut_right)
+		used = put(buf, size, used, "...", 3);
 	used = put(buf, size, used, "\n", 1);
+	if (cut_left)
+		used = put(buf, size, used, "   ", 3);
 	/* Caret line: keep tabs so the caret lines up, one space per UTF-8 character. */
 	for (size_t i = start; i < err->offset; i++)
 		if (((unsigned char)text[i] & 0xc0) != 0x80)

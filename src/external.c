@@ -62,7 +62,7 @@ static int each_tensor(Onnx__ModelProto *m, tensor_fn *fn, void *ctx)
 /* ---- locations ------------------------------------------------------------------------------ */
 
 /* A location may only name a file inside the model's directory. */
-static int location_ok(const char *loc)
+bool ox_external_location_ok(const char *loc)
 {
 	if (!loc || !*loc || loc[0] == '/' || loc[strlen(loc) - 1] == '/')
 		return 0;
@@ -136,7 +136,7 @@ static char *resolve_anywhere(const char *dir, const char *loc, OnnxError *err)
 static char *resolve(const char *dir, const char *loc, OnnxError *err)
 {
 	char *path = NULL, real_dir[PATH_MAX];
-	if (!location_ok(loc)) {
+	if (!ox_external_location_ok(loc)) {
 		ox_error_set(err, ONNXTXT_ERR_VALUE,
 			     "external data location \"%s\" must be a relative path inside the model's directory", loc);
 		return NULL;
@@ -331,7 +331,7 @@ static int not_in_file(Onnx__TensorProto *t, void *ctx)
 	if (strcmp(loc, job->location) == 0)
 		return 0;
 	char *path = NULL;
-	bool same = location_ok(loc) && asprintf(&path, "%s/%s", job->dir, loc) >= 0 && stat(path, &st) == 0 &&
+	bool same = ox_external_location_ok(loc) && asprintf(&path, "%s/%s", job->dir, loc) >= 0 && stat(path, &st) == 0 &&
 		    same_file(&st, job->file);
 	free(path);
 	return !same;

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/kernel.h"
 #include "eval/value.h"
+#include "schema/schema.h"
 #include "testutil.h"
 
 /* ---- narrow floats ------------------------------------------------------------------------ */
@@ -384,10 +386,54 @@ START_TEST(missing_input_and_initializer_default)
 }
 END_TEST
 
+/* A session checks each node's attributes against the operator's schema at the imported
+ * opset: an unknown one (a misspelling, or one a later opset brought), a mistyped one, a
+ * missing required one are refused with the node named, rather than ignored at run time. */
+START_TEST(sessions_check_attributes_against_the_schema)
+{
+	OnnxStatus code;
+	ck_assert_str_eq(session_error(HEAD "g (float[2] x) => (float[2] y) { [act] y = LeakyRelu <alpah = 0.5> (x) }", &code),
+			 "node 0 'act' (LeakyRelu): unknown attribute 'alpah' (LeakyRelu has none such at opset 17; "
+			 "did you mean 'alpha'?)");
+	ck_assert_int_eq(code, ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(session_error("<ir_version: 8, opset_import: [\"\" : 11]>\n"
+				       "g (float[3] x, int64[1] i, float[1] u) => (float[3] y) "
+				       "{ y = ScatterElements <reduction = \"add\"> (x, i, u) }", &code),
+			 "node 0 (ScatterElements): unknown attribute 'reduction' (ScatterElements has none such at "
+			 "opset 11)");
+	ck_assert_str_eq(session_error(HEAD "g (float[2] x) => (float[2] y) { y = LeakyRelu <alpha = 1> (x) }", &code),
+			 "node 0 (LeakyRelu): attribute 'alpha' must be float, not int");
+	ck_assert_str_eq(session_error(HEAD "g (float[2] a) => (float y) { y = Concat (a, a) }", &code),
+			 "node 0 (Concat): required attribute 'axis' is missing");
+	ck_assert_str_eq(session_error("<ir_version: 8, opset_import: [\"\" : 19]>\n"
+				       "g (float[2] x) => (float[2] y) { y = Gelu (x) }", &code),
+			 "node 0 (Gelu): the operator first appears in opset 20, but the model imports opset 19");
+}
+END_TEST
+
+/* An attribute left out takes the schema's default at the imported opset. */
+START_TEST(attribute_defaults_come_from_the_schema)
+{
+	ox_k k = {.schema = ox_schema_find("", "LeakyRelu", 16)};
+	ck_assert(ox_attr_float(&k, "alpha", 99.0f) == 0.01f);
+	k.schema = ox_schema_find("", "DepthToSpace", 13);
+	ck_assert_str_eq(ox_attr_str(&k, "mode", "XYZ", NULL), "DCR");
+	k.schema = ox_schema_find("", "MeanVarianceNormalization", 13);
+	const int64_t *axes;
+	ck_assert_int_eq(ox_attr_ints(&k, "axes", &axes), 3);
+	ck_assert_int_eq(axes[1], 2);
+	/* no schema (a kernel test's bare node), or no default there: the kernel's own */
+	k.schema = NULL;
+	ck_assert(ox_attr_float(&k, "alpha", 99.0f) == 99.0f);
+	k.schema = ox_schema_find("", "Concat", 13);
+	ck_assert_int_eq(ox_attr_int(&k, "axis", -7), -7);
+}
+END_TEST
+
 START_TEST(kernel_errors_name_the_node)
 {
 	Onnx__ModelProto *m;
-	OnnxSession *s = session(HEAD "g (float[2] x) => (float y) { [make] y = Constant <alpha = 1.0> () }", &m);
+	OnnxSession *s = session(HEAD "g (float[2] x) => (float y) { [make] y = Constant () }", &m);
 	OnnxError err;
 	OnnxValue *x = value("float[2] {1, 2}");
 	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
@@ -466,6 +512,8 @@ int main(void)
 	tcase_add_test(t, binding_checks_types);
 	tcase_add_test(t, missing_input_and_initializer_default);
 	tcase_add_test(t, kernel_errors_name_the_node);
+	tcase_add_test(t, sessions_check_attributes_against_the_schema);
+	tcase_add_test(t, attribute_defaults_come_from_the_schema);
 	tcase_add_test(t, bitcast_needs_the_same_width);
 	suite_add_tcase(s, t);
 	return tu_run(s);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,40 @@ static int load_eval_model(const char *path, Onnx__ModelProto **m, char **text, 
 	return EXIT_OK;
 }
 
+/* What a message says after its "PLACE (Op): " head, up to its second quote (the name it
+ * is about): "unknown attribute 'alpah'". */
+static size_t gist(const char *msg, const char **start)
+{
+	const char *p = strstr(msg, "): ");
+	*start = p ? p + 3 : msg;
+	const char *q = strchr(*start, '\'');
+	q = q ? strchr(q + 1, '\'') : NULL;
+	return q ? (size_t)(q - *start) + 1 : strlen(*start);
+}
+
+/* A session refused a text model: when it is about an attribute (unknown, mistyped, a
+ * required one missing) and the structural check finds the same problem, show that at
+ * FILE:LINE:COL instead (the session knows nodes, not text); else the session's message. */
+static void session_failed(const char *path, const char *text, size_t len, const OnnxError *err)
+{
+	OnnxError cerr, *problems = NULL;
+	size_t count = 0;
+	const char *want, *got;
+	size_t nwant = gist(err->message, &want);
+	bool attribute = strstr(want, "attribute '") && strstr(want, "attribute '") < want + nwant;
+	if (attribute && !looks_binary(text, len) &&
+	    OnnxModel_CheckText(text, len, &problems, &count, &cerr) == ONNXTXT_ERR_INVALID)
+		for (size_t i = 0; i < count; i++)
+			if (problems[i].code != ONNXTXT_WARNING && problems[i].line && gist(problems[i].message, &got) == nwant &&
+			    !strncmp(got, want, nwant)) {
+				report(&problems[i], display_name(path), text, len);
+				free(problems);
+				return;
+			}
+	free(problems);
+	fail_at(display_name(path), "%s", err->message);
+}
+
 static int run_model(const char *path, const run_opts *o)
 {
 	Onnx__ModelProto *m;
@@ -418,7 +453,7 @@ static int run_model(const char *path, const run_opts *o)
 		report(&err, display_name(path), text, len), rc = exit_for(err.code);
 	double t0 = now();
 	if (rc == EXIT_OK && OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
-		fail_at(display_name(path), "%s", err.message), rc = exit_for(err.code);
+		session_failed(path, text, len, &err), rc = exit_for(err.code);
 	double setup = now() - t0;
 	if (rc == EXIT_OK && apply_limits(s, &err) != ONNXTXT_OK)
 		fail("%s", err.message), rc = exit_for(err.code);

@@ -481,9 +481,13 @@ static const char check_help[] =
 	"Usage: onnxtxt check [-q] MODEL...\n"
 	"Check models for structural errors, as the ONNX checker does: names defined once and\n"
 	"before they are used (nodes in topological order), an opset import for every domain\n"
-	"used, required fields, tensor data, and the operators of the default domain (names\n"
-	"up to opset 23, inputs and attributes up to opset 17). Every problem is reported, at\n"
+	"used, required fields, tensor data, what the model's IR version has, and every\n"
+	"operator of the standard domains against its schema at the imported opset (those of\n"
+	"onnx 1.23: ai.onnx 1-28, ai.onnx.ml 1-5, ai.onnx.preview, ai.onnx.preview.training):\n"
+	"inputs, outputs, attributes, declared types. Every problem is reported, at\n"
 	"FILE:LINE:COL for text; binary models get the path of the element (graph.node[3]).\n"
+	"Warnings (an opset newer than known, an opset newer than the IR version) leave a\n"
+	"model valid.\n"
 	"\n"
 	"  MODEL              a model, text or binary (told apart by its content), or - for\n"
 	"                     standard input\n"
@@ -516,7 +520,7 @@ static int check_one(const char *path)
 		shown = NULL;
 		OnnxProto_Free(m);
 	}
-	if (rc == EXIT_OK && st == ONNXTXT_ERR_INVALID)
+	if (rc == EXIT_OK && (st == ONNXTXT_ERR_INVALID || st == ONNXTXT_OK)) /* problems, or warnings alone */
 		for (size_t i = 0; i < count; i++)
 			report(&problems[i], name, shown, len);
 	else if (rc == EXIT_OK && st != ONNXTXT_OK)

@@ -81,7 +81,8 @@ typedef enum OnnxStatus {
 	ONNXTXT_ERR_UNSUPPORTED, /* the evaluator does not support an operator or type */
 	ONNXTXT_ERR_EVAL,    /* a model cannot be evaluated: structure, shapes, types */
 	ONNXTXT_ERR_INVALID, /* the model breaks a structural rule (OnnxModel_Check) */
-	ONNXTXT_ERR_MISMATCH /* two values differ (OnnxValue_Equal) */
+	ONNXTXT_ERR_MISMATCH, /* two values differ (OnnxValue_Equal) */
+	ONNXTXT_WARNING      /* not a failure: a problem OnnxModel_Check reports as a warning */
 } OnnxStatus;
 
 /* Where and why a call failed. Line and column are 1-based (columns count UTF-8
@@ -174,13 +175,20 @@ ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalDataWith(Onnx__ModelProto *model, 
  *     tensor;
  *   - attributes: a name, a type, one value of that type, no name twice in a node,
  *     references ("@name") only in functions;
- *   - operators of the default domain: the operator exists in the imported opset (names
- *     are known up to opset 23), takes as many inputs and outputs as some version of it
- *     does, and has the attributes it requires and no others, of the right types, as the
- *     operator schemas of opsets 1 to 17 describe them; for a later opset only the types
- *     of known attributes are checked.
- * Returns ONNXTXT_OK, or ONNXTXT_ERR_INVALID with the first problem in *err. When problems
- * is not NULL, it receives a malloc'd array of every problem found (at most
+ *   - tensor data: as many values as the shape needs, a known element type, external
+ *     data inside the model's directory; what the model's IR version has (element types,
+ *     sequences, optionals, functions and their fields); no recursion among model-local
+ *     functions, whose opset imports must agree with the model's where an operator differs;
+ *   - operators of the standard domains (the schemas of onnx 1.23: ai.onnx 1 to 28,
+ *     ai.onnx.ml 1 to 5, ai.onnx.preview, ai.onnx.preview.training): the operator exists
+ *     at the imported opset, takes as many inputs and outputs as its schema there, has the
+ *     attributes it requires and no others, of the right types, and the element types the
+ *     model declares meet its type constraints;
+ *   - warnings (code ONNXTXT_WARNING): an opset newer than any known, an opset imported
+ *     with an older IR version than the release that brought it.
+ * Returns ONNXTXT_OK (warnings alone leave a model valid), or ONNXTXT_ERR_INVALID with the
+ * first error in *err. When problems is not NULL, it receives a malloc'd array of every
+ * problem and warning found (at most
  * ONNXTXT_MAX_PROBLEMS), in model order, for the caller to free; *count their number.
  * Each message starts with the element's path in the model, as in
  * "graph.node[3] (Relu): input 'h' is not defined (...)"; the nodes of an attribute's

@@ -11,9 +11,12 @@
 
 #include "budget.h"
 #include "convert.h"
+#include "diag.h"
 #include "exec.h"
 #include "names.h"
 #include "registry.h"
+#include "schema/schema.h"
+#include "types.h"
 
 typedef struct capture {
 	int local, outer;
@@ -27,6 +30,7 @@ typedef struct sub {
 struct ox_node {
 	const Onnx__NodeProto *proto;
 	const ox_op *op;
+	const ox_schema *schema; /* of op at the imported opset (NULL outside the standard domains) */
 	ox_plan *fn; /* the function body, planned for this call site */
 	int64_t version;
 	int *in, *out;
@@ -427,6 +431,85 @@ static int plan_outputs(planner *P, ox_plan *p, ox_node *N, size_t i, const char
 
 size_t ox_plan_limit = OX_MAX_PLANNED;
 
+/* The schema attribute nearest a misspelled name, for "did you mean". */
+static const char *near_attr(const ox_schema *s, const char *name)
+{
+	const char *best = NULL;
+	size_t bd = strlen(name) >= 5 ? 3 : 2;
+	for (size_t i = 0; i < s->n_attrs; i++) {
+		size_t d = ox_edit_distance(name, strlen(name), s->attrs[i].name, strlen(s->attrs[i].name), true);
+		if (d < bd) {
+			bd = d;
+			best = s->attrs[i].name;
+		}
+	}
+	return best;
+}
+
+static const char *attr_type(int type)
+{
+	const char *s = ox_attr_type_name(type);
+	return s ? s : "undefined";
+}
+
+/* The type an attribute holds: declared, else that of its one value. */
+static int held_type(const Onnx__AttributeProto *a)
+{
+	if (a->has_type && a->type)
+		return a->type;
+	if (a->has_f || a->has_i || a->has_s)
+		return a->has_f ? ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT
+		       : a->has_i ? ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT : ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+	return 0;
+}
+
+/* The node's attributes against its schema at the imported opset: none unknown, each of
+ * its type, every required one there; a session refuses the model otherwise, rather than
+ * run with a misspelled attribute silently ignored. */
+static int check_attrs(planner *P, const ox_node *N, const ox_schema *s, const char *label)
+{
+	for (size_t i = 0; i < N->nattrs; i++) {
+		const Onnx__AttributeProto *a = N->attrs[i];
+		const char *name = a->name ? a->name : "";
+		const ox_schema_attr *sa = ox_schema_attr_find(s, name);
+		const char *near = sa ? NULL : near_attr(s, name);
+		if (!sa)
+			return fail(P, ONNXTXT_ERR_EVAL, "%s: unknown attribute '%s' (%s has none such at opset %lld%s%s%s)",
+				    label, name, s->name, (long long)N->version, near ? "; did you mean '" : "", near ? near : "",
+				    near ? "'?" : "");
+		int type = held_type(a);
+		if (type && type != sa->type)
+			return fail(P, ONNXTXT_ERR_EVAL, "%s: attribute '%s' must be %s, not %s", label, name, attr_type(sa->type),
+				    attr_type(type));
+	}
+	for (size_t k = 0; k < s->n_attrs; k++) {
+		bool found = false;
+		for (size_t i = 0; i < N->nattrs && !found; i++)
+			found = N->attrs[i]->name && !strcmp(N->attrs[i]->name, s->attrs[k].name);
+		if (s->attrs[k].required && !found)
+			return fail(P, ONNXTXT_ERR_EVAL, "%s: required attribute '%s' is missing", label, s->attrs[k].name);
+	}
+	return 0;
+}
+
+/* The schema in force for a node with a kernel: the kernel runs the version of the operator
+ * the model's opset selects, so an operator newer than the opset is refused. A deprecated
+ * one (GroupNormalization-18) still runs: the checker is the one to object. */
+static int plan_schema(planner *P, ox_node *N, const char *dom, const char *label)
+{
+	const Onnx__NodeProto *n = N->proto;
+	size_t nv;
+	const ox_schema *v = ox_schema_versions(dom, n->op_type, &nv);
+	const ox_schema_domain *d = ox_schema_domain_find(dom);
+	if (!v || !d)
+		return 0; /* an operator the schemas do not describe */
+	N->schema = ox_schema_find(dom, n->op_type, N->version < d->max ? N->version : d->max);
+	if (!N->schema)
+		return fail(P, ONNXTXT_ERR_EVAL, "%s: the operator first appears in opset %d, but the model imports opset %lld",
+			    label, v[0].since, (long long)N->version);
+	return check_attrs(P, N, N->schema, label);
+}
+
 static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 {
 	ox_node *N = &p->nodes[i];
@@ -449,6 +532,8 @@ static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 	if (f ? plan_call(P, N, f, label) < 0 : !(N->op = ox_op_find(dom, n->op_type)))
 		return f ? -1 : fail(P, ONNXTXT_ERR_UNSUPPORTED, "%s: operator %s%s%s is not supported", label, dom,
 				     *dom ? "." : "", n->op_type);
+	if (!f && plan_schema(P, N, dom, label) < 0)
+		return -1;
 	if (plan_subgraphs(P, p, N, (int)i, label) < 0)
 		return -1;
 	return plan_outputs(P, p, N, i, label);
@@ -724,7 +809,7 @@ static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val
 		node_label(N->proto, i, label, sizeof label);
 		return nested_fail(F->st, inner.code, label, inner.msg);
 	}
-	ox_k k = {N, N->proto, N->version, in, N->nin, out, N->nout, N->attrs, N->nattrs, F, msg};
+	ox_k k = {N, N->proto, N->version, in, N->nin, out, N->nout, N->attrs, N->nattrs, F, msg, N->schema};
 	if (N->op->run(&k) == 0)
 		return 0;
 	node_label(N->proto, i, label, sizeof label);

@@ -6,6 +6,7 @@
 
 #include "convert.h"
 #include "kernel.h"
+#include "schema/schema.h"
 
 int ox_kfail(ox_k *k, const char *fmt, ...)
 {
@@ -89,22 +90,33 @@ const Onnx__AttributeProto *ox_attr(const ox_k *k, const char *name)
 	return NULL;
 }
 
+/* The schema's default for an absent attribute of that type, or NULL. */
+static const ox_schema_attr *schema_default(const ox_k *k, const char *name, int type)
+{
+	const ox_schema_attr *sa = k->schema ? ox_schema_attr_find(k->schema, name) : NULL;
+	return sa && sa->has_default && sa->type == type ? sa : NULL;
+}
+
 int64_t ox_attr_int(const ox_k *k, const char *name, int64_t def)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
-	return a ? a->i : def;
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+	return a ? a->i : sa ? sa->i : def;
 }
 
 float ox_attr_float(const ox_k *k, const char *name, float def)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
-	return a ? a->f : def;
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
+	return a ? a->f : sa ? sa->f : def;
 }
 
 const char *ox_attr_str(const ox_k *k, const char *name, const char *def, size_t *len)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
 	if (!a) {
+		def = sa ? sa->s : def;
 		if (len)
 			*len = def ? strlen(def) : 0;
 		return def;
@@ -124,6 +136,11 @@ bool ox_attr_str_is(const ox_k *k, const char *name, const char *def, const char
 int64_t ox_attr_ints(const ox_k *k, const char *name, const int64_t **v)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
+	if (sa) {
+		*v = sa->ints;
+		return (int64_t)sa->n;
+	}
 	if (!a)
 		return -1;
 	*v = a->ints;
@@ -133,6 +150,11 @@ int64_t ox_attr_ints(const ox_k *k, const char *name, const int64_t **v)
 int64_t ox_attr_floats(const ox_k *k, const char *name, const float **v)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
+	if (sa) {
+		*v = sa->floats;
+		return (int64_t)sa->n;
+	}
 	if (!a)
 		return -1;
 	*v = a->floats;

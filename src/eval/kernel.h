@@ -27,6 +27,9 @@ typedef struct ox_k {
 	size_t nattrs;
 	void *exec;               /* the executor, for ox_run_graph */
 	char *msg;                /* error message buffer, OX_MSG bytes */
+	/* the operator's schema at that opset (src/schema): attribute defaults come from it; its
+	 * since is the version of the operator to run. NULL outside the standard domains. */
+	const struct ox_schema *schema;
 } ox_k;
 
 #define OX_MSG 512
@@ -57,6 +60,8 @@ int64_t ox_in_ints(ox_k *k, int i, int64_t *buf, int64_t cap, const char *what);
 
 /* ---- attributes ------------------------------------------------------------------ */
 
+/* The getters return the node's attribute, else the schema's default for the opset in
+ * force (so that a default changed between opsets is right), else def. */
 const Onnx__AttributeProto *ox_attr(const ox_k *k, const char *name);
 int64_t ox_attr_int(const ox_k *k, const char *name, int64_t def);
 float ox_attr_float(const ox_k *k, const char *name, float def);
