@@ -3,6 +3,7 @@
  * caret under the offending text. */
 #include "diag.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,6 +52,13 @@ void ox_error_set(OnnxError *err, OnnxStatus code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof err->message, fmt, ap);
 	va_end(ap);
+}
+
+void ox_error_io(OnnxError *err, int errnum, const char *what)
+{
+	errnum = errnum ? errnum : EIO; /* a stream's error flag without a reason */
+	ox_error_set(err, ONNXTXT_ERR_IO, "%s: %s", what, strerror(errnum));
+	err->sys_errno = errnum;
 }
 
 /* Tokens of an annotation block point into its joined copy; errors point into the

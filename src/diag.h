@@ -11,6 +11,8 @@
 void ox_locate(const char *src, size_t len, size_t off, unsigned *line, unsigned *col);
 /* Fills an error without a position (nothing when err is NULL). */
 void ox_error_set(OnnxError *err, OnnxStatus code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An ONNXTXT_ERR_IO error "WHAT: REASON" with sys_errno errnum (EIO when 0). */
+void ox_error_io(OnnxError *err, int errnum, const char *what);
 
 /* A macro's value as a string literal: OX_STR(ONNXTXT_MAX_DEPTH) is "64". */
 #define OX_STR(x) OX_STR_(x)

@@ -64,9 +64,59 @@ char *ox_read_file(const char *path, size_t *len, OnnxError *err)
 	return buf;
 }
 
+/* The temporary files of the writes in progress, for OnnxLibrary_RemoveTempFiles, which a
+ * program's signal handler calls: fixed slots, so that it needs no allocation and no lock,
+ * claimed and released with atomic operations (lock-free on an int, hence safe there). */
+enum { TEMP_FREE, TEMP_BUSY, TEMP_READY, TEMP_SLOTS = 16 };
+static struct temp_slot {
+	int state;
+	char path[PATH_MAX];
+} temps[TEMP_SLOTS];
+
+/* Records path in a slot (the same one again for the next name of one write); -1 when
+ * every slot is taken or the name is too long: that write is then not cleaned up. */
+static int temp_record(int slot, const char *path)
+{
+	size_t n = strlen(path);
+	if (slot < 0 && n < PATH_MAX)
+		for (int i = 0; i < TEMP_SLOTS && slot < 0; i++) {
+			int want = TEMP_FREE;
+			if (__atomic_compare_exchange_n(&temps[i].state, &want, TEMP_BUSY, false, __ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				slot = i;
+		}
+	if (slot < 0)
+		return -1;
+	if (n >= PATH_MAX) {
+		__atomic_store_n(&temps[slot].state, TEMP_FREE, __ATOMIC_RELEASE);
+		return -1;
+	}
+	__atomic_store_n(&temps[slot].state, TEMP_BUSY, __ATOMIC_RELEASE);
+	memcpy(temps[slot].path, path, n + 1);
+	__atomic_store_n(&temps[slot].state, TEMP_READY, __ATOMIC_RELEASE);
+	return slot;
+}
+
+static void temp_forget(int slot)
+{
+	if (slot >= 0)
+		__atomic_store_n(&temps[slot].state, TEMP_FREE, __ATOMIC_RELEASE);
+}
+
+void OnnxLibrary_RemoveTempFiles(void)
+{
+	int saved = errno;
+	for (int i = 0; i < TEMP_SLOTS; i++)
+		if (__atomic_load_n(&temps[i].state, __ATOMIC_ACQUIRE) == TEMP_READY)
+			unlink(temps[i].path); /* gone already after a rename: harmless */
+	errno = saved;
+}
+
 /* A fresh, short name in dir ("dir/.onnxtxt-PID-N.tmp": short, so that a long target
- * name still leaves room), created with O_EXCL so the umask applies as for any new file. */
-static int create_temp(const char *dir, char **tmp)
+ * name still leaves room), created with O_EXCL so the umask applies as for any new file.
+ * The name is recorded (*slot) before the file exists, so that a signal can never come
+ * between the two and leave it behind. */
+static int create_temp(const char *dir, char **tmp, int *slot)
 {
 	size_t n = strlen(dir) + 48;
 	*tmp = malloc(n);
@@ -78,6 +128,7 @@ static int create_temp(const char *dir, char **tmp)
 	for (int attempt = 0; attempt < 100; attempt++) {
 		snprintf(*tmp, n, "%s/.onnxtxt-%ld-%u.tmp", dir, (long)getpid(),
 			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+		*slot = temp_record(*slot, *tmp);
 		int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
@@ -117,8 +168,13 @@ static char *target_of(const char *path)
 static int run_writer(FILE *f, ox_writer *write_fn, void *ctx, OnnxError *err, bool sync)
 {
 	errno = 0;
-	if (!write_fn(f, ctx, err))
+	if (!write_fn(f, ctx, err)) {
+		if (err->code == ONNXTXT_ERR_IO) { /* the stream's own failure: said with the path */
+			errno = err->sys_errno;
+			err->code = ONNXTXT_OK;
+		}
 		return errno = errno ? errno : EIO, 0;
+	}
 	if (fflush(f) != 0 || (sync && fsync(fileno(f)) != 0))
 		return 0;
 	return 1;
@@ -142,10 +198,10 @@ static OnnxStatus write_in_place(const char *path, ox_writer *write_fn, void *ct
 
 /* Writes into a temporary file in dir, then renames it over target, which keeps its
  * permissions (and owner, where that is allowed) when it exists: old, else NULL. */
-static OnnxStatus replace(const char *path, const char *target, const char *dir, const struct stat *old, char **tmp,
-			  ox_writer *write_fn, void *ctx, OnnxError *err)
+static OnnxStatus replace_via(const char *path, const char *target, const char *dir, const struct stat *old,
+			      char **tmp, int *slot, ox_writer *write_fn, void *ctx, OnnxError *err)
 {
-	int fd = create_temp(dir, tmp);
+	int fd = create_temp(dir, tmp, slot);
 	if (fd < 0 && !*tmp) {
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return err->code;
@@ -178,6 +234,18 @@ static OnnxStatus replace(const char *path, const char *target, const char *dir,
 	unlink(*tmp);
 	errno = saved;
 	return err->code != ONNXTXT_OK ? err->code : io_error(err, "cannot write", path);
+}
+
+/* replace_via, with the temporary file's name kept for a signal handler meanwhile. */
+static OnnxStatus replace(const char *path, const char *target, const char *dir, const struct stat *old, char **tmp,
+			  ox_writer *write_fn, void *ctx, OnnxError *err)
+{
+	int slot = -1;
+	OnnxStatus st = replace_via(path, target, dir, old, tmp, &slot, write_fn, ctx, err);
+	int saved = errno;
+	temp_forget(slot);
+	errno = saved;
+	return st;
 }
 
 OnnxStatus ox_write_atomic(const char *path, ox_writer *write_fn, void *ctx, OnnxError *err)

@@ -9,6 +9,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
+#include "file.h"
 #include "testutil.h"
 
 typedef OnnxStatus (*entry_fn)(const char *, size_t, void **, OnnxError *);
@@ -486,6 +489,84 @@ START_TEST(text_longer_than_the_limit)
 }
 END_TEST
 
+/* A stream that cannot be written: the error says why, and sys_errno has the reason. */
+START_TEST(stream_write_errors_say_why)
+{
+	FILE *f = fopen("/dev/full", "w");
+	if (!f)
+		return; /* no /dev/full here: nothing to write to that fails */
+	setvbuf(f, NULL, _IONBF, 0);
+	const char *text = entries[0].valid;
+	Onnx__ModelProto *m;
+	OnnxError err;
+	ck_assert_int_eq(OnnxParser_Parse(text, strlen(text), &m, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxPrinter_Write(m, 0, f, &err), ONNXTXT_ERR_IO);
+	ck_assert_str_eq(err.message, "cannot write the text: No space left on device");
+	ck_assert_int_eq(err.sys_errno, ENOSPC);
+	ck_assert_int_eq(OnnxPrinter_Dot(m, f, &err), ONNXTXT_ERR_IO);
+	ck_assert_str_eq(err.message, "cannot write the graph: No space left on device");
+	ck_assert_int_eq(err.sys_errno, ENOSPC);
+	ck_assert_int_eq(OnnxParser_ParseToBinary(text, strlen(text), f, &err), ONNXTXT_ERR_IO);
+	ck_assert_str_eq(err.message, "cannot write the model: No space left on device");
+	ck_assert_int_eq(err.sys_errno, ENOSPC);
+	/* a file that cannot be written is named */
+	ck_assert_int_eq(OnnxPrinter_WriteFile(m, 0, "/dev/full", &err), ONNXTXT_ERR_IO);
+	ck_assert_str_eq(err.message, "cannot write /dev/full: No space left on device");
+	OnnxProto_Free(m);
+	fclose(f);
+}
+END_TEST
+
+/* The entries of dir but . and .., joined by spaces. */
+static void list_dir(const char *dir, char *out, size_t size)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	out[0] = '\0';
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			snprintf(out + strlen(out), size - strlen(out), "%s%s", out[0] ? " " : "", e->d_name);
+	closedir(d);
+}
+
+typedef struct interrupted {
+	const char *dir;
+	char during[512], after[512];
+} interrupted;
+
+/* A write that a signal handler interrupts: what the directory holds before and after
+ * the handler's OnnxLibrary_RemoveTempFiles. */
+static int interrupt_write(FILE *f, void *ctx, OnnxError *err)
+{
+	interrupted *in = ctx;
+	fputs("partial", f);
+	list_dir(in->dir, in->during, sizeof in->during);
+	OnnxLibrary_RemoveTempFiles();
+	list_dir(in->dir, in->after, sizeof in->after);
+	return 0;
+}
+
+START_TEST(temp_files_removed_for_a_signal_handler)
+{
+	char dir[4096], path[4200];
+	tu_scratch_dir(dir, "temps");
+	snprintf(path, sizeof path, "%s/out.onnx", dir);
+	interrupted in = {dir, "", ""};
+	OnnxError err = {0};
+	ck_assert_int_ne(ox_write_atomic(path, interrupt_write, &in, &err), ONNXTXT_OK);
+	ck_assert_msg(!strncmp(in.during, ".onnxtxt-", 9), "no temporary file during the write: '%s'", in.during);
+	ck_assert_str_eq(in.after, "");
+	/* a finished write is no longer tracked: calling it again removes nothing */
+	Onnx__ModelProto *m = tu_model(entries[0].valid);
+	ck_assert_int_eq(OnnxBinary_WriteFile(m, path, &err), ONNXTXT_OK);
+	OnnxProto_Free(m);
+	OnnxLibrary_RemoveTempFiles();
+	list_dir(dir, in.after, sizeof in.after);
+	ck_assert_str_eq(in.after, "out.onnx");
+	tu_remove_tree(dir);
+}
+END_TEST
+
 START_TEST(version)
 {
 	ck_assert_str_eq(OnnxLibrary_Version(), ONNXTXT_VERSION);
@@ -824,6 +905,8 @@ int main(void)
 	tcase_add_test(tc, errors_without_a_position);
 	tcase_add_test(tc, nesting_limit_error_fields);
 	tcase_add_test(tc, text_longer_than_the_limit);
+	tcase_add_test(tc, stream_write_errors_say_why);
+	tcase_add_test(tc, temp_files_removed_for_a_signal_handler);
 	tcase_add_test(tc, version);
 	tcase_add_test(tc, out_reset_on_failure);
 	tcase_add_test(tc, message_keeps_utf8_whole);

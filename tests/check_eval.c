@@ -116,6 +116,81 @@ START_TEST(value_text_round_trips)
 }
 END_TEST
 
+/* A value wider than the printer's 100 columns prints on one line exactly as a short one
+ * does: no space inside the braces. */
+START_TEST(wide_value_prints_like_a_short_one)
+{
+	char text[2048] = "float[2, 20] {", *printed;
+	for (int i = 0; i < 40; i++)
+		snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d.25", i ? ", " : "", i);
+	strcat(text, "}");
+	OnnxValue *v = value(text);
+	ck_assert_int_eq(OnnxValue_Print(v, &printed, NULL, NULL), ONNXTXT_OK);
+	ck_assert_str_eq(printed, text);
+	free(printed);
+	OnnxValue_Free(v);
+	const char *seq = "[string[3] {\"a very long string, so that the line is wide enough\", "
+			  "\"to break in the printer\", \"and one more\"}, none]";
+	v = value(seq);
+	ck_assert_int_eq(OnnxValue_Print(v, &printed, NULL, NULL), ONNXTXT_OK);
+	ck_assert_str_eq(printed, seq);
+	free(printed);
+	OnnxValue_Free(v);
+}
+END_TEST
+
+/* OnnxValue_Read with kind 0 tells the message by the bytes; PrintNamed and ParseNamed
+ * carry the name field through "NAME = VALUE". */
+static const char *const named_texts[] = {
+	"x = float[2, 2] {1, 2, 3, 4}\n", "seq = [int64[2] {1, 2}, int64 {3}]\n", "int8[2] {-1, 1}\n",
+	"\"a \\\"b\\\"\" = string[1] {\"s\"}\n", "[]\n", "s = [[float {1}], []]\n",
+};
+
+START_TEST(named_values_read_by_content)
+{
+	const char *t = named_texts[_i];
+	OnnxValue *v, *w;
+	char *name, *name2, *printed;
+	OnnxError err;
+	ck_assert_msg(OnnxValue_ParseNamed(t, strlen(t), &v, &name, &err) == ONNXTXT_OK, "%s: %s", t, err.message);
+	void *m;
+	ck_assert_int_eq(OnnxValue_ToProto(v, *name ? name : NULL, &m, NULL), ONNXTXT_OK);
+	size_t n = protobuf_c_message_get_packed_size(m);
+	uint8_t *bytes = malloc(n + 1);
+	protobuf_c_message_pack(m, bytes);
+	ck_assert_msg(OnnxValue_Read(bytes, n, 0, &w, &name2, &err) == ONNXTXT_OK, "%s: %s", t, err.message);
+	ck_assert_str_eq(name2, name);
+	ck_assert_int_eq(OnnxValue_PrintNamed(w, name2, &printed, NULL, NULL), ONNXTXT_OK);
+	ck_assert_str_eq(printed, t);
+	free(printed);
+	free(bytes);
+	free(name);
+	free(name2);
+	OnnxProto_Free(m);
+	OnnxValue_Free(w);
+	OnnxValue_Free(v);
+}
+END_TEST
+
+START_TEST(named_value_errors)
+{
+	/* a MapProto: name "m", int64 keys 1 and 2, an empty sequence of values */
+	static const uint8_t map[] = {012, 1, 'm', 020, 7, 030, 1, 030, 2, 052, 2, 020, 1};
+	OnnxValue *v;
+	char *name;
+	OnnxError err;
+	ck_assert_int_eq(OnnxValue_Read(map, sizeof map, 0, &v, &name, &err), ONNXTXT_ERR_UNSUPPORTED);
+	ck_assert_str_eq(err.message, "a MapProto: the evaluator's values have no maps yet");
+	static const uint8_t junk[] = {0x08, 0x96, 0x01, 'g', 'a', 'r'};
+	ck_assert_int_eq(OnnxValue_Read(junk, sizeof junk, 0, &v, &name, &err), ONNXTXT_ERR_BINARY);
+	const char *bad = "x = float[2] {1}";
+	ck_assert_int_eq(OnnxValue_ParseNamed(bad, strlen(bad), &v, &name, &err), ONNXTXT_ERR_VALUE);
+	ck_assert_uint_eq(err.column, 14);
+	ck_assert_ptr_null(v);
+	ck_assert_ptr_null(name);
+}
+END_TEST
+
 static const struct bad_value {
 	const char *text, *error;
 } bad_values[] = {
@@ -468,6 +543,9 @@ int main(void)
 	tcase_add_test(t, f8_saturation);
 	tcase_add_loop_test(t, value_text_round_trips, 0, sizeof value_texts / sizeof value_texts[0]);
 	tcase_add_loop_test(t, value_text_errors, 0, sizeof bad_values / sizeof bad_values[0]);
+	tcase_add_test(t, wide_value_prints_like_a_short_one);
+	tcase_add_loop_test(t, named_values_read_by_content, 0, sizeof named_texts / sizeof named_texts[0]);
+	tcase_add_test(t, named_value_errors);
 	tcase_add_test(t, equal_reports_first_mismatch);
 	tcase_add_test(t, new_tensor_api);
 	tcase_add_test(t, case_lines);

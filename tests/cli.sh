@@ -91,14 +91,45 @@ run 3 "a directory as output exits 3" to-binary "$golden" -o adir &&
 	check "the directory is left alone" '[ -d adir ] && [ -z "$(entries adir)" ]'
 run 3 "output into a missing directory exits 3" to-binary "$golden" -o nodir/out.onnx &&
 	check "no directory was created" '[ ! -e nodir ]'
+# Output errors: every command, --help and --version say why standard output could not be
+# written, once, and exit 3 (the output is lost, so success would be a lie).
 if [ -w /dev/full ]; then
-	"$cli" to-binary "$golden" >/dev/full 2>err.txt
-	status=$?
-	check "a full standard output exits 3" '[ "$status" -eq 3 ]'
-	check "a full standard output is reported" 'nonempty err.txt'
+	relu=$root/corpus/examples/relu.onnxtxt
+	echo "onnxtxt: error: cannot write standard output: No space left on device" >full-want.txt
+	while IFS='|' read -r desc args; do
+		# shellcheck disable=SC2086 # the words of the arguments
+		"$cli" $args >/dev/full 2>err.txt
+		status=$?
+		check "$desc > /dev/full: exit 3 and the reason" '[ "$status" -eq 3 ] && same err.txt full-want.txt'
+	done <<EOF
+to-binary|to-binary $golden
+to-binary -o -|to-binary $golden -o -
+to-text|to-text $mlp
+fmt|fmt $golden
+fmt --check|fmt --check $mlp
+check|check $mlp
+dot|dot $mlp
+run|run $relu
+test|test $relu
+test of many cases|test $root/corpus/eval
+--help|--help
+--version|--version
+run --help|run --help
+help check|help check
+EOF
+	for c in to-text to-binary dot; do
+		"$cli" "$c" "$mlp" -o /dev/full >out.txt 2>err.txt
+		status=$?
+		check "$c -o /dev/full: exit 3 with the file and the reason" \
+			'[ "$status" -eq 3 ] && [ "$(cat err.txt)" = "onnxtxt: error: cannot write /dev/full: No space left on device" ]'
+	done
 else
 	skip "a full standard output exits 3" "/dev/full is not writable"
 fi
+"$cli" --version >&- 2>err.txt
+status=$?
+check "a closed standard output exits 3 with the reason" \
+	'[ "$status" -eq 3 ] && has err.txt "^onnxtxt: error: cannot write standard output: Bad file descriptor$"'
 
 # ---- output bytes ---------------------------------------------------------------------------
 
@@ -179,6 +210,48 @@ else
 	check "an unwritable directory is left as it was" '[ "$(entries ro)" = out.onnx ]'
 fi
 chmod 755 ro
+
+# An interrupted write (SIGINT, SIGTERM, SIGHUP) removes its temporary file: a model big
+# enough that the write lasts, a signal as soon as the temporary file is there, then the
+# program must have died of that signal and left nothing beside the output. env
+# --default-signal undoes the shell's ignoring SIGINT in background jobs.
+{
+	printf '<ir_version: 8, opset_import: ["" : 17]>\ng (float[N] x) => (float[N] y)\n'
+	printf '<float[4000000] w = {'
+	yes '1.5,' | head -n 3999999 | tr -d '\n'
+	printf '1.5}>\n{ y = Add(x, w) }\n'
+} >big.onnxtxt
+"$cli" to-binary big.onnxtxt -o big.onnx 2>err.txt
+interrupt() { # SIGNAL NUMBER COMMAND ARGS...: runs the CLI, signals it mid-write
+	sig=$1 num=$2
+	shift 2
+	rm -rf sig && mkdir sig
+	env --default-signal=INT "$cli" "$@" >/dev/null 2>err.txt &
+	pid=$!
+	i=0
+	while [ $i -lt 2000 ] && [ -z "$(entries sig)" ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.005
+		i=$((i + 1))
+	done
+	seen=$(entries sig)
+	kill -"$sig" $pid 2>/dev/null
+	wait $pid
+	status=$?
+	if [ -z "$seen" ] || [ "$status" -ne $((128 + num)) ]; then
+		skip "$sig during $1 -o removes the temporary file" "the write ended before the signal"
+	else
+		check "$sig during $1 -o removes the temporary file" '[ -z "$(entries sig)" ]'
+	fi
+}
+if env --default-signal=INT true 2>/dev/null && [ -s big.onnx ]; then
+	interrupt INT 2 to-binary big.onnxtxt -o sig/out.onnx
+	interrupt TERM 15 to-binary big.onnxtxt -o sig/out.onnx
+	interrupt HUP 1 to-binary big.onnxtxt -o sig/out.onnx
+	interrupt TERM 15 to-text big.onnx -o sig/out.onnxtxt
+else
+	skip "a signal during -o removes the temporary file" "no env --default-signal, or no big model"
+fi
+rm -f big.onnxtxt big.onnx
 
 # ---- a terminal -----------------------------------------------------------------------------
 

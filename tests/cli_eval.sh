@@ -32,6 +32,13 @@ mkdir out
 if run 0 "run --output-dir writes output_N.pb" run id.onnxtxt --output-dir out; then
 	check "output_0.pb exists" '[ -s out/output_0.pb ]'
 fi
+# a missing --output-dir fails before the model runs: no outputs printed, nothing written
+if run 3 "run --output-dir of a missing folder is a file error" run id.onnxtxt --output-dir nowhere; then
+	check "the folder is named, nothing is printed" \
+		"has err.txt '^onnxtxt: error: --output-dir nowhere: No such file or directory' && empty out.txt && [ ! -e nowhere ]"
+fi
+run 3 "run --output-dir of a file is a file error" run id.onnxtxt --output-dir id.onnxtxt &&
+	check "a file is not a folder" "has err.txt 'Not a directory' && empty out.txt"
 mkdir in && cp out/output_0.pb in/input_0.pb
 if run 0 "run --input-dir binds input_N.pb" run id.onnxtxt --input-dir in --input 'X=float[2,2] {0,0,0,0}' --output-dir out; then
 	: # --input came last and wins
@@ -133,6 +140,36 @@ if run 0 "test finds backend folders and text cases in a tree" test suite; then
 fi
 run 2 "test without a path is a usage error" test
 run 3 "test of a missing path is a file error" test nowhere
+
+# a binary model is told by its content: run with the data sets beside it
+if run 0 "test of a binary model.onnx runs its folder's data sets" test suite/case/model.onnx; then
+	check "the binary model passed" "has out.txt '^PASS suite/case/model.onnx' && has out.txt '^1 passed, 0 failed'"
+fi
+cp id.onnx lone.onnx
+if run 1 "test of a binary model without data sets fails" test lone.onnx; then
+	check "the failure says what is missing, not a text error" \
+		"has out.txt '^FAIL lone.onnx: a binary model without test data' && ! has out.txt 'control character'"
+fi
+
+# no test case found is an error, so that a wrong path cannot pass in CI
+mkdir empty
+if run 3 "test of an empty folder is a file error" test empty; then
+	check "it says no case was found" "has err.txt 'empty: no test case here' && ! has out.txt '0 passed'"
+fi
+run 3 "test of a folder with cases and an empty one fails" test suite empty
+
+# links back up the tree are searched once: self -> . and a/up -> ..
+mkdir -p loop/a
+cp id.onnxtxt loop/x.onnxtxt
+ln -s . loop/self
+ln -s .. loop/a/up
+if command -v timeout >/dev/null 2>&1; then
+	timeout 20 "$cli" test loop >out.txt 2>err.txt
+else
+	"$cli" test loop >out.txt 2>err.txt
+fi
+status=$?
+check "test follows folder links without cycling" '[ "$status" -eq 0 ] && has out.txt "^1 passed, 0 failed, 0 skipped$"'
 
 # A session refuses a misspelled attribute; for a text model run shows where it is.
 printf '<ir_version: 8, opset_import: ["" : 17]>\ng (float[2] x) => (float[2] y) {\n  y = LeakyRelu <alpah = 0.5> (x)\n}\n' >typo.onnxtxt

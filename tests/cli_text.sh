@@ -456,6 +456,62 @@ status=$?
 check "external data: a data file that is the output itself is refused" \
 	'[ "$status" -ne 0 ] && nonempty err.txt && [ -z "$(entries extsame)" ]'
 
+# ---- values: the .pb files of backend test data ----------------------------------------------
+
+# to-text prints a TensorProto, SequenceProto or OptionalProto as "NAME = VALUE" in the
+# value syntax (that of '#@ input' lines), to-binary turns that back into the same bytes
+printf 'x = float[2, 2] {1, 2.5, -3, 4}\n' >tensor.txt
+if run 0 "to-binary of a named tensor value" to-binary tensor.txt -o tensor.pb; then
+	run 0 "to-text of a TensorProto .pb" to-text tensor.pb &&
+		check "the tensor prints as NAME = VALUE" 'same out.txt tensor.txt'
+	run 0 "to-binary of the value to standard output" to-binary tensor.txt &&
+		check "standard output has the same bytes as -o" 'same out.txt tensor.pb'
+fi
+printf 'seq = [int64[2] {1, 2}, int64 {3}, int64[0] {}]\n' >seq.txt
+if run 0 "to-binary of a sequence value" to-binary seq.txt -o seq.pb; then
+	run 0 "to-text of a SequenceProto .pb" to-text seq.pb -o seq-back.txt &&
+		check "the sequence prints as NAME = [...]" 'same seq-back.txt seq.txt'
+fi
+printf 'string[2] {"a", "b c"}\n' >unnamed.txt
+run 0 "a value without a name" to-binary unnamed.txt -o unnamed.pb &&
+	run 0 "to-text of a value without a name" to-text unnamed.pb &&
+	check "a value without a name prints as VALUE" 'same out.txt unnamed.txt'
+printf '"the x" = bool[3] {1, 0, 1}\n' >quoted.txt
+run 0 "a name that is not a word" to-binary quoted.txt -o quoted.pb &&
+	run 0 "to-text of a value whose name needs quotes" to-text quoted.pb &&
+	check "the name is quoted" 'same out.txt quoted.txt'
+# a run's outputs, as a backend test writes them, read back by content
+mkdir -p vals
+printf '<ir_version: 8, opset_import: ["" : 17]>\ng (float[2, 2] x) => (float[2, 2] y) { y = Neg(x) }\n' >neg.onnxtxt
+if run 0 "run --output-dir writes output_0.pb" run neg.onnxtxt -i 'x=float[2, 2] {1, 2, 3, 4}' --output-dir vals; then
+	run 0 "to-text of output_0.pb" to-text vals/output_0.pb &&
+		check "output_0.pb prints as run printed it" '[ "$(cat out.txt)" = "y = float[2, 2] {-1, -2, -3, -4}" ]'
+fi
+# a MapProto (name "m", int64 keys 1 and 2, an empty sequence of values): named, refused
+printf '\012\001m\020\007\030\001\030\002\052\002\020\001' >map.pb
+if run 1 "to-text of a MapProto is an error" to-text map.pb; then
+	check "the error names the kind" '[ "$(cat err.txt)" = "map.pb: error: a MapProto: the evaluator'"'"'s values have no maps yet" ]'
+fi
+printf 'x = float[2] {1, 2, 3}\n' >badvalue.txt
+if run 1 "to-binary of a wrong value is an error" to-binary badvalue.txt -o bad.pb; then
+	check "the value's error, with its place" \
+		'has err.txt "^badvalue.txt:1:14: error: the tensor has 3 values but its shape needs 2" && [ ! -e bad.pb ]'
+fi
+# every .pb file of the shared backend data: to-text, then to-binary gives the same bytes
+data=${ONNXTXT_SHARED:-$root/../shared}/onnx-backend-data
+if [ -d "$data" ]; then
+	total=0 bad=
+	for f in $(find "$data" -name '*.pb' | sort); do
+		total=$((total + 1))
+		"$cli" to-text "$f" >pb.txt 2>err.txt && "$cli" to-binary pb.txt -o pb.pb 2>>err.txt && cmp -s pb.pb "$f" ||
+			bad="$bad $f"
+	done
+	check "every .pb of the backend data ($total) goes to text and back to the same bytes" '[ -z "$bad" ]'
+	[ -z "$bad" ] || echo "# not the same:$bad" | head -c 2000
+else
+	skip "the backend data's .pb files go to text and back" "no $data"
+fi
+
 # ---- fmt: print -------------------------------------------------------------------------------
 
 printf '<ir_version:8,opset_import:["":18]>   g(float[N] x)=>(float[N] y)\n{t=Relu(x)   y=Neg(t)}\n' >odd.onnxtxt

@@ -228,6 +228,40 @@ run 2 "an option without its argument" dot "$mlp" -o && check "the missing argum
 for c in $commands; do
 	run 2 "$c --color=bad is a usage error" "$c" --color=bad "$mlp" && ok "$c takes --color"
 done
+
+# ---- usage errors: what they say, and where they send the reader -----------------------------
+
+if run 2 "a misspelt global option" --colour=never check "$mlp"; then
+	check "a global option's error has one prefix and a suggestion" \
+		"[ \"\$(head -n 1 err.txt)\" = \"onnxtxt: error: unknown option '--colour=never' (did you mean '--color'?)\" ]"
+	check "a global usage error points to onnxtxt --help" "has err.txt \"^Try 'onnxtxt --help'\""
+fi
+if run 2 "a misspelt command option" run "$mlp" --inptu x; then
+	check "a command's option suggestion" "has err.txt \"run: unknown option '--inptu' (did you mean '--input'?)\""
+fi
+for c in $commands; do
+	run 2 "$c: a usage error" "$c" --frobnicate &&
+		check "$c: a usage error points to the command's own help" "has err.txt \"^Try 'onnxtxt $c --help'\""
+done
+if run 2 "a misspelt command" to-txt "$mlp"; then
+	check "a misspelt command gets a suggestion" "has err.txt \"unknown command 'to-txt' (did you mean 'to-text'?)\""
+fi
+run 2 "an unknown command far from any" frobnicate && check "no suggestion when nothing is near" "! has err.txt 'did you mean'"
+run 0 "help alone" help && check "help is --help" '"$cli" --help | cmp -s - out.txt'
+for c in $commands; do
+	run 0 "help $c" help "$c" && check "help $c is $c --help" '"$cli" "$c" --help | cmp -s - out.txt'
+done
+run 2 "help of an unknown command" help to-txt && check "help of a misspelt command suggests" "has err.txt \"did you mean 'to-text'\""
+cat >id2.onnxtxt <<'EOF'
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y) { y = Identity(x) }
+EOF
+for v in 'float[2] {1, 2}' '[float[2] {1, 2}]' none 'string[1] {"a=b"}'; do
+	if run 2 "run -i '$v' without NAME= is a usage error" run id2.onnxtxt -i "$v"; then
+		check "run -i '$v': the message asks for NAME=VALUE" \
+			"has err.txt \"a value needs the name of the input it is for: --input NAME=VALUE\" && ! has err.txt 'cannot open'"
+	fi
+done
 "$cli" test -q "$root/corpus/examples" >out.txt 2>err.txt
 check "test -q: no PASS lines, the summary stays" "! grep -q '^PASS' out.txt && grep -q 'passed, .* failed, .* skipped' out.txt"
 
@@ -253,6 +287,7 @@ for c in $commands; do
 	fi
 	run 0 "$c -h exits 0" "$c" -h && check "$c -h is --help" "same out.txt help-$c.txt"
 done
+check "test --help documents exit status 3" "grep -q '3 a PATH' help-test.txt"
 
 # every long option a --help names (help-*.txt)
 long_options() { grep -o -- '--[a-z][-a-z]*' "help-$1.txt" | sort -u; }
@@ -292,7 +327,8 @@ if command -v bash >/dev/null 2>&1; then
 		bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _onnxtxt; printf "%s\n" "${COMPREPLY[@]}"' \
 			complete "$completion" "$@"
 	}
-	check "completion: the commands" "[ \"\$(complete_words onnxtxt '' | tr '\\n' ' ')\" = '$commands ' ]"
+	check "completion: the commands" "[ \"\$(complete_words onnxtxt '' | tr '\\n' ' ')\" = '$commands help ' ]"
+	check "completion: the commands after help" "[ \"\$(complete_words onnxtxt help '' | tr '\\n' ' ')\" = '$commands ' ]"
 	for c in $commands; do
 		complete_words onnxtxt "$c" -- >offered.txt
 		for o in $(long_options "$c"); do

@@ -1,7 +1,8 @@
 #!/bin/sh
 # meson install into a scratch DESTDIR: the program, both libraries, the headers, the
 # pkg-config file, the manual and the bash completion land in the usual places; the
-# README's C example, cut from README.md, compiles against the installed library through
+# installed program starts in an empty environment (its run path finds the installed
+# library, no LD_LIBRARY_PATH); the README's C example, cut from README.md, compiles against the installed library through
 # pkg-config (shared and static) and prints what the README says it prints. TAP output;
 # a skip without meson, pkg-config or a C compiler.
 # Environment: ONNXTXT_SOURCE_ROOT, ONNXTXT_BUILD_ROOT, MESON (the meson command), CC.
@@ -45,10 +46,14 @@ check "the manual is in PREFIX/share/man/man1" '[ -f "$dest$prefix/share/man/man
 check "the bash completion is in PREFIX/share/bash-completion/completions" \
 	'[ -f "$dest$prefix/share/bash-completion/completions/onnxtxt" ]'
 
-LD_LIBRARY_PATH=${libdir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export LD_LIBRARY_PATH
-"$dest$prefix/bin/onnxtxt" --version >version.txt 2>&1
-check "the installed program runs with the installed library" 'grep -q "^onnxtxt [0-9]" version.txt'
+# A clean environment (no LD_LIBRARY_PATH): the program finds the library through its
+# run path, relative to where it is, as it must in a prefix such as ~/.local.
+env -i "$dest$prefix/bin/onnxtxt" --version >version.txt 2>&1
+check "the installed program starts in a clean environment" 'grep -q "^onnxtxt [0-9]" version.txt'
+grep -q "^onnxtxt [0-9]" version.txt || sed 's/^/# /' version.txt | head -n 3
+used=$(env -i ldd "$dest$prefix/bin/onnxtxt" 2>&1 | sed -n 's/^[[:space:]]*libonnxtxt\.so\.0 => \([^ ]*\) .*/\1/p')
+check "the installed program uses the installed library" \
+	'[ -n "$used" ] && [ "$(realpath "$used")" = "$(realpath "$libdir/libonnxtxt.so.0")" ]'
 if command -v man >/dev/null 2>&1; then
 	MANWIDTH=100 man -l "$dest$prefix/share/man/man1/onnxtxt.1" >man.txt 2>man.err
 	check "man renders the installed manual" 'grep -q "EXIT STATUS" man.txt && [ ! -s man.err ]'
@@ -80,6 +85,9 @@ check "the C example links with the static library" '[ "$status" -eq 0 ]'
 [ "$status" -eq 0 ] || sed 's/^/# /' cc.err
 check "the static program does not need libonnxtxt.so" '! ldd ./relu-static 2>/dev/null | grep -q libonnxtxt'
 
+# the README's program has no run path of its own: it is told where the library is
+LD_LIBRARY_PATH=${libdir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
 for kind in shared static; do
 	[ -x "relu-$kind" ] || continue
 	rm -f relu.onnx

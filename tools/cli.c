@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -135,6 +136,8 @@ void fail_at(const char *where, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+const char *cli_command;
+
 int usage_error(const char *fmt, ...)
 {
 	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), prog, paint(RESET), paint(RED), paint(RESET));
@@ -142,18 +145,132 @@ int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", prog);
+	fprintf(stderr, "\nTry '%s%s%s --help' for more information.\n", prog, cli_command ? " " : "",
+		cli_command ? cli_command : "");
 	return EXIT_USAGE;
 }
 
-int cli_bad_option(const char *cmd, int c, char **argv)
+/* Levenshtein distance, for the suggestions of misspelt commands and options. */
+static size_t distance(const char *a, const char *b)
 {
-	const char *opt = argv[optind - 1];
+	size_t n = strlen(b), row[64];
+	if (strlen(a) >= 64 || n >= 64)
+		return (size_t)-1;
+	for (size_t j = 0; j <= n; j++)
+		row[j] = j;
+	for (size_t i = 1; a[i - 1]; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= n; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[n];
+}
+
+const char *cli_closest(const char *word, size_t len, const char *const *names, size_t n)
+{
+	char w[64];
+	if (len >= sizeof w)
+		return NULL;
+	memcpy(w, word, len);
+	w[len] = '\0';
+	const char *best = NULL;
+	size_t best_d = 3; /* at most two edits, and fewer than the word has letters */
+	for (size_t i = 0; i < n; i++) {
+		size_t d = distance(w, names[i]);
+		if (d < best_d && d < len)
+			best = names[i], best_d = d;
+	}
+	return best;
+}
+
+/* " (did you mean '--NAME'?)" for a misspelt long option opt, or "". */
+static const char *option_hint(const char *opt, const struct option *opts, char *buf, size_t size)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (; opts && opts->name && n < 64; opts++)
+		names[n++] = opts->name;
+	const char *word = opt + 2, *best = cli_closest(word, strcspn(word, "="), names, n);
+	if (!best)
+		return "";
+	snprintf(buf, size, " (did you mean '--%s'?)", best);
+	return buf;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv, const struct option *opts)
+{
+	const char *opt = argv[optind - 1], *colon = cmd ? ": " : "";
+	char hint[96];
+	cmd = cmd ? cmd : "";
 	if (c == ':')
-		return usage_error("%s: option '%s' needs an argument", cmd, opt);
+		return usage_error("%s%soption '%s' needs an argument", cmd, colon, opt);
 	if (optopt && strncmp(opt, "--", 2) != 0)
-		return usage_error("%s: unknown option '-%c'", cmd, optopt);
-	return usage_error("%s: unknown option '%s'", cmd, opt);
+		return usage_error("%s%sunknown option '-%c'", cmd, colon, optopt);
+	return usage_error("%s%sunknown option '%s'%s", cmd, colon, opt, option_hint(opt, opts, hint, sizeof hint));
+}
+
+static int stdout_reported;
+
+int cli_stdout_error(int errnum)
+{
+	if (!stdout_reported)
+		fail("cannot write standard output: %s", strerror(errnum ? errnum : EIO));
+	stdout_reported = 1;
+	return EXIT_IO;
+}
+
+int cli_output_error(const OnnxError *err, int to_stdout)
+{
+	if (to_stdout && err->code == ONNXTXT_ERR_IO)
+		return cli_stdout_error(err->sys_errno);
+	fail("%s", err->message);
+	return exit_for(err->code);
+}
+
+int cli_close_stdout(int rc)
+{
+	/* what is still buffered goes out now; a write that failed earlier left the stream's
+	 * error flag, and usually its bytes in the buffer, so the flush says why */
+	errno = 0;
+	int failed = fflush(stdout) != 0 || ferror(stdout), e = errno;
+	if (fclose(stdout) != 0 && !failed)
+		failed = 1, e = errno;
+	if (failed)
+		cli_stdout_error(e);
+	if (stdout_reported)
+		return EXIT_IO;
+	/* nothing can report a failed standard error, but the exit status */
+	return rc == EXIT_OK && (fflush(stderr) != 0 || ferror(stderr)) ? EXIT_IO : rc;
+}
+
+/* Removes the temporary file of an -o write in progress, then dies of the signal as if
+ * it had not been caught (the shell sees the signal in the exit status). */
+static void on_fatal_signal(int sig)
+{
+	OnnxLibrary_RemoveTempFiles();
+	raise(sig); /* the disposition is the default again (SA_RESETHAND) */
+}
+
+void cli_clean_up_on_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		/* a signal ignored by whoever started us (nohup) stays ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
 }
 
 int exit_for(OnnxStatus st)

@@ -38,8 +38,12 @@ int cli_common_option(int c, const char *arg);
 	"                     errors on standard error as text (the default), json (JSON\n" \
 	"                     Lines: one object per diagnostic) or sarif (SARIF 2.1.0)\n" \
 	"  -h, --help         show this help\n"
-/* Reports what getopt_long returned for a bad option ('?' or ':') of cmd; EXIT_USAGE. */
-int cli_bad_option(const char *cmd, int c, char **argv);
+/* Reports what getopt_long returned for a bad option ('?' or ':') of cmd (NULL: before
+ * any command), suggesting the closest of opts for a misspelt one; EXIT_USAGE. */
+struct option;
+int cli_bad_option(const char *cmd, int c, char **argv, const struct option *opts);
+/* The name among names[0..n) closest to word[0..len) (at most two edits), or NULL. */
+const char *cli_closest(const char *word, size_t len, const char *const *names, size_t n);
 
 /* Whether what goes to standard output is coloured: --color, or else a terminal there
  * with NO_COLOR unset or empty (and TERM not dumb). */
@@ -52,9 +56,21 @@ int print_code(const char *text, size_t len);
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "WHERE: error: MESSAGE": where is a file name, or a file name and a line. */
 void fail_at(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A usage error: "onnxtxt: error: MESSAGE" and a pointer to --help; returns EXIT_USAGE. */
+/* The command being run (NULL before one is chosen), for the pointer to its --help. */
+extern const char *cli_command;
+/* A usage error: "onnxtxt: error: MESSAGE" and a pointer to the command's --help (or
+ * onnxtxt --help); returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int exit_for(OnnxStatus st);
+/* Output errors, one way for every command: "onnxtxt: error: cannot write standard
+ * output: REASON" (once, however many writes failed); returns EXIT_IO. */
+int cli_stdout_error(int errnum);
+/* A failed library call that wrote to standard output (to_stdout) or a file: the stdout
+ * message for a write error there, else err's own; returns the exit code. */
+int cli_output_error(const OnnxError *err, int to_stdout);
+/* The end of every command: flushes and closes standard output and returns rc, or
+ * EXIT_IO after reporting (unless already reported) that the output was lost. */
+int cli_close_stdout(int rc);
 /* Prints err as "FILE:LINE:COL: error: ..." with the source line and a caret. */
 void report(const OnnxError *err, const char *file, const char *text, size_t len);
 /* Reads a whole file, or standard input for "-"; reports failures. The buffer ends with a
@@ -89,6 +105,10 @@ typedef struct junit_case {
 /* Writes the JUnit XML report to path (atomically): suite s holds cases[ends[s-1] ..
  * ends[s]). Returns an exit code, having reported any error. */
 int junit_write(const char *path, char *const *suites, const size_t *ends, size_t nsuites, const junit_case *cases);
+
+/* SIGINT, SIGTERM and SIGHUP remove the temporary file of a write in progress (the
+ * library's, through OnnxLibrary_RemoveTempFiles) before the program dies of them. */
+void cli_clean_up_on_signals(void);
 
 int cmd_run(int argc, char **argv);
 int cmd_test(int argc, char **argv);

@@ -213,7 +213,8 @@ static const char run_help[] =
 	"                     next input without a value\n"
 	"  --input-dir DIR    bind DIR/input_N.pb to the N-th input without an initializer (the\n"
 	"                     ONNX backend test layout)\n"
-	"  --output-dir DIR   also write each output N to DIR/output_N.pb\n"
+	"  --output-dir DIR   also write each output N to DIR/output_N.pb; DIR must exist\n"
+	"                     (it is checked before the model runs)\n"
 	"  --repeat N         run the model N times after one warm-up run (outputs of the last)\n"
 	"  --time             print the session's set-up time and the minimum and median time of\n"
 	"                     the runs to standard error (one warm-up run, then N of --repeat)\n"
@@ -228,10 +229,26 @@ static const char run_help[] =
 
 enum { OPT_INPUT_DIR = 2000, OPT_OUTPUT_DIR, OPT_REPEAT, OPT_TIME };
 
+/* Whether an --input argument without a known input name is a value (a tensor constant,
+ * a sequence or none) whose "NAME=" was forgotten. */
+static int looks_like_value(const char *arg)
+{
+	return strchr(arg, '{') || arg[strspn(arg, " \t")] == '[' || strcmp(arg, "none") == 0;
+}
+
+static OnnxStatus unnamed_value(const char *arg, OnnxError *err)
+{
+	snprintf(err->message, sizeof err->message,
+		 "--input '%s': a value needs the name of the input it is for: --input NAME=VALUE", arg);
+	return err->code = ONNXTXT_ERR_ARG;
+}
+
 /* "NAME=VALUE" or "FILE.pb". */
 static OnnxStatus bind_arg(OnnxSession *s, const char *arg, size_t *next_free, OnnxError *err)
 {
 	const char *eq = strchr(arg, '=');
+	if (!is_file(arg) && looks_like_value(eq ? "" : arg))
+		return unnamed_value(arg, err);
 	if (!eq || is_file(arg)) {
 		OnnxValue *v;
 		long i = -1;
@@ -266,7 +283,9 @@ static OnnxStatus bind_arg(OnnxSession *s, const char *arg, size_t *next_free, O
 		return err->code = ONNXTXT_ERR_NOMEM;
 	long i = input_index(s, name);
 	OnnxStatus st;
-	if (i < 0) {
+	if (i < 0 && looks_like_value(name)) {
+		st = unnamed_value(arg, err);
+	} else if (i < 0) {
 		snprintf(err->message, sizeof err->message, "the model has no input named '%s'", name);
 		st = err->code = ONNXTXT_ERR_ARG;
 	} else if (strlen(eq + 1) > 3 && strcmp(eq + 1 + strlen(eq + 1) - 3, ".pb") == 0 && is_file(eq + 1)) {
@@ -340,7 +359,7 @@ static int print_outputs(const OnnxSession *s, const char *outdir)
 				return exit_for(st);
 		}
 	}
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_IO;
+	return fflush(stdout) == 0 ? EXIT_OK : cli_stdout_error(errno);
 }
 
 typedef struct run_opts {
@@ -508,6 +527,18 @@ static int run_model(const char *path, const run_opts *o)
 	return rc;
 }
 
+/* --output-dir must be a writable folder before anything runs: a typo then costs no
+ * evaluation, and no outputs are printed for a command that fails. */
+static int check_output_dir(const char *dir)
+{
+	struct stat st;
+	int e = stat(dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : access(dir, W_OK | X_OK) ? errno : 0;
+	if (!e)
+		return EXIT_OK;
+	fail("--output-dir %s: %s", dir, strerror(e));
+	return EXIT_IO;
+}
+
 /* --repeat N: a count of runs from 1 to a billion; -1 (go on) or a usage error. */
 static int parse_repeat(const char *arg, long *n)
 {
@@ -555,11 +586,13 @@ int cmd_run(int argc, char **argv)
 		else if ((r = cli_common_option(c, optarg)) != 0)
 			rc = r < 0 ? EXIT_USAGE : rc;
 		else
-			rc = cli_bad_option("run", c, argv);
+			rc = cli_bad_option("run", c, argv, opts);
 	}
 	if (rc < 0 && optind != argc - 1)
 		rc = usage_error(optind < argc ? "run: one MODEL is expected, not %s" : "run: missing MODEL%s",
 				 optind < argc ? "several" : "");
+	if (rc < 0 && o.output_dir)
+		rc = check_output_dir(o.output_dir) == EXIT_OK ? -1 : EXIT_IO;
 	if (rc < 0)
 		rc = run_model(argv[optind], &o);
 	free(o.inputs);
@@ -576,7 +609,9 @@ static const char test_help[] =
 	"  PATH               a self-contained text case (a model with '#@ input' and '#@ expect'\n"
 	"                     lines), an ONNX backend test folder (model.onnx, test_data_set_N/ with\n"
 	"                     input_N.pb and output_N.pb, optional data.json with rtol and atol), or\n"
-	"                     a folder searched for both (*.onnxtxt files, folders with model.onnx)\n"
+	"                     a folder searched for both (*.onnxtxt files, folders with model.onnx;\n"
+	"                     a folder reached twice through links is searched once), or a binary\n"
+	"                     model (told by its content) run with the test_data_set_N beside it\n"
 	LIMIT_HELP
 	"  --threads N        threads: several cases run at once, each on one thread; a single\n"
 	"                     case's kernels use them all. Default one per processor\n"
@@ -587,8 +622,8 @@ static const char test_help[] =
 	"\n"
 	"With --quiet, only failed and skipped cases and the summary are printed.\n"
 	"Tolerances default to rtol 1e-3 and atol 1e-7: |got - expected| <= atol + rtol *\n"
-	"|expected|. Exit status: 0 nothing failed, 1 a case failed, 2 usage error, 77 every\n"
-	"case was skipped.\n";
+	"|expected|. Exit status: 0 nothing failed, 1 a case failed, 2 usage error, 3 a PATH\n"
+	"could not be read or holds no test case, 77 every case was skipped.\n";
 
 enum verdict { PASS, FAIL, SKIP };
 enum { OPT_JUNIT = 3000 };
@@ -747,9 +782,9 @@ static enum verdict data_set(OnnxSession *s, const Onnx__ModelProto *m, const ch
 	return v;
 }
 
-static enum verdict backend_case(const char *dir, result *r)
+/* An ONNX backend case: the binary model at path (dir/model.onnx) with dir's data sets. */
+static enum verdict backend_case(const char *dir, char *path, result *r)
 {
-	char *path = join(dir, "model.onnx");
 	Onnx__ModelProto *m = NULL;
 	OnnxSession *s = NULL;
 	OnnxError err;
@@ -781,14 +816,71 @@ static enum verdict backend_case(const char *dir, result *r)
 	return v;
 }
 
+/* A file given as a PATH: a text case, or a binary model (told by its content, as every
+ * command does) whose folder holds its test_data_set_N folders. */
+static enum verdict file_case(const char *path, result *r)
+{
+	char head[4096];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+	if (f)
+		fclose(f);
+	if (!looks_binary(head, n))
+		return text_case(path, r);
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	struct dirent **sets = NULL;
+	int nsets = dir ? scandir(dir, &sets, data_set_filter, alphasort) : -1;
+	for (int i = 0; i < nsets; i++)
+		free(sets[i]);
+	free(sets);
+	enum verdict v;
+	if (nsets > 0)
+		v = backend_case(dir, strdup(path), r);
+	else
+		v = set(r, FAIL, "a binary model without test data: its folder has no test_data_set_N folders "
+			"(the ONNX backend test layout)%s%s", "", "");
+	free(dir);
+	return v;
+}
+
 /* ---- finding cases ---------------------------------------------------------------------- */
+
+/* The folders searched so far, by device and inode: a link back up the tree (self -> .)
+ * is not followed twice. */
+typedef struct dir_id {
+	dev_t dev;
+	ino_t ino;
+} dir_id;
 
 typedef struct cases {
 	char **paths;
 	size_t n, cap;
 	char **suites;  /* the PATH arguments; suite s holds cases [ends[s-1], ends[s]) */
 	size_t *ends, nsuites;
+	dir_id *seen;
+	size_t nseen, seen_cap;
 } cases;
+
+/* 1 when path was searched before, 0 when it is new (and now recorded), -1 on error. */
+static int seen_before(cases *c, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -1;
+	for (size_t i = 0; i < c->nseen; i++)
+		if (c->seen[i].dev == st.st_dev && c->seen[i].ino == st.st_ino)
+			return 1;
+	if (c->nseen == c->seen_cap) {
+		size_t cap = c->seen_cap ? 2 * c->seen_cap : 64;
+		dir_id *g = realloc(c->seen, cap * sizeof *g);
+		if (!g)
+			return -1;
+		c->seen = g, c->seen_cap = cap;
+	}
+	c->seen[c->nseen++] = (dir_id){st.st_dev, st.st_ino};
+	return 0;
+}
 
 static int add_case(cases *c, const char *path)
 {
@@ -813,6 +905,9 @@ static int find_cases(cases *c, const char *path, int top)
 {
 	if (!is_dir(path))
 		return top || ends_with(path, ".onnxtxt") ? add_case(c, path) : 0;
+	int seen = seen_before(c, path);
+	if (seen)
+		return seen < 0 ? (fail("cannot read %s: %s", path, strerror(errno)), -1) : 0;
 	char *model = join(path, "model.onnx");
 	int backend = model && is_file(model);
 	free(model);
@@ -852,7 +947,7 @@ static void run_case(const char *p, result *r, double *ms)
 	double t0 = now();
 	r->v = PASS;
 	r->msg[0] = '\0';
-	r->v = is_dir(p) ? backend_case(p, r) : text_case(p, r);
+	r->v = is_dir(p) ? backend_case(p, join(p, "model.onnx"), r) : file_case(p, r);
 	*ms = 1e3 * (now() - t0);
 }
 
@@ -991,7 +1086,7 @@ int cmd_test(int argc, char **argv)
 		if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		if (r == 0)
-			return cli_bad_option("test", c, argv);
+			return cli_bad_option("test", c, argv, opts);
 	}
 	if (optind >= argc)
 		return usage_error("test: missing PATH%s", "");
@@ -1000,10 +1095,15 @@ int cmd_test(int argc, char **argv)
 	cs.ends = calloc((size_t)(argc - optind), sizeof *cs.ends);
 	int rc = cs.ends ? EXIT_OK : (fail("out of memory"), EXIT_IO);
 	for (int i = optind; i < argc && rc == EXIT_OK; i++) {
+		size_t before = cs.n;
 		if (access(argv[i], F_OK) != 0) {
 			fail("%s: %s", argv[i], strerror(errno));
 			rc = EXIT_IO;
 		} else if (find_cases(&cs, argv[i], 1) < 0) {
+			rc = EXIT_IO;
+		} else if (cs.n == before) {
+			/* a mistyped or empty folder must not pass in CI as "0 failed" */
+			fail("%s: no test case here (*.onnxtxt files, folders with model.onnx)", argv[i]);
 			rc = EXIT_IO;
 		}
 		if (rc == EXIT_OK)
@@ -1015,5 +1115,6 @@ int cmd_test(int argc, char **argv)
 		free(cs.paths[i]);
 	free(cs.paths);
 	free(cs.ends);
+	free(cs.seen);
 	return rc;
 }

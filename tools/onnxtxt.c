@@ -39,13 +39,9 @@ static int write_binary(const Onnx__ModelProto *m, const char *out)
 		fail("%s", err.message);
 		return exit_for(err.code);
 	}
-	int ok = fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0;
+	int ok = fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0, e = errno;
 	free(data);
-	if (!ok) {
-		fail("cannot write to standard output: %s", strerror(errno));
-		return EXIT_IO;
-	}
-	return EXIT_OK;
+	return ok ? EXIT_OK : cli_stdout_error(e);
 }
 
 /* Decodes text (or bytes) read from path as a model in either format: the one the bytes
@@ -81,10 +77,48 @@ int load_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
 	return *text ? decode_model(path, *text, *len, m) : EXIT_IO;
 }
 
+/* A value's text ("NAME = VALUE" or "VALUE", what to-text prints for a .pb file) as the
+ * bytes of its TensorProto, SequenceProto or OptionalProto; -1 when text is not one, and
+ * the model's error, model_err at byte model_at, is the one to report: the one of the two
+ * readings that got further is. */
+static int value_to_binary(const char *path, const char *text, size_t len, const char *out, size_t model_at)
+{
+	OnnxValue *v;
+	char *name;
+	OnnxError err;
+	if (OnnxValue_ParseNamed(text, len, &v, &name, &err) != ONNXTXT_OK) {
+		if (err.code != ONNXTXT_ERR_NOMEM && err.offset <= model_at)
+			return -1;
+		report(&err, display_name(path), text, len);
+		return exit_for(err.code);
+	}
+	void *m = NULL;
+	int rc = EXIT_OK, to_stdout = !out || strcmp(out, "-") == 0;
+	const char *field = *name ? name : NULL; /* no name: no name field, as it was read */
+	if (!to_stdout && OnnxValue_WriteFile(v, field, out, &err) != ONNXTXT_OK) {
+		rc = cli_output_error(&err, 0);
+	} else if (to_stdout && OnnxValue_ToProto(v, field, &m, &err) != ONNXTXT_OK) {
+		rc = cli_output_error(&err, 0);
+	} else if (to_stdout) {
+		size_t n = protobuf_c_message_get_packed_size(m);
+		uint8_t *bytes = malloc(n ? n : 1);
+		if (!bytes)
+			rc = (fail("out of memory"), EXIT_INPUT);
+		else if (protobuf_c_message_pack(m, bytes), fwrite(bytes, 1, n, stdout) != n || fflush(stdout) != 0)
+			rc = cli_stdout_error(errno);
+		free(bytes);
+	}
+	OnnxProto_Free(m);
+	OnnxValue_Free(v);
+	free(name);
+	return rc;
+}
+
 static const char to_binary_help[] =
 	"Usage: onnxtxt to-binary [-o OUT] [--embed-external-data [--allow-external-outside]] IN\n"
 	"Convert a model in the ONNX textual syntax to a binary .onnx file (a binary input,\n"
-	"detected from the content, is rewritten as protobuf-c packs it).\n"
+	"detected from the content, is rewritten as protobuf-c packs it), or a value as to-text\n"
+	"prints it ('NAME = VALUE') to the .pb file it came from.\n"
 	"\n"
 	"  IN            input file, or - for standard input\n"
 	"  -o, --output  output file (default: standard output, which must not be a terminal);\n"
@@ -123,7 +157,7 @@ static int cmd_to_binary(int argc, char **argv)
 			if (r < 0)
 				return EXIT_USAGE;
 		} else {
-			return cli_bad_option("to-binary", c, argv);
+			return cli_bad_option("to-binary", c, argv, opts);
 		}
 	}
 	if (optind != argc - 1)
@@ -149,11 +183,13 @@ static int cmd_to_binary(int argc, char **argv)
 		/* an error in the text is reported by decode_model, which also tries the
 		 * input as binary after all */
 		if (st == ONNXTXT_OK || err.line == 0) {
-			if (st != ONNXTXT_OK)
-				fail("%s", err.message);
 			free(text);
-			return exit_for(st);
+			return st == ONNXTXT_OK ? EXIT_OK : cli_output_error(&err, to_stdout);
 		}
+	}
+	if (!embed && !looks_binary(text, len) && (rc = value_to_binary(in, text, len, out, err.offset)) >= 0) {
+		free(text);
+		return rc;
 	}
 	Onnx__ModelProto *m;
 	rc = decode_model(in, text, len, &m);
@@ -173,7 +209,8 @@ static const char to_text_help[] =
 	"Usage: onnxtxt to-text [-o OUT] [--no-annotations] [--float-literals]\n"
 	"                       [--external-data FILE [--size-threshold N]] IN\n"
 	"Print a model (binary .onnx or text, detected from the content) in the canonical\n"
-	"textual syntax.\n"
+	"textual syntax, or a .pb file of backend test data (a TensorProto, SequenceProto or\n"
+	"OptionalProto) as 'NAME = VALUE' in the value syntax of '#@ input' lines.\n"
 	"\n"
 	"  IN                 input file, or - for standard input\n"
 	"  -o, --output       output file (default: standard output); written atomically\n"
@@ -199,26 +236,54 @@ static OnnxStatus write_colored(const Onnx__ModelProto *m, unsigned flags, OnnxE
 	OnnxStatus st = OnnxPrinter_Print(m, flags, &text, &len, err);
 	if (st == ONNXTXT_OK && print_code(text, len) != 0) {
 		st = err->code = ONNXTXT_ERR_IO;
-		snprintf(err->message, sizeof err->message, "cannot write to standard output: %s", strerror(errno));
+		err->sys_errno = errno; /* cli_output_error says what went wrong */
 	}
 	free(text);
 	return st;
 }
 
+/* The bytes of a TensorProto, SequenceProto or OptionalProto (a backend test's .pb file)
+ * as "NAME = VALUE"; -1 when they are a model, or not a value either (the model's error
+ * is the one to report then). */
+static int value_to_text(const char *path, const char *data, size_t len, const char *file)
+{
+	OnnxValue *v;
+	char *name, *line = NULL;
+	size_t n;
+	OnnxError err;
+	Onnx__ModelProto *m = NULL;
+	if (!looks_binary(data, len) || OnnxBinary_Read(data, len, &m, NULL) == ONNXTXT_OK) {
+		OnnxProto_Free(m);
+		return -1;
+	}
+	OnnxStatus st = OnnxValue_Read(data, len, 0, &v, &name, &err);
+	if (st == ONNXTXT_ERR_UNSUPPORTED)
+		return fail_at(display_name(path), "%s", err.message), EXIT_INPUT;
+	if (st != ONNXTXT_OK)
+		return -1;
+	int rc = EXIT_OK;
+	if (file && OnnxValue_PrintNamedFile(v, name, file, &err) != ONNXTXT_OK)
+		rc = cli_output_error(&err, 0);
+	else if (!file && OnnxValue_PrintNamed(v, name, &line, &n, &err) != ONNXTXT_OK)
+		rc = cli_output_error(&err, 0);
+	else if (!file && (fwrite(line, 1, n, stdout) != n || fflush(stdout) != 0))
+		rc = cli_stdout_error(errno);
+	free(line);
+	free(name);
+	OnnxValue_Free(v);
+	return rc;
+}
+
 static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out)
 {
 	OnnxError err;
-	int to_file = out && strcmp(out, "-") != 0;
-	OnnxStatus st = to_file		      ? OnnxPrinter_WriteFile(m, flags, out, &err)
+	int to_stdout = !out || strcmp(out, "-") == 0;
+	OnnxStatus st = !to_stdout	       ? OnnxPrinter_WriteFile(m, flags, out, &err)
 			: cli_color_stdout() ? write_colored(m, flags, &err)
-					      : OnnxPrinter_Write(m, flags, stdout, &err);
-	if (st == ONNXTXT_OK && (!out || strcmp(out, "-") == 0) && fflush(stdout) != 0) {
-		st = ONNXTXT_ERR_IO;
-		snprintf(err.message, sizeof err.message, "cannot write to standard output: %s", strerror(errno));
-	}
-	if (st != ONNXTXT_OK)
-		fail("%s", err.message);
-	return exit_for(st);
+					     : OnnxPrinter_Write(m, flags, stdout, &err);
+	if (st == ONNXTXT_OK && to_stdout && fflush(stdout) != 0)
+		return cli_stdout_error(errno);
+	return st == ONNXTXT_OK ? EXIT_OK : cli_output_error(&err, to_stdout);
 }
 
 
@@ -295,16 +360,21 @@ static int cmd_to_text(int argc, char **argv)
 			if (r < 0)
 				return EXIT_USAGE;
 		} else {
-			return cli_bad_option("to-text", c, argv);
+			return cli_bad_option("to-text", c, argv, opts);
 		}
 	}
 	if (optind != argc - 1)
 		return usage_error("to-text: expected exactly one input file");
 	size_t len;
-	char *text;
-	Onnx__ModelProto *m;
+	char *text = slurp(argv[optind], &len);
+	Onnx__ModelProto *m = NULL;
 	const char *file = out && strcmp(out, "-") != 0 ? out : NULL;
-	int rc = load_model(argv[optind], &m, &text, &len);
+	int rc = text ? value_to_text(argv[optind], text, len, file) : EXIT_IO;
+	if (rc >= 0) {
+		free(text);
+		return rc;
+	}
+	rc = decode_model(argv[optind], text, len, &m);
 	if (rc == EXIT_OK && external && file)
 		rc = check_output(file);
 	if (rc == EXIT_OK && external)
@@ -373,8 +443,7 @@ static int fmt_one(const char *path, int mode, unsigned flags, int *changed)
 				rc = exit_for(err.code);
 			}
 		} else if (print_code(pretty, plen) != 0) {
-			fail("cannot write to standard output: %s", strerror(errno));
-			rc = EXIT_IO;
+			rc = cli_stdout_error(errno);
 		}
 	}
 	free(pretty);
@@ -403,7 +472,7 @@ static int cmd_fmt(int argc, char **argv)
 			if (r < 0)
 				return EXIT_USAGE;
 		} else {
-			return cli_bad_option("fmt", c, argv);
+			return cli_bad_option("fmt", c, argv, opts);
 		}
 	}
 	if (optind == argc)
@@ -511,7 +580,7 @@ static int cmd_check(int argc, char **argv)
 		if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		if (r == 0)
-			return cli_bad_option("check", c, argv);
+			return cli_bad_option("check", c, argv, opts);
 	}
 	if (optind == argc)
 		return usage_error("check: expected at least one model");
@@ -555,7 +624,7 @@ static int cmd_dot(int argc, char **argv)
 		else if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		else if (r == 0)
-			return cli_bad_option("dot", c, argv);
+			return cli_bad_option("dot", c, argv, opts);
 	}
 	if (optind != argc - 1)
 		return usage_error("dot: expected exactly one model");
@@ -564,13 +633,10 @@ static int cmd_dot(int argc, char **argv)
 	Onnx__ModelProto *m;
 	int rc = load_model(argv[optind], &m, &text, &len);
 	OnnxError err;
-	OnnxStatus st = ONNXTXT_OK;
-	if (rc == EXIT_OK)
-		st = out && strcmp(out, "-") ? OnnxPrinter_DotFile(m, out, &err) : OnnxPrinter_Dot(m, stdout, &err);
-	if (st != ONNXTXT_OK) {
-		fail("%s", err.message);
-		rc = exit_for(st);
-	}
+	int to_stdout = !out || strcmp(out, "-") == 0;
+	if (rc == EXIT_OK &&
+	    (to_stdout ? OnnxPrinter_Dot(m, stdout, &err) : OnnxPrinter_DotFile(m, out, &err)) != ONNXTXT_OK)
+		rc = cli_output_error(&err, to_stdout);
 	OnnxProto_Free(m);
 	free(text);
 	return rc;
@@ -605,7 +671,7 @@ static int cmd_info(int argc, char **argv)
 		else if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		else if (r == 0)
-			return cli_bad_option("info", c, argv);
+			return cli_bad_option("info", c, argv, opts);
 	}
 	if (optind != argc - 1)
 		return usage_error("info: expected exactly one model");
@@ -658,10 +724,10 @@ static const char main_help[] =
 	"     problem), fmt --check found a file that is not canonical, run could not\n"
 	"     evaluate a model, or test had a failing case\n"
 	"  2  usage error\n"
-	"  3  a file could not be read or written\n"
+	"  3  a file could not be read or written (standard output too), or test found no case\n"
 	"  77 test: every case was skipped (operators the evaluator does not support)\n"
 	"\n"
-	"Manual: man onnxtxt. Every command has --help.\n";
+	"Manual: man onnxtxt. Every command has --help (or: onnxtxt help COMMAND).\n";
 
 static const struct command {
 	const char *name;
@@ -694,7 +760,7 @@ static int global_options(int argc, char **argv, int *rc)
 		if (c == 'V')
 			return printf("onnxtxt %s\n", OnnxLibrary_Version()), -1;
 		if ((r = cli_common_option(c, optarg)) == 0)
-			r = (cli_bad_option("onnxtxt", c, argv), -1);
+			r = (cli_bad_option(NULL, c, argv, opts), -1);
 		if (r < 0)
 			return *rc = EXIT_USAGE, -1;
 	}
@@ -703,18 +769,63 @@ static int global_options(int argc, char **argv, int *rc)
 	return optind;
 }
 
-int main(int argc, char **argv)
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* "unknown command", with the closest command's name when one is near. */
+static int unknown_command(const char *name)
+{
+	const char *names[sizeof commands / sizeof commands[0]];
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		names[i] = commands[i].name;
+	const char *best = cli_closest(name, strlen(name), names, sizeof names / sizeof names[0]);
+	if (best)
+		return usage_error("unknown command '%s' (did you mean '%s'?)", name, best);
+	return usage_error("unknown command '%s'", name);
+}
+
+/* onnxtxt help [COMMAND]: the same as onnxtxt --help or onnxtxt COMMAND --help. */
+static int help_command(int argc, char **argv)
+{
+	if (argc == 1)
+		return fputs(main_help, stdout), EXIT_OK;
+	const struct command *c = argc == 2 ? find_command(argv[1]) : NULL;
+	if (argc > 2)
+		return usage_error("help: expected at most one command");
+	if (!c)
+		return unknown_command(argv[1]);
+	char *args[] = {argv[1], "--help", NULL};
+	optind = 0;
+	cli_command = c->name;
+	return c->run(2, args);
+}
+
+static int dispatch(int argc, char **argv)
 {
 	int rc, at = global_options(argc, argv, &rc);
 	if (at < 0)
 		return rc;
 	const char *cmd = argv[at];
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(cmd, commands[i].name)) {
-			optind = 0; /* glibc: start afresh, argument order rules included */
-			rc = commands[i].run(argc - at, argv + at);
-			diag_finish();
-			return rc;
-		}
-	return usage_error("unknown command '%s'", cmd);
+	if (!strcmp(cmd, "help"))
+		return help_command(argc - at, argv + at);
+	const struct command *c = find_command(cmd);
+	if (!c)
+		return unknown_command(cmd);
+	optind = 0; /* glibc: start afresh, argument order rules included */
+	cli_command = c->name;
+	rc = c->run(argc - at, argv + at);
+	diag_finish();
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	cli_clean_up_on_signals();
+	/* every path, --help and --version included, ends with standard output checked */
+	return cli_close_stdout(dispatch(argc, argv));
 }

@@ -1,11 +1,11 @@
 #!/bin/sh
-# The whole test suite: sets up, builds and runs every test under meson (unit suites,
-# corpus loops, interop with the official onnx package, CLI, install), then the same
-# suites again in an ASan+UBSan build, the C suites under valgrind, and each libFuzzer
-# harness for FUZZ_SECONDS (default 20) under ASan+UBSan. Ends with "N passed, N failed".
+# The whole test suite: sets up (the build's and the tests' dependencies), builds and runs
+# every test under meson (unit suites, corpus loops, interop with the official onnx
+# package, CLI, install), then the same suites again in an ASan+UBSan build, the C suites
+# under valgrind, and each libFuzzer harness for FUZZ_SECONDS (default 20) under ASan+UBSan. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
-tools/setup.sh || exit 1
+tools/setup.sh --test || exit 1
 
 status=0
 meson test -C build --print-errorlogs >build/test-output.txt 2>&1 || status=1

@@ -337,12 +337,28 @@ ONNXTXT_API OnnxStatus OnnxValue_ToProto(const OnnxValue *v, const char *name, v
 /* Reads and writes the ".pb" files of the ONNX backend test layout (a serialized
  * TensorProto, SequenceProto or OptionalProto, as kind says). WriteFile is atomic. */
 ONNXTXT_API OnnxStatus OnnxValue_ReadFile(const char *path, OnnxValueKind kind, OnnxValue **out, OnnxError *err);
+/* Reads a value from the bytes of such a file. Kind 0 (here and in ReadFile) tells the
+ * message by its content: a TensorProto, else a SequenceProto (an OptionalProto of at
+ * most one value is the same bytes); a MapProto is ONNXTXT_ERR_UNSUPPORTED. When name is
+ * not NULL it receives the message's name field (malloc'd, "" when unset). */
+ONNXTXT_API OnnxStatus OnnxValue_Read(const void *data, size_t len, OnnxValueKind kind, OnnxValue **out, char **name,
+				      OnnxError *err);
 ONNXTXT_API OnnxStatus OnnxValue_WriteFile(const OnnxValue *v, const char *name, const char *path, OnnxError *err);
 /* Values as text: a tensor constant of the textual syntax ("float[2, 2] {1, 2, 3, 4}",
  * "int64 {7}", "string[1] {\"a\"}"), a sequence "[v, v, ...]", or "none" for an empty
  * optional. Print produces the same form (malloc'd, NUL-terminated, no newline). */
 ONNXTXT_API OnnxStatus OnnxValue_Parse(const char *text, size_t len, OnnxValue **out, OnnxError *err);
 ONNXTXT_API OnnxStatus OnnxValue_Print(const OnnxValue *v, char **text, size_t *len, OnnxError *err);
+/* A named value as text, one line: "NAME = VALUE\n" (NAME as in a test case's "#@ input"
+ * line: a word, or a quoted string), or "VALUE\n" for a NULL or empty name; what
+ * onnxtxt to-text prints for a .pb file. PrintNamedFile writes it atomically; ParseNamed
+ * reads either form back (*name "" for the second). */
+ONNXTXT_API OnnxStatus OnnxValue_PrintNamed(const OnnxValue *v, const char *name, char **text, size_t *len,
+					    OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxValue_PrintNamedFile(const OnnxValue *v, const char *name, const char *path,
+						OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxValue_ParseNamed(const char *text, size_t len, OnnxValue **out, char **name,
+					    OnnxError *err);
 ONNXTXT_API void OnnxValue_Free(OnnxValue *v);
 
 ONNXTXT_API OnnxValueKind OnnxValue_Kind(const OnnxValue *v);
@@ -455,6 +471,13 @@ ONNXTXT_API size_t OnnxError_Format(const OnnxError *err, const char *file, cons
 
 /* The library version, ONNXTXT_VERSION at build time. */
 ONNXTXT_API const char *OnnxLibrary_Version(void);
+
+/* Removes the temporary files of the atomic writes in progress (the *_WriteFile and
+ * *File calls write a temporary file beside the target and rename it over the target
+ * when complete). Async-signal-safe: it is meant for a program's handler of SIGINT,
+ * SIGTERM or SIGHUP, so that an interrupted write leaves nothing behind. The library
+ * installs no signal handler itself. Up to 16 writes at a time are tracked. */
+ONNXTXT_API void OnnxLibrary_RemoveTempFiles(void);
 
 #ifdef __cplusplus
 }

@@ -129,6 +129,100 @@ OnnxStatus OnnxValue_ToProto(const OnnxValue *v, const char *name, void **messag
 	return ONNXTXT_OK;
 }
 
+/* The bytes as a message of type d with every field one d has: the bytes of another
+ * message type nearly always leave some over (a TensorProto's name and raw_data are
+ * fields 8 and 9, past a SequenceProto's last), or do not parse at all. */
+static void *unpack_strict(const ProtobufCMessageDescriptor *d, const void *data, size_t len)
+{
+	OnnxError e;
+	ProtobufCMessage *m = ox_binary_unpack(d, data, len, &e);
+	if (m && m->n_unknown_fields) {
+		OnnxProto_Free(m);
+		m = NULL;
+	}
+	return m;
+}
+
+/* A MapProto's key type is an integer or string element type, and it has keys. */
+static int is_map(const Onnx__MapProto *m)
+{
+	static const int keys[] = {2, 3, 4, 5, 6, 7, 8, 12, 13};
+	int key_type = 0;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		key_type |= m->has_key_type && m->key_type == keys[i];
+	return key_type && m->values && (m->n_keys || m->n_string_keys);
+}
+
+/* The value of a message that may not be what its bytes hold, or NULL. */
+static ox_val *value_of(void *m)
+{
+	OnnxValue *v = NULL;
+	OnnxError e;
+	if (m && OnnxValue_FromProto(m, &v, &e) != ONNXTXT_OK)
+		v = NULL;
+	return VAL(v);
+}
+
+/* The message a value's bytes hold, told by their content: a TensorProto has a data
+ * type and makes a tensor (a SequenceProto's fields 1 and 2, name and element type, also
+ * read as dims and a data type, but then the data is missing); a MapProto has keys;
+ * anything else that parses is a SequenceProto (an OptionalProto of at most one value is,
+ * byte for byte, a SequenceProto of it). */
+static void *unpack_any_value(const void *data, size_t len, OnnxError *err)
+{
+	Onnx__TensorProto *t = unpack_strict(&onnx__tensor_proto__descriptor, data, len);
+	ox_val *v = t && t->has_data_type && t->data_type ? value_of(t) : NULL;
+	if (v) {
+		ox_val_unref(v);
+		return t;
+	}
+	OnnxProto_Free(t);
+	Onnx__MapProto *map = unpack_strict(&onnx__map_proto__descriptor, data, len);
+	int a_map = map && is_map(map);
+	OnnxProto_Free(map);
+	if (a_map) {
+		ox_error_set(err, ONNXTXT_ERR_UNSUPPORTED, "a MapProto: the evaluator's values have no maps yet");
+		return NULL;
+	}
+	Onnx__SequenceProto *s = unpack_strict(&onnx__sequence_proto__descriptor, data, len);
+	if (!s)
+		ox_error_set(err, ONNXTXT_ERR_BINARY,
+			     "not the bytes of a value: a TensorProto, SequenceProto, OptionalProto or MapProto");
+	return s;
+}
+
+OnnxStatus OnnxValue_Read(const void *data, size_t len, OnnxValueKind kind, OnnxValue **out, char **name,
+			  OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!data || !out)
+		return arg_error(err);
+	const ProtobufCMessageDescriptor *d = kind == ONNXTXT_VALUE_SEQUENCE ? &onnx__sequence_proto__descriptor
+					      : kind == ONNXTXT_VALUE_OPTIONAL ? &onnx__optional_proto__descriptor
+									       : &onnx__tensor_proto__descriptor;
+	void *m = kind ? ox_binary_unpack(d, data, len, err) : unpack_any_value(data, len, err);
+	if (!m)
+		return err->code;
+	const char *field = ((const ProtobufCMessage *)m)->descriptor == &onnx__tensor_proto__descriptor
+				    ? ((Onnx__TensorProto *)m)->name
+			    : ((const ProtobufCMessage *)m)->descriptor == &onnx__sequence_proto__descriptor
+				    ? ((Onnx__SequenceProto *)m)->name
+				    : ((Onnx__OptionalProto *)m)->name;
+	OnnxStatus st = OnnxValue_FromProto(m, out, err);
+	size_t n = field ? strlen(field) : 0;
+	if (st == ONNXTXT_OK && name && (*name = malloc(n + 1)))
+		memcpy(*name, field ? field : "", n + 1);
+	else if (st == ONNXTXT_OK && name) {
+		OnnxValue_Free(*out);
+		*out = NULL;
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		st = err->code;
+	}
+	OnnxProto_Free(m);
+	return st;
+}
+
 OnnxStatus OnnxValue_ReadFile(const char *path, OnnxValueKind kind, OnnxValue **out, OnnxError *err)
 {
 	OnnxError local;
@@ -139,15 +233,8 @@ OnnxStatus OnnxValue_ReadFile(const char *path, OnnxValueKind kind, OnnxValue **
 	char *data = ox_read_file(path, &len, err);
 	if (!data)
 		return err->code;
-	const ProtobufCMessageDescriptor *d = kind == ONNXTXT_VALUE_SEQUENCE ? &onnx__sequence_proto__descriptor
-					      : kind == ONNXTXT_VALUE_OPTIONAL ? &onnx__optional_proto__descriptor
-									       : &onnx__tensor_proto__descriptor;
-	void *m = ox_binary_unpack(d, data, len, err);
+	OnnxStatus st = OnnxValue_Read(data, len, kind, out, NULL, err);
 	free(data);
-	if (!m)
-		return err->code;
-	OnnxStatus st = OnnxValue_FromProto(m, out, err);
-	OnnxProto_Free(m);
 	return st;
 }
 

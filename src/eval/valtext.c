@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "file.h"
 #include "diag.h"
 #include "kernel.h"
 
@@ -211,7 +212,8 @@ static void put(buf *b, const char *s, size_t n)
 	b->p[b->n] = '\0';
 }
 
-/* The printer's tensor text on one line: its line breaks only ever separate values. */
+/* The printer's tensor text on one line: its line breaks only ever separate values, or
+ * a value from the braces around them, which take no space ("{1, 2}" as when short). */
 static void put_tensor(buf *b, const ox_val *v, OnnxError *err)
 {
 	void *m;
@@ -231,7 +233,7 @@ static void put_tensor(buf *b, const ox_val *v, OnnxError *err)
 		if (s[i] == '\n') {
 			while (i < n && is_space(s[i]))
 				i++;
-			if (i < n)
+			if (i < n && s[i] != '}' && !(b->n && b->p[b->n - 1] == '{'))
 				put(b, " ", 1);
 			continue;
 		}
@@ -588,5 +590,129 @@ OnnxStatus OnnxCase_Parse(const char *text, size_t len, OnnxCaseItem **items, si
 		}
 		S.pos = eol + 1;
 	}
+	return ONNXTXT_OK;
+}
+
+/* ---- named values: what to-text prints for a .pb file ------------------------------------- */
+
+static bool bare_name(const char *name)
+{
+	for (const char *p = name; *p; p++)
+		if (!is_name_char(*p))
+			return false;
+	return *name != '\0';
+}
+
+OnnxStatus OnnxValue_PrintNamed(const OnnxValue *v, const char *name, char **text, size_t *len, OnnxError *err)
+{
+	OnnxError local;
+	err = err ? err : &local;
+	char *value;
+	size_t n;
+	if (!text || OnnxValue_Print(v, &value, &n, err) != ONNXTXT_OK)
+		return text ? err->code : (ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer"), err->code);
+	buf b = {0};
+	if (name && *name) {
+		bool bare = bare_name(name);
+		if (!bare)
+			put(&b, "\"", 1);
+		for (const char *p = name; *p; p++) {
+			if (!bare && (*p == '"' || *p == '\\'))
+				put(&b, "\\", 1);
+			put(&b, p, 1);
+		}
+		put(&b, bare ? " = " : "\" = ", bare ? 3 : 4);
+	}
+	put(&b, value, n);
+	put(&b, "\n", 1);
+	free(value);
+	if (b.failed) {
+		free(b.p);
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return err->code;
+	}
+	*text = b.p;
+	if (len)
+		*len = b.n;
+	return ONNXTXT_OK;
+}
+
+static int write_named(FILE *f, void *ctx, OnnxError *err)
+{
+	const char *text = ctx;
+	return fputs(text, f) >= 0;
+}
+
+OnnxStatus OnnxValue_PrintNamedFile(const OnnxValue *v, const char *name, const char *path, OnnxError *err)
+{
+	OnnxError local;
+	err = err ? err : &local;
+	char *text;
+	if (!path) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: path is NULL");
+		return err->code;
+	}
+	if (OnnxValue_PrintNamed(v, name, &text, NULL, err) != ONNXTXT_OK)
+		return err->code;
+	OnnxStatus st = ox_write_atomic(path, write_named, text, err);
+	free(text);
+	return st;
+}
+
+/* "NAME =" at S->pos, or nothing (then S->pos stays and *name is ""). */
+static char *value_name(scan *S)
+{
+	size_t start = S->pos, eol = S->pos;
+	while (eol < S->len && S->t[eol] != '\n')
+		eol++;
+	if (S->pos < S->len && (S->t[S->pos] == '"' || is_name_char(S->t[S->pos]))) {
+		char *name = case_name(S, eol);
+		if (!name)
+			return NULL;
+		while (S->pos < eol && (S->t[S->pos] == ' ' || S->t[S->pos] == '\t'))
+			S->pos++;
+		if (S->pos < eol && S->t[S->pos] == '=') {
+			S->pos++;
+			return name;
+		}
+		free(name);
+	}
+	S->pos = start;
+	char *none = malloc(1);
+	if (none)
+		*none = '\0';
+	else
+		scan_fail(S, ONNXTXT_ERR_NOMEM, start, "%s", "out of memory");
+	return none;
+}
+
+OnnxStatus OnnxValue_ParseNamed(const char *text, size_t len, OnnxValue **out, char **name, OnnxError *err)
+{
+	OnnxError local;
+	err = err ? err : &local;
+	memset(err, 0, sizeof *err);
+	if (!text || !out || !name) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+		return err->code;
+	}
+	*out = NULL;
+	scan S = {text, len, 0, err};
+	skip_space(&S);
+	*name = value_name(&S);
+	if (!*name)
+		return err->code;
+	ox_val *v = parse_value(&S, 0);
+	skip_space(&S);
+	if (v && S.pos < len) {
+		scan_fail(&S, ONNXTXT_ERR_SYNTAX, S.pos, "unexpected text after the value%s", "");
+		ox_val_unref(v);
+		v = NULL;
+	}
+	if (!v) {
+		free(*name);
+		*name = NULL;
+		return err->code;
+	}
+	*out = (OnnxValue *)v;
 	return ONNXTXT_OK;
 }

@@ -1,6 +1,7 @@
 /* A model's graph in the Graphviz DOT language: a box per node with its op type, name and
  * attributes, ellipses for the graph's inputs and outputs, edges labelled with the types
  * the model declares, and the graphs of attributes (If, Loop, Scan) as clusters. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,9 +432,12 @@ OnnxStatus OnnxPrinter_Dot(const Onnx__ModelProto *model, FILE *f, OnnxError *er
 	o.nbreaks = 0;
 	o.last.open = false;
 	ox_out_flush(&o);
+	errno = 0;
 	OnnxStatus st = d.nomem ? ONNXTXT_ERR_NOMEM : o.failed || fflush(f) != 0 ? ONNXTXT_ERR_IO : ONNXTXT_OK;
-	if (st != ONNXTXT_OK)
-		ox_error_set(err, st, "%s", st == ONNXTXT_ERR_NOMEM ? "out of memory" : "cannot write the graph");
+	if (st == ONNXTXT_ERR_NOMEM)
+		ox_error_set(err, st, "out of memory");
+	else if (st != ONNXTXT_OK)
+		ox_error_io(err, o.failed ? o.sys_errno : errno, "cannot write the graph");
 	ox_out_free(&o);
 	return st;
 }

@@ -2,6 +2,7 @@
  * base64, annotation lines). */
 #include "out.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -20,6 +21,7 @@ void ox_out_init(ox_out *o, FILE *f, unsigned flags, bool *nomem)
 	o->len = o->cap = o->flushed = o->line = o->limit = 0;
 	o->f = f;
 	o->failed = false;
+	o->sys_errno = 0;
 	o->nomem = nomem;
 	o->flags = flags;
 	o->indent = 0;
@@ -47,7 +49,7 @@ void ox_out_flush(ox_out *o)
 	if (!o->f || n == 0 || o->failed)
 		return;
 	if (fwrite(o->buf, 1, n, o->f) != n)
-		o->failed = true;
+		o->failed = true, o->sys_errno = errno;
 	memmove(o->buf, o->buf + n, o->len - n);
 	o->flushed += n;
 	o->len -= n;

@@ -23,6 +23,7 @@ typedef struct ox_out {
 	size_t len, cap;
 	FILE *f;      /* flushed to when len passes a threshold; NULL keeps everything */
 	bool failed;  /* out of memory or a write error */
+	int sys_errno; /* of the write error */
 	bool *nomem;  /* set when memory ran out, shared with every scratch buffer of one print */
 	unsigned flags; /* ONNXTXT_PRINT_* */
 	int indent;   /* spaces at the start of a new line */

@@ -1378,7 +1378,7 @@ static OnnxStatus print_into(ox_out *o, const void *message, OnnxError *err)
 		return err->code;
 	}
 	if (o->failed) {
-		ox_error_set(err, ONNXTXT_ERR_IO, "cannot write the text");
+		ox_error_io(err, o->sys_errno, "cannot write the text");
 		return err->code;
 	}
 	return ONNXTXT_OK;

@@ -1,5 +1,6 @@
 /* Parser driver: feeds the re2c scanner's tokens to the lemon parser, tracks bracket depth,
  * and turns the result into a root message that owns its arena. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -411,8 +412,9 @@ OnnxStatus OnnxParser_ParseToBinary(const char *text, size_t len, FILE *f, OnnxE
 	Onnx__ModelProto *m;
 	OnnxStatus st = run(TK_ENTRY_MODEL, text, len, (void **)&m, &sink, NULL, err);
 	if (st == ONNXTXT_OK) {
+		errno = 0;
 		if (!ox_sink_write_model(&sink, m, f) || fflush(f) != 0) {
-			ox_error_set(err, ONNXTXT_ERR_IO, "cannot write the model");
+			ox_error_io(err, errno, "cannot write the model");
 			st = err->code;
 		}
 		OnnxProto_Free(m);
