@@ -67,6 +67,8 @@ static OnnxValueKind kind_of(const Onnx__TypeProto *t)
 		return ONNXTXT_VALUE_SEQUENCE;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
 		return ONNXTXT_VALUE_OPTIONAL;
+	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE)
+		return ONNXTXT_VALUE_MAP;
 	return ONNXTXT_VALUE_TENSOR;
 }
 

@@ -79,11 +79,12 @@ OnnxStatus OnnxValue_FromProto(const void *message, OnnxValue **out, OnnxError *
 	ox_val *v = d == &onnx__tensor_proto__descriptor     ? ox_val_from_tensor_proto(message, err->message)
 		    : d == &onnx__sequence_proto__descriptor ? ox_val_from_sequence_proto(message, err->message)
 		    : d == &onnx__optional_proto__descriptor ? ox_val_from_optional_proto(message, err->message)
+		    : d == &onnx__map_proto__descriptor      ? ox_val_from_map_proto(message, err->message)
 							     : NULL;
 	if (!v) {
 		err->code = ox_convert_status(err->message, ONNXTXT_ERR_VALUE);
 		if (!err->message[0])
-			snprintf(err->message, sizeof err->message, "a value is a TensorProto, SequenceProto or OptionalProto");
+			snprintf(err->message, sizeof err->message, "a value is a TensorProto, SequenceProto, OptionalProto or MapProto");
 		return err->code;
 	}
 	*out = PUB(v);
@@ -95,6 +96,7 @@ static void *to_proto(ox_arena *a, const ox_val *v, const char *name)
 	switch (v->kind) {
 	case OX_TENSOR: return ox_val_to_tensor_proto(a, v, name);
 	case OX_SEQUENCE: return ox_val_to_sequence_proto(a, v, name);
+	case OX_MAP: return ox_val_to_map_proto(a, v, name);
 	default: return ox_val_to_optional_proto(a, v, name);
 	}
 }
@@ -110,6 +112,7 @@ OnnxStatus OnnxValue_ToProto(const OnnxValue *v, const char *name, void **messag
 	/* the message must be the arena's root so that OnnxProto_Free finds the arena */
 	size_t size = VAL(v)->kind == OX_TENSOR     ? sizeof(Onnx__TensorProto)
 		      : VAL(v)->kind == OX_SEQUENCE ? sizeof(Onnx__SequenceProto)
+		      : VAL(v)->kind == OX_MAP      ? sizeof(Onnx__MapProto)
 						    : sizeof(Onnx__OptionalProto);
 	void *root = m ? ox_arena_root(a, size) : NULL;
 	if (!root) {
@@ -134,6 +137,7 @@ OnnxStatus OnnxValue_ReadFile(const char *path, OnnxValueKind kind, OnnxValue **
 		return err->code;
 	const ProtobufCMessageDescriptor *d = kind == ONNXTXT_VALUE_SEQUENCE ? &onnx__sequence_proto__descriptor
 					      : kind == ONNXTXT_VALUE_OPTIONAL ? &onnx__optional_proto__descriptor
+					      : kind == ONNXTXT_VALUE_MAP      ? &onnx__map_proto__descriptor
 									       : &onnx__tensor_proto__descriptor;
 	void *m = ox_binary_unpack(d, data, len, err);
 	free(data);
@@ -304,6 +308,8 @@ OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i)
 		return ONNXTXT_VALUE_SEQUENCE;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
 		return ONNXTXT_VALUE_OPTIONAL;
+	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE)
+		return ONNXTXT_VALUE_MAP;
 	return ONNXTXT_VALUE_TENSOR;
 }
 
@@ -380,6 +386,11 @@ static size_t type_text(const Onnx__TypeProto *t, char *buf, size_t size)
 		n += type_text(t->optional_type->elem_type, buf + n, n < size ? size - n : 0);
 		return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, ")");
 	}
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: {
+		size_t n = (size_t)snprintf(buf, size, "map(%s, ", ox_type_name(t->map_type->key_type));
+		n += type_text(t->map_type->value_type, buf + n, n < size ? size - n : 0);
+		return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, ")");
+	}
 	default:
 		return (size_t)snprintf(buf, size, "(a type the evaluator does not check)");
 	}
@@ -391,6 +402,9 @@ static size_t value_text(const ox_val *v, char *buf, size_t size)
 		return (size_t)snprintf(buf, size, "a sequence of %zu", v->nitems);
 	if (v->kind == OX_OPTIONAL)
 		return (size_t)snprintf(buf, size, "an optional%s", v->nitems ? "" : " (none)");
+	if (v->kind == OX_MAP)
+		return (size_t)snprintf(buf, size, "map(%s, %s)", ox_type_name(v->items[0]->type),
+					ox_type_name(v->items[1]->type));
 	size_t n = (size_t)snprintf(buf, size, "%s[", ox_type_name(v->type));
 	for (int i = 0; i < v->rank; i++)
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lld", i ? "," : "", (long long)v->dims[i]);
@@ -427,6 +441,13 @@ static bool fits(const Onnx__TypeProto *t, const ox_val *v)
 		if (v->kind != OX_OPTIONAL)
 			return fits(t->optional_type->elem_type, v);
 		return !v->nitems || fits(t->optional_type->elem_type, v->items[0]);
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: {
+		/* the value type: an element type, as a tensor type of any shape */
+		const Onnx__TypeProto *vt = t->map_type->value_type;
+		int want = vt && vt->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? vt->tensor_type->elem_type : 0;
+		return v->kind == OX_MAP && (!t->map_type->key_type || t->map_type->key_type == v->items[0]->type) &&
+		       (!want || want == v->items[1]->type);
+	}
 	default:
 		return true;
 	}
