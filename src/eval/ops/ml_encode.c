@@ -69,9 +69,11 @@ static int64_t lookup(const key *idx, int64_t n, const key *x)
 	return lo < n && cmp_key(&idx[lo], x) == 0 ? idx[lo].pos : -1;
 }
 
-/* Y[i] = vals[position of X[i] in keys], or dflt (a scalar of vals' type). */
+/* Y[i] = vals[position of X[i] in keys], or dflt (a scalar of vals' type). A NaN is found
+ * among the keys only from LabelEncoder-4 on, whose keys compare bitwise. */
 static int encode(ox_k *k, const ox_val *x, const ox_val *keys, const ox_val *vals, const ox_val *dflt)
 {
+	bool nan_match = k->version >= 4;
 	if (key_class(x->type) != key_class(keys->type))
 		return ox_kfail(k, "input X has element type %s but the keys are %s", ox_type_name(x->type),
 				ox_type_name(keys->type));
@@ -88,7 +90,7 @@ static int encode(ox_k *k, const ox_val *x, const ox_val *keys, const ox_val *va
 	int rc = y ? 0 : -1;
 	for (int64_t i = 0; rc == 0 && i < x->count; i++) {
 		key e = key_of(x, i);
-		int64_t p = lookup(idx, keys->count, &e);
+		int64_t p = e.type == OX_DOUBLE && isnan(e.f) && !nan_match ? -1 : lookup(idx, keys->count, &e);
 		const char *src = p >= 0 ? (const char *)vals->data + (size_t)p * es : (const char *)dflt->data;
 		char *dst = (char *)y->data + (size_t)i * es;
 		if (vals->type != OX_STRING)
