@@ -19,6 +19,10 @@ int ox_ml_post_transform(ox_k *k);
 /* Applies a post_transform to one row of scores in place. */
 void ox_ml_post(int pt, double *s, int64_t n);
 double ox_ml_logistic(double x);
+/* The two columns of a binary model that scores only the positive class s: [1 - s, s]
+ * for NONE and PROBIT, else [-s, s], then transformed (as onnxruntime and the ONNX
+ * reference implementation write them). */
+void ox_ml_binary_scores(double s, int pt, double *out);
 double ox_ml_probit(double p);
 
 /* A FLOATS attribute, or the doubles of its "_as_tensor" TENSOR form (opset 3 of the

@@ -101,7 +101,7 @@ int ox_ml_LinearClassifier(ox_k *k)
 	if (!x)
 		return -1;
 	int64_t ncls = class_count(k, "classlabels_ints", "classlabels_strings");
-	bool binary = t == 1 && ncls == 2; /* one coefficient row for two classes: scores -s, s */
+	bool binary = t == 1 && ncls == 2; /* one coefficient row for two classes */
 	int64_t w = binary ? 2 : t;
 	double *s = malloc((size_t)(n * (t + w) + 1) * sizeof *s);
 	int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
@@ -110,10 +110,12 @@ int ox_ml_LinearClassifier(ox_k *k)
 		double *raw = s + n * w;
 		linear_scores(x, n, c, coef, t, icpt, nicpt, raw);
 		for (int64_t r = 0; r < n; r++) {
-			if (binary)
-				s[r * 2] = -raw[r], s[r * 2 + 1] = raw[r];
-			else
-				memcpy(s + r * w, raw + r * t, (size_t)t * sizeof *s);
+			if (binary) { /* the positive class when its score is above 0 */
+				ox_ml_binary_scores(raw[r], pt, s + r * 2);
+				idx[r] = raw[r] > 0;
+				continue;
+			}
+			memcpy(s + r * w, raw + r * t, (size_t)t * sizeof *s);
 			ox_ml_post(pt, s + r * w, w);
 			idx[r] = w > 1 ? argmax(s + r * w, w) : 0;
 		}

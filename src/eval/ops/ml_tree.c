@@ -362,13 +362,6 @@ static bool one_class_id(ox_k *k)
 	return n > 0;
 }
 
-/* A binary classifier's row [s, ...] becomes [1 - s, s] (NONE, PROBIT) or [-s, s]. */
-static void binary_scores(double *row, int pt)
-{
-	row[1] = row[0];
-	row[0] = pt == OX_PT_NONE || pt == OX_PT_PROBIT ? 1 - row[1] : -row[1];
-}
-
 int ox_ml_TreeEnsembleClassifier(ox_k *k)
 {
 	forest F = {0};
@@ -398,8 +391,9 @@ int ox_ml_TreeEnsembleClassifier(ox_k *k)
 		s[r * 2] = s[r], s[r * 2 + 1] = 0;
 	for (int64_t r = 0; rc == 0 && r < n; r++) {
 		if (binary)
-			binary_scores(s + r * w, pt);
-		ox_ml_post(pt, s + r * w, w);
+			ox_ml_binary_scores(s[r * w], pt, s + r * w);
+		else
+			ox_ml_post(pt, s + r * w, w);
 		idx[r] = 0;
 		for (int64_t j = 1; j < w; j++)
 			idx[r] = s[r * w + j] > s[r * w + idx[r]] ? j : idx[r];

@@ -159,3 +159,10 @@ int ox_ml_out_scores(ox_k *k, int i, const double *s, int64_t n, int64_t c)
 		((float *)z->data)[j] = (float)s[j];
 	return 0;
 }
+
+void ox_ml_binary_scores(double s, int pt, double *out)
+{
+	out[1] = s;
+	out[0] = pt == OX_PT_NONE || pt == OX_PT_PROBIT ? 1 - s : -s;
+	ox_ml_post(pt, out, 2);
+}
