@@ -218,7 +218,7 @@ static int64_t svc_final(const svc *S, int pt, double *sc, int64_t *w, const dou
 	bool two = S->nrho == 1 && S->ncls == 2;
 	if (two && !proba && allpos && maxw >= 0.5)
 		label = 1;
-	else if (S->nrho == 1 && !two)
+	else if (S->nrho == 1 && S->ncls < 2) /* no second label: 1 for positive, else 0 */
 		label = maxw > 0 ? 1 : 0;
 	if (*w >= 2 || pt == OX_PT_PROBIT || !two) {
 		ox_ml_post(pt, sc, *w);
