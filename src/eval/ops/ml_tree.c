@@ -24,6 +24,7 @@ typedef struct forest {
 	int64_t *target;   /* per weight: its target or class */
 	double *w, *m;     /* weights; membership sets */
 	bool nan_compare;  /* opset 5 TreeEnsemble: NaN takes the branch its comparison gives, or true when tracked */
+	bool single;       /* sums round to float after each weight, as for float input onnxruntime does */
 } forest;
 
 static void forest_free(forest *F)
@@ -99,7 +100,7 @@ static int aggregate(ox_k *k, const forest *F, const double *x, int agg, double 
 			else if (agg == AGG_MAX)
 				s[j] = seen[j] && s[j] > v ? s[j] : v;
 			else
-				s[j] += v;
+				s[j] = F->single ? (float)(s[j] + v) : s[j] + v;
 			seen[j] = true;
 		}
 	}
@@ -279,10 +280,11 @@ static int legacy_forest(ox_k *k, forest *F, const char *p, int64_t ntargets)
 }
 
 /* Rows of X, checked against the forest; NULL after failing. */
-static double *forest_rows(ox_k *k, const forest *F, int64_t *n, int64_t *c)
+static double *forest_rows(ox_k *k, forest *F, int64_t *n, int64_t *c)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	double *d = x ? ox_ml_rows(k, x, n, c) : NULL;
+	F->single = x && x->type != OX_DOUBLE;
 	if (d && check_features(k, F, *c) < 0) {
 		free(d);
 		return NULL;
@@ -351,7 +353,9 @@ int ox_ml_TreeEnsembleRegressor(ox_k *k)
 }
 
 /* Whether every class weight names the same class: a binary classifier scoring only
- * the positive class. */
+ * the positive class. With weights all positive its score s is a probability: [1 - s, s],
+ * positive above 0.5; else a margin: [-s, s], positive above 0 (as onnxruntime decides;
+ * the spec says nothing, the ONNX reference implementation always writes [1 - s, s]). */
 static bool one_class_id(ox_k *k)
 {
 	const int64_t *id;
@@ -372,7 +376,15 @@ int ox_ml_TreeEnsembleClassifier(ox_k *k)
 		return -1;
 	if (ncls < 1)
 		return ox_kfail(k, "classlabels_int64s or classlabels_strings is required");
-	bool binary = one_class_id(k);
+	bool binary = one_class_id(k), allpos = true;
+	double *cw;
+	int64_t ncw;
+	if (binary && ox_ml_floats(k, "class_weights", &cw, &ncw) < 0)
+		return -1;
+	for (int64_t i = 0; binary && i < ncw; i++)
+		allpos = allpos && cw[i] >= 0;
+	if (binary)
+		free(cw);
 	int64_t w = binary && ncls == 1 ? 2 : ncls;
 	double *base = NULL, *x = NULL, *s = NULL;
 	int64_t *idx = NULL;
@@ -390,10 +402,15 @@ int ox_ml_TreeEnsembleClassifier(ox_k *k)
 	for (int64_t r = n - 1; rc == 0 && w != ncls && r >= 0; r--) /* widen rows of 1 to 2 */
 		s[r * 2] = s[r], s[r * 2 + 1] = 0;
 	for (int64_t r = 0; rc == 0 && r < n; r++) {
-		if (binary)
-			ox_ml_binary_scores(s[r * w], pt, s + r * w);
-		else
-			ox_ml_post(pt, s + r * w, w);
+		if (binary) {
+			double v = s[r * w];
+			ox_ml_binary_scores(v, pt, s + r * w);
+			if (pt == OX_PT_NONE && !allpos)
+				s[r * w] = -v;
+			idx[r] = v > (allpos ? 0.5 : 0);
+			continue;
+		}
+		ox_ml_post(pt, s + r * w, w);
 		idx[r] = 0;
 		for (int64_t j = 1; j < w; j++)
 			idx[r] = s[r * w + j] > s[r * w + idx[r]] ? j : idx[r];
@@ -552,6 +569,7 @@ int ox_ml_TreeEnsemble(ox_k *k)
 		rc = v5_forest(k, &V, &F, nt);
 	if (rc == 0 && (!(x = ox_ml_rows_any(k, xv, &n, &c)) || check_features(k, &F, c) < 0))
 		rc = -1;
+	F.single = xv->type != OX_DOUBLE;
 	if (rc == 0 && !(s = malloc((size_t)(n * nt + 1) * sizeof *s)))
 		rc = ox_kfail(k, "out of memory");
 	if (rc == 0) /* pt numbers the spec's way: 1 SOFTMAX, 2 LOGISTIC (onnxruntime swaps them) */
