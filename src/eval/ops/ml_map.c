@@ -66,7 +66,8 @@ static int by_key(const void *a, const void *b)
 }
 
 /* Stores value j of the map (float or string) as element i of y (float, int64 or
- * string): strings to numbers as strtod reads them, numbers to their shortest text. */
+ * string): strings to numbers as strtod reads them, numbers to the shortest text that
+ * reads back as them (onnxruntime writes six decimals; the spec says nothing). */
 static int cast_value(ox_k *k, const ox_val *v, int64_t j, ox_val *y, int64_t i)
 {
 	if (v->type == OX_STRING) {
@@ -86,7 +87,12 @@ static int cast_value(ox_k *k, const ox_val *v, int64_t j, ox_val *y, int64_t i)
 		return 0;
 	}
 	char buf[32];
-	snprintf(buf, sizeof buf, "%.9g", d);
+	for (int p = 1; p <= 17; p++) { /* the shortest text that reads back as the value */
+		snprintf(buf, sizeof buf, "%.*g", p, d);
+		double back = strtod(buf, NULL);
+		if (v->type == OX_FLOAT ? (float)back == (float)d : back == d)
+			break;
+	}
 	return ox_str_set(&((ox_str *)y->data)[i], buf, strlen(buf)) ? 0 : ox_kfail(k, "out of memory");
 }
 

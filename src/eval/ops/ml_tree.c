@@ -504,7 +504,7 @@ static int v5_node(ox_k *k, const v5 *V, forest *F, int64_t i, int64_t *mem_at, 
 		return ox_kfail(k, "node %lld leads to a node or leaf that does not exist", (long long)i);
 	if (nd->mode == MEMBER) { /* the next NaN-delimited run of membership_values */
 		nd->lo = *mem_at;
-		while (*mem_at < V->nmem && !isnan(V->mem[*mem_at]))
+		while (*mem_at < V->nmem && !isnan(F->m[*mem_at]))
 			(*mem_at)++;
 		nd->hi = *mem_at;
 		if (*mem_at >= V->nmem && nd->lo == nd->hi)
