@@ -173,8 +173,13 @@ int ox_ml_DictVectorizer(ox_k *k)
 		int64_t j = 0;
 		while (j < nv && !same_key(keys, i, voc, (size_t)j))
 			j++;
+		if (j == nv && str) {
+			const ox_str *key = &((const ox_str *)keys->data)[i];
+			return ox_kfail(k, "map key \"%.*s\" is not in string_vocabulary", (int)(key->n > 60 ? 60 : key->n),
+					key->p ? key->p : "");
+		}
 		if (j == nv)
-			return ox_kfail(k, "map key %lld (of %lld) is not in the vocabulary", (long long)i, (long long)keys->count);
+			return ox_kfail(k, "map key %lld is not in int64_vocabulary", (long long)((const int64_t *)keys->data)[i]);
 		const char *src = (const char *)vals->data + (size_t)i * es;
 		if (vals->type != OX_STRING)
 			memcpy((char *)y->data + (size_t)j * es, src, es);
