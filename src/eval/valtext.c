@@ -180,7 +180,7 @@ static ox_val *map_column(scan *S, int type, size_t n, const buf *body, size_t a
 	ox_val *v = NULL;
 	Onnx__TensorProto *tp = NULL;
 	char msg[OX_MSG];
-	if (t.failed) {
+	if (t.failed || body->failed) {
 		scan_fail(S, ONNXTXT_ERR_NOMEM, at, "%s", "out of memory");
 	} else if (OnnxParser_ParseTensor(t.p, t.n, &tp, S->err) != ONNXTXT_OK) {
 		snprintf(msg, sizeof msg, "the map's %s: %s", what, S->err->message);

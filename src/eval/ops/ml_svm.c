@@ -118,13 +118,13 @@ static void svc_row(const svc *S, const double *x, double *kern, double *scores,
 		}
 }
 
-/* Pairwise coupling of Platt probabilities into class probabilities (libsvm). */
-static void svc_proba(const svc *S, const double *scores, double *P)
+/* Pairwise coupling of Platt probabilities into class probabilities (libsvm); R has
+ * room for 2 K^2 + K doubles. */
+static void svc_proba(const svc *S, const double *scores, double *P, double *R)
 {
 	int64_t K = S->ncls, e = 0;
-	double *R = calloc((size_t)(K * K * 2 + K), sizeof *R), *Q = R + K * K, *Qp = Q + K * K;
-	if (!R)
-		return;
+	double *Q = R + K * K, *Qp = Q + K * K;
+	memset(R, 0, (size_t)(K * K * 2 + K) * sizeof *R);
 	for (int64_t i = 0; i < K; i++)
 		for (int64_t j = i + 1; j < K; j++, e++) {
 			double v = 1 - ox_ml_logistic(scores[e] * S->pa[e] + S->pb[e]);
@@ -163,7 +163,6 @@ static void svc_proba(const svc *S, const double *scores, double *P)
 			}
 		}
 	}
-	free(R);
 }
 
 static int svc_setup(ox_k *k, svc *S)
@@ -235,7 +234,8 @@ static int64_t svc_final(const svc *S, int pt, double *sc, int64_t *w, const dou
 
 /* Decision values (and votes) of every row into sc[n * stride]; probabilities instead
  * when prob_a is given. */
-static void svc_scores(const svc *S, const double *x, int64_t n, double *sc, int64_t stride, double *votes, double *kern)
+static void svc_scores(const svc *S, const double *x, int64_t n, double *sc, int64_t stride, double *votes, double *kern,
+		       double *work)
 {
 	int64_t pairs = S->ncls * (S->ncls - 1) / 2;
 	for (int64_t r = 0; r < n; r++) {
@@ -248,7 +248,7 @@ static void svc_scores(const svc *S, const double *x, int64_t n, double *sc, int
 		}
 		svc_row(S, xr, kern, kern + S->nvec, votes + r * S->ncls);
 		if (S->npa > 0)
-			svc_proba(S, kern + S->nvec, o);
+			svc_proba(S, kern + S->nvec, o, work);
 		else
 			memcpy(o, kern + S->nvec, (size_t)pairs * sizeof *o);
 	}
@@ -269,15 +269,16 @@ int ox_ml_SVMClassifier(ox_k *k)
 	bool svc_mode = S.nvec > 0, proba = svc_mode && S.npa > 0;
 	int64_t pairs = S.ncls * (S.ncls - 1) / 2, w = !svc_mode || proba ? S.ncls : pairs, stride = w < 2 ? 2 : w;
 	double *sc = rc ? NULL : calloc((size_t)(n * stride + n * S.ncls + S.nvec + pairs + 2), sizeof *sc);
+	double *work = rc ? NULL : malloc((size_t)(2 * S.ncls * S.ncls + S.ncls) * sizeof *work);
 	int64_t *idx = rc ? NULL : malloc((size_t)(n ? n : 1) * sizeof *idx), outw = w;
-	if (rc == 0 && (!sc || !idx))
+	if (rc == 0 && (!sc || !idx || !work))
 		rc = ox_kfail(k, "out of memory");
 	if (rc == 0) {
 		double *votes = sc + n * stride, *kern = votes + n * S.ncls;
 		bool allpos = true;
 		for (int64_t i = 0; i < S.ncoef; i++)
 			allpos = allpos && S.coef[i] >= 0;
-		svc_scores(&S, x, n, sc, stride, votes, kern);
+		svc_scores(&S, x, n, sc, stride, votes, kern, work);
 		for (int64_t r = 0; r < n; r++) {
 			int64_t wr = w;
 			idx[r] = svc_final(&S, pt, sc + r * stride, &wr, svc_mode ? votes + r * S.ncls : NULL, proba, allpos);
@@ -290,6 +291,7 @@ int ox_ml_SVMClassifier(ox_k *k)
 			rc = ox_ml_out_scores(k, 1, sc, n, outw);
 	}
 	free(S.start);
+	free(work);
 	free(idx);
 	free(sc);
 	free(x);
