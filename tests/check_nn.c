@@ -1,6 +1,7 @@
 /* Unit tests for the pooling, normalization, softmax and reduction kernels: every vector
- * table against the scalar one over many sizes, the vector exp against a correctly rounded
- * one, and pooling against a naive reference built here from the spec's formulas. */
+ * table against the scalar one over many sizes (the ai.onnx.ml dot products too), the vector
+ * exp against a correctly rounded one, and pooling against a naive reference built here
+ * from the spec's formulas. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 
 #include "eval/simd/cpu.h"
 #include "eval/ops/nn.h"
+#include "eval/simd/ml_simd.h"
 #include "testutil.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -191,6 +193,34 @@ START_TEST(vec_reductions)
 		}
 		ck_assert(isinf(v->max(NULL, 0)) && v->max(NULL, 0) < 0);
 		ck_assert(isinf(v->min(NULL, 0)) && v->min(NULL, 0) > 0);
+	}
+}
+END_TEST
+
+/* The ai.onnx.ml dot products and squared distances of every level against the scalar
+ * ones, over lengths around the vector widths, with misaligned starts. */
+START_TEST(vec_ml_dot)
+{
+	const ox_ml_vec *s = ox_ml_vec_level(OX_CPU_SCALAR);
+	for (size_t l = 0; l < 2; l++) {
+		const ox_ml_vec *v = ox_ml_vec_level(levels[l]);
+		if (!v)
+			continue;
+		for (int si = 0; si < NSIZES; si++) {
+			int64_t n = sizes[si];
+			double *a = malloc((size_t)(n + 1) * sizeof *a);
+			float *b = malloc((size_t)(n + 1) * sizeof *b);
+			for (int64_t i = 0; i <= n; i++)
+				a[i] = unif(-10, 10), b[i] = (float)unif(-10, 10);
+			double sd = s->dot(a + 1, b + 1, n), vd = v->dot(a + 1, b + 1, n);
+			double sq = s->sqdist(a + 1, b + 1, n), vq = v->sqdist(a + 1, b + 1, n);
+			REQUIRE(fabs(vd - sd) <= 1e-12 * (1 + n * 100.0), "level %d dot n=%lld: %.17g vs %.17g", levels[l],
+				(long long)n, vd, sd);
+			REQUIRE(fabs(vq - sq) <= 1e-12 * (1 + sq), "level %d sqdist n=%lld: %.17g vs %.17g", levels[l],
+				(long long)n, vq, sq);
+			free(a);
+			free(b);
+		}
 	}
 }
 END_TEST
@@ -842,6 +872,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, vec_reductions);
 	tcase_add_test(tc, vec_accumulators);
+	tcase_add_test(tc, vec_ml_dot);
 	tcase_add_test(tc, vec_exp_shift);
 	tcase_add_test(tc, vec_exp_accuracy);
 	tcase_add_test(tc, vec_pool2d);

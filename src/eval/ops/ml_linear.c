@@ -4,19 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../simd/ml_simd.h"
 #include "ml.h"
 
 /* s[r * t + j] = intercept[j] + X[r] . coef[j] for t targets over c features. */
 static void linear_scores(const double *x, int64_t n, int64_t c, const float *coef, int64_t t, const float *icpt,
 			  int64_t nicpt, double *s)
 {
+	const ox_ml_vec *v = ox_ml_vec_get();
 	for (int64_t r = 0; r < n; r++)
-		for (int64_t j = 0; j < t; j++) {
-			double acc = nicpt > 0 ? icpt[nicpt == 1 ? 0 : j] : 0;
-			for (int64_t f = 0; f < c; f++)
-				acc += x[r * c + f] * coef[j * c + f];
-			s[r * t + j] = acc;
-		}
+		for (int64_t j = 0; j < t; j++)
+			s[r * t + j] = (nicpt > 0 ? icpt[nicpt == 1 ? 0 : j] : 0) + v->dot(x + r * c, coef + j * c, c);
 }
 
 /* Reads X and the coefficients; *t is the number of coefficient rows (from the

@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../simd/ml_simd.h"
 #include "ml.h"
 
 typedef struct svm {
 	int kernel; /* 0 LINEAR, 1 POLY, 2 RBF, 3 SIGMOID */
 	double gamma, coef0, degree;
 	int64_t c;  /* features */
+	const ox_ml_vec *v;
 } svm;
 
 static int svm_setup(ox_k *k, svm *m)
@@ -27,19 +29,15 @@ static int svm_setup(ox_k *k, svm *m)
 	const float *p;
 	int64_t np = ox_attr_floats(k, "kernel_params", &p);
 	m->gamma = np > 0 ? p[0] : 0, m->coef0 = np > 1 ? p[1] : 0, m->degree = np > 2 ? (double)(int64_t)p[2] : 0;
+	m->v = ox_ml_vec_get();
 	return 0;
 }
 
 static double kernel_dot(const svm *m, int kernel, const double *a, const float *b)
 {
-	double s = 0;
-	if (kernel == 2) {
-		for (int64_t i = 0; i < m->c; i++)
-			s += (a[i] - b[i]) * (a[i] - b[i]);
-		return exp(-m->gamma * s);
-	}
-	for (int64_t i = 0; i < m->c; i++)
-		s += a[i] * b[i];
+	if (kernel == 2)
+		return exp(-m->gamma * m->v->sqdist(a, b, m->c));
+	double s = m->v->dot(a, b, m->c);
 	if (kernel == 1)
 		return pow(s * m->gamma + m->coef0, m->degree);
 	if (kernel == 3)
