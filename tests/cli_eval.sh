@@ -154,6 +154,20 @@ END
 if run 1 "a tree whose nodes form a cycle is an error" run cycle.onnxtxt --input 'X=float[1, 1] {1}'; then
 	check "cycle message" "has err.txt 'tree 0 does not end in a leaf (its nodes form a cycle)'"
 fi
+cat >hostile.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 1]>
+g (float[2, 2] X) => (float[2, 1] Y, float[2, 1] W) {
+  Y = ai.onnx.ml.LinearRegressor <coefficients = [1.0, 2.0], targets = 4611686018427387904> (X)
+  W = ai.onnx.ml.TreeEnsembleRegressor <n_targets = 4611686018427387904, nodes_treeids = [0], nodes_nodeids = [0], nodes_featureids = [0], nodes_modes = ["LEAF"], nodes_values = [0.0], nodes_truenodeids = [0], nodes_falsenodeids = [0]> (X)
+}
+END
+if run 1 "a huge targets attribute is an error, not an overflow" run hostile.onnxtxt --input 'X=float[2, 2] {1, 2, 3, 4}'; then
+	check "targets message" "has err.txt 'do not fit 2 features and 4611686018427387904 targets or classes'"
+fi
+sed 's/^  Y = .*//; s/float\[2, 1\] Y, //' hostile.onnxtxt >hostile2.onnxtxt
+if run 1 "a huge n_targets is an error" run hostile2.onnxtxt --input 'X=float[2, 2] {1, 2, 3, 4}'; then
+	check "n_targets message" "has err.txt 'n_targets is 4611686018427387904; expected 1 to 2^36'"
+fi
 
 sed '/#@ expect/s/{1, 2, 3, 4}/{1, 2, 3, 5}/' id.onnxtxt >fail.onnxtxt
 if run 0 "test passes a passing case" test id.onnxtxt; then

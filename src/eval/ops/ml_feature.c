@@ -88,8 +88,8 @@ int ox_ml_FeatureVectorizer(ox_k *k)
 			rows = x->dims[0];
 		if (n >= 0 && rows != n)
 			return ox_kfail(k, "input %d has %lld rows, input 0 has %lld", i, (long long)rows, (long long)n);
-		if (dim[i] < 0)
-			return ox_kfail(k, "inputdimensions[%d] is negative", i);
+		if (dim[i] < 0 || dim[i] > OX_MAX_ELEMENTS)
+			return ox_kfail(k, "inputdimensions[%d] is %lld; expected 0 to 2^36", i, (long long)dim[i]);
 		n = rows;
 		total += dim[i];
 	}

@@ -32,7 +32,8 @@ static double *linear_setup(ox_k *k, int64_t *n, int64_t *c, const float **coef,
 		nc = 0;
 	if (*t <= 0)
 		*t = *c ? nc / *c : 0;
-	if (nc != *t * *c || (*nicpt > 0 && *nicpt != *t && *nicpt != 1)) {
+	bool fits = *c ? nc % *c == 0 && nc / *c == *t : nc == 0; /* nc == t * c, without overflow */
+	if (!fits || (*nicpt > 0 && *nicpt != *t && *nicpt != 1)) {
 		ox_kfail(k, "%lld coefficients and %lld intercepts do not fit %lld features and %lld targets or classes",
 			 (long long)nc, (long long)(*nicpt < 0 ? 0 : *nicpt), (long long)*c, (long long)*t);
 		free(d);

@@ -33,6 +33,12 @@ static int svm_setup(ox_k *k, svm *m)
 	return 0;
 }
 
+/* Whether total == rows * cols, without overflowing. */
+static bool is_product(int64_t total, int64_t rows, int64_t cols)
+{
+	return cols ? total >= 0 && total % cols == 0 && total / cols == rows : total == 0 || rows == 0;
+}
+
 static double kernel_dot(const svm *m, int kernel, const double *a, const float *b)
 {
 	if (kernel == 2)
@@ -60,7 +66,7 @@ int ox_ml_SVMRegressor(ox_k *k)
 	int64_t ncoef = ox_attr_floats(k, "coefficients", &coef), nsv = ox_attr_floats(k, "support_vectors", &sv);
 	int64_t nrho = ox_attr_floats(k, "rho", &rho);
 	bool one = ox_attr_int(k, "one_class", 0) != 0;
-	if (ns < 0 || nrho < 1 || ncoef != (ns > 0 ? ns : m.c) || (ns > 0 && nsv != ns * m.c)) {
+	if (ns < 0 || nrho < 1 || ncoef != (ns > 0 ? ns : m.c) || (ns > 0 && !is_product(nsv, ns, m.c))) {
 		free(x);
 		return ox_kfail(k, "%lld coefficients, %lld support vector values and %lld rho do not fit %lld supports of "
 				"%lld features", (long long)ncoef, (long long)nsv, (long long)nrho, (long long)ns, (long long)m.c);
@@ -179,16 +185,18 @@ static int svc_setup(ox_k *k, svc *S)
 	if (!(S->start = malloc((size_t)(S->ncls + 1) * sizeof *S->start)))
 		return ox_kfail(k, "out of memory");
 	for (int64_t i = 0; nper > 0 && i < S->ncls; i++) {
-		if (S->per[i] < 0)
-			return ox_kfail(k, "vectors_per_class[%lld] is negative", (long long)i);
+		if (S->per[i] < 0 || S->per[i] > nsv - S->nvec)
+			return ox_kfail(k, "vectors_per_class[%lld] is %lld: negative, or more vectors than support_vectors "
+					   "holds", (long long)i, (long long)S->per[i]);
 		S->start[i] = S->nvec, S->nvec += S->per[i];
 	}
 	int64_t pairs = S->ncls * (S->ncls - 1) / 2;
-	if (S->nvec > 0 && (nsv != S->nvec * S->m.c || S->ncoef != (S->ncls - 1) * S->nvec || S->nrho < pairs))
+	if (S->nvec > 0 && (!is_product(nsv, S->nvec, S->m.c) || !is_product(S->ncoef, S->nvec, S->ncls - 1) ||
+			    S->nrho < pairs))
 		return ox_kfail(k, "support vectors (%lld values), coefficients (%lld) and rho (%lld) do not fit %lld "
 				"vectors of %lld features in %lld classes", (long long)nsv, (long long)S->ncoef,
 				(long long)S->nrho, (long long)S->nvec, (long long)S->m.c, (long long)S->ncls);
-	if (S->nvec == 0 && (S->ncoef != S->ncls * S->m.c || S->nrho < 1))
+	if (S->nvec == 0 && (!is_product(S->ncoef, S->ncls, S->m.c) || S->nrho < 1))
 		return ox_kfail(k, "%lld coefficients and %lld rho do not fit a linear model of %lld classes over %lld features",
 				(long long)S->ncoef, (long long)S->nrho, (long long)S->ncls, (long long)S->m.c);
 	if (S->npa > 0 && (S->npa < pairs || npb < pairs))

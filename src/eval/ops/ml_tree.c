@@ -329,8 +329,8 @@ int ox_ml_TreeEnsembleRegressor(ox_k *k)
 	int agg = agg_of(k), pt = ox_ml_post_transform(k);
 	if (agg < 0 || pt < 0)
 		return -1;
-	if (nt < 1)
-		return ox_kfail(k, "n_targets is %lld; expected at least 1", (long long)nt);
+	if (nt < 1 || nt > OX_MAX_ELEMENTS)
+		return ox_kfail(k, "n_targets is %lld; expected 1 to 2^36", (long long)nt);
 	double *base = NULL, *x = NULL, *s = NULL;
 	int rc = legacy_forest(k, &F, "target", nt);
 	if (rc == 0)
@@ -339,6 +339,8 @@ int ox_ml_TreeEnsembleRegressor(ox_k *k)
 		rc = ox_kfail(k, "base_values has %lld values for %lld targets", (long long)nbase, (long long)nt);
 	if (rc == 0 && !(x = forest_rows(k, &F, &n, &c)))
 		rc = -1;
+	if (rc == 0 && n > OX_MAX_ELEMENTS / nt)
+		rc = ox_kfail(k, "%lld rows of %lld targets exceed the limit of 2^36 elements", (long long)n, (long long)nt);
 	if (rc == 0 && !(s = malloc((size_t)(n * nt + 1) * sizeof *s)))
 		rc = ox_kfail(k, "out of memory");
 	if (rc == 0)
@@ -555,8 +557,8 @@ int ox_ml_TreeEnsemble(ox_k *k)
 		return ox_kfail(k, "input X has element type %s; expected float, double or float16", ox_type_name(xv->type));
 	const Onnx__AttributeProto *na = ox_attr(k, "n_targets");
 	int64_t nt = na ? na->i : 0, agg = ox_attr_int(k, "aggregate_function", 1), pt = ox_attr_int(k, "post_transform", 0);
-	if (nt < 1)
-		return ox_kfail(k, "n_targets is required and at least 1");
+	if (nt < 1 || nt > OX_MAX_ELEMENTS)
+		return ox_kfail(k, "n_targets is required, from 1 to 2^36");
 	if (agg < 0 || agg > 3 || pt < 0 || pt > 4)
 		return ox_kfail(k, "aggregate_function %lld (0 to 3) or post_transform %lld (0 to 4) is out of range",
 				(long long)agg, (long long)pt);
@@ -570,6 +572,8 @@ int ox_ml_TreeEnsemble(ox_k *k)
 	if (rc == 0 && (!(x = ox_ml_rows_any(k, xv, &n, &c)) || check_features(k, &F, c) < 0))
 		rc = -1;
 	F.single = xv->type != OX_DOUBLE;
+	if (rc == 0 && n > OX_MAX_ELEMENTS / nt)
+		rc = ox_kfail(k, "%lld rows of %lld targets exceed the limit of 2^36 elements", (long long)n, (long long)nt);
 	if (rc == 0 && !(s = malloc((size_t)(n * nt + 1) * sizeof *s)))
 		rc = ox_kfail(k, "out of memory");
 	if (rc == 0) /* pt numbers the spec's way: 1 SOFTMAX, 2 LOGISTIC (onnxruntime swaps them) */
