@@ -144,8 +144,8 @@ static bool expect_char(scan *S, char c, const char *what)
 	return false;
 }
 
-/* Appends the literal at S->pos, up to stop or '}' outside quotes, to b (with a ", "
- * before all but the first); false when it is empty or the text ends. */
+/* Appends the literal at S->pos, up to stop, ',' or '}' outside quotes or the end of the
+ * text, to b (with a ", " before all but the first); false when it is empty. */
 static bool map_literal(scan *S, char stop, buf *b, size_t n)
 {
 	skip_space(S);
@@ -159,7 +159,7 @@ static bool map_literal(scan *S, char stop, buf *b, size_t n)
 	size_t e = i;
 	while (e > S->pos && is_space(S->t[e - 1]))
 		e--;
-	if (i >= S->len || e == S->pos)
+	if (e == S->pos)
 		return false;
 	if (n)
 		put(b, ", ", 2);
