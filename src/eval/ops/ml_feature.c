@@ -145,7 +145,8 @@ int ox_ml_Imputer(ox_k *k)
 	return 0;
 }
 
-/* Each row divided by its MAX, L1 or L2 norm, as float. */
+/* Each row divided by its MAX (the largest value, not magnitude), L1 or L2 norm, as
+ * float; a row whose divisor is 0 stays as it is (the spec's zero-divisor rule). */
 int ox_ml_Normalizer(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
@@ -168,7 +169,7 @@ int ox_ml_Normalizer(ox_k *k)
 			s = mode == 0 ? (row[j] > s ? row[j] : s) : mode == 1 ? s + fabs(row[j]) : s + row[j] * row[j];
 		if (mode == 2)
 			s = sqrt(s);
-		for (int64_t j = 0; j < c; j++)
+		for (int64_t j = 0; j < c && s != 0; j++)
 			row[j] /= s;
 	}
 	ox_val *y = ox_out_tensor(k, 0, OX_FLOAT, x->rank, x->dims);
