@@ -354,42 +354,72 @@ int ox_ml_TreeEnsembleRegressor(ox_k *k)
 	return rc;
 }
 
-/* Whether every class weight names the same class: a binary classifier scoring only
- * the positive class. With weights all positive its score s is a probability: [1 - s, s],
- * positive above 0.5; else a margin: [-s, s], positive above 0 (as onnxruntime decides;
- * the spec says nothing, the ONNX reference implementation always writes [1 - s, s]). */
-static bool one_class_id(ox_k *k)
+/* A binary classifier: every class weight names the same class (id), so that only the
+ * positive class is scored. With weights all positive its score s is a probability:
+ * [1 - s, s], positive above 0.5; else a margin: [-s, s], positive above 0. Scores in
+ * column 1 leave column 0 as it is (as onnxruntime decides; the spec says nothing, the
+ * ONNX reference implementation always writes [1 - s, s] from column 0). */
+typedef struct binary {
+	bool on, allpos;
+	int64_t id;
+} binary;
+
+static int binary_of(ox_k *k, int64_t ncls, binary *b)
 {
 	const int64_t *id;
-	int64_t n = ox_attr_ints(k, "class_ids", &id);
+	int64_t n = ox_attr_ints(k, "class_ids", &id), ncw;
+	*b = (binary){n > 0, true, n > 0 ? id[0] : 0};
 	for (int64_t i = 1; i < n; i++)
-		if (id[i] != id[0])
-			return false;
-	return n > 0;
+		b->on = b->on && id[i] == id[0];
+	b->on = b->on && b->id >= 0 && b->id < ncls;
+	double *cw;
+	if (!b->on || ox_ml_floats(k, "class_weights", &cw, &ncw) < 0)
+		return b->on ? -1 : 0;
+	for (int64_t i = 0; i < ncw; i++)
+		b->allpos = b->allpos && cw[i] >= 0;
+	free(cw);
+	return 0;
+}
+
+/* Final scores (rows of w) and label indices from the sums s (rows of ncls). */
+static void classify(const binary *b, int pt, double *s, int64_t n, int64_t ncls, int64_t w, int64_t *idx)
+{
+	for (int64_t r = n - 1; w != ncls && r >= 0; r--) /* widen rows of 1 to 2 */
+		s[r * 2] = s[r], s[r * 2 + 1] = 0;
+	for (int64_t r = 0; r < n; r++) {
+		double *row = s + r * w;
+		if (b->on) { /* the scored column writes the other only when it is column 0 */
+			double v = row[w == ncls ? b->id : 0];
+			if (w != ncls || b->id == 0) {
+				ox_ml_binary_scores(v, pt, row);
+				if (pt == OX_PT_NONE && !b->allpos)
+					row[0] = -v;
+			} else {
+				ox_ml_post(pt, row, w);
+			}
+			idx[r] = v > (b->allpos ? 0.5 : 0);
+			continue;
+		}
+		ox_ml_post(pt, row, w);
+		idx[r] = 0;
+		for (int64_t j = 1; j < w; j++)
+			idx[r] = row[j] > row[idx[r]] ? j : idx[r];
+	}
 }
 
 int ox_ml_TreeEnsembleClassifier(ox_k *k)
 {
 	forest F = {0};
+	binary b;
 	const Onnx__AttributeProto *ai = ox_attr(k, "classlabels_int64s"), *as = ox_attr(k, "classlabels_strings");
 	int64_t ncls = as && as->n_strings ? (int64_t)as->n_strings : ai ? (int64_t)ai->n_ints : 0, n, c, nbase;
 	int pt = ox_ml_post_transform(k);
-	if (pt < 0)
+	if (pt < 0 || binary_of(k, ncls, &b) < 0)
 		return -1;
 	if (ncls < 1)
 		return ox_kfail(k, "classlabels_int64s or classlabels_strings is required");
-	bool binary = one_class_id(k), allpos = true;
-	double *cw;
-	int64_t ncw;
-	if (binary && ox_ml_floats(k, "class_weights", &cw, &ncw) < 0)
-		return -1;
-	for (int64_t i = 0; binary && i < ncw; i++)
-		allpos = allpos && cw[i] >= 0;
-	if (binary)
-		free(cw);
-	int64_t w = binary && ncls == 1 ? 2 : ncls;
+	int64_t w = b.on && ncls == 1 ? 2 : ncls, *idx = NULL;
 	double *base = NULL, *x = NULL, *s = NULL;
-	int64_t *idx = NULL;
 	int rc = legacy_forest(k, &F, "class", ncls);
 	if (rc == 0)
 		rc = ox_ml_floats(k, "base_values", &base, &nbase);
@@ -401,22 +431,8 @@ int ox_ml_TreeEnsembleClassifier(ox_k *k)
 		rc = ox_kfail(k, "out of memory");
 	if (rc == 0)
 		rc = forest_scores(k, &F, x, n, c, AGG_SUM, base, nbase, -1, s, ncls);
-	for (int64_t r = n - 1; rc == 0 && w != ncls && r >= 0; r--) /* widen rows of 1 to 2 */
-		s[r * 2] = s[r], s[r * 2 + 1] = 0;
-	for (int64_t r = 0; rc == 0 && r < n; r++) {
-		if (binary) {
-			double v = s[r * w];
-			ox_ml_binary_scores(v, pt, s + r * w);
-			if (pt == OX_PT_NONE && !allpos)
-				s[r * w] = -v;
-			idx[r] = v > (allpos ? 0.5 : 0);
-			continue;
-		}
-		ox_ml_post(pt, s + r * w, w);
-		idx[r] = 0;
-		for (int64_t j = 1; j < w; j++)
-			idx[r] = s[r * w + j] > s[r * w + idx[r]] ? j : idx[r];
-	}
+	if (rc == 0)
+		classify(&b, pt, s, n, ncls, w, idx);
 	if (rc == 0)
 		rc = ox_ml_labels(k, 0, idx, n, "classlabels_int64s", "classlabels_strings");
 	if (rc == 0 && k->nout > 1)
