@@ -225,6 +225,51 @@ START_TEST(vec_ml_dot)
 }
 END_TEST
 
+/* Random complete trees of depth 6 in one array (node i's children 2i+1, 2i+2, the last
+ * level leaves), each mode, NaN features here and there: every level's walk reaches the
+ * scalar walk's leaves, from several roots, over row counts around the vector width; a
+ * node sent back to the root makes every row a cycle (-1). */
+START_TEST(vec_ml_walk)
+{
+	enum { DEPTH = 6, NN = (1 << (DEPTH + 1)) - 1, C = 5 };
+	int32_t feat[NN], t[NN], f[NN], nan_true[NN];
+	double split[NN];
+	for (int i = 0; i < NN; i++) {
+		bool leaf = i >= NN / 2;
+		feat[i] = leaf ? 0 : (int32_t)irand(0, C - 1), t[i] = leaf ? -1 : 2 * i + 1, f[i] = leaf ? -1 : 2 * i + 2;
+		nan_true[i] = irand(0, 1) ? -1 : 0, split[i] = unif(-1, 1);
+	}
+	const ox_ml_vec *s = ox_ml_vec_level(OX_CPU_SCALAR);
+	for (int mode = 0; mode < 4; mode++)
+		for (size_t l = 0; l < 2; l++) {
+			const ox_ml_vec *v = ox_ml_vec_level(levels[l]);
+			if (!v)
+				continue;
+			ox_ml_trees T = {mode, NN, feat, t, f, nan_true, split};
+			for (int64_t n = 0; n < 23; n++) {
+				double *x = malloc((size_t)(n * C + 1) * sizeof *x);
+				for (int64_t i = 0; i < n * C; i++)
+					x[i] = irand(0, 9) ? unif(-1, 1) : NAN;
+				int32_t a[23], b[23];
+				for (int32_t root = 0; root < 3; root++) {
+					s->walk(&T, root, x, n, C, a);
+					v->walk(&T, root, x, n, C, b);
+					for (int64_t r = 0; r < n; r++)
+						REQUIRE(a[r] == b[r] && a[r] >= NN / 2, "level %d mode %d n=%lld root %d row %lld: %d vs %d",
+							levels[l], mode, (long long)n, root, (long long)r, b[r], a[r]);
+				}
+				int32_t t0 = t[0], f0 = f[0];
+				t[0] = f[0] = 0; /* a cycle */
+				v->walk(&T, 0, x, n, C, b);
+				for (int64_t r = 0; r < n; r++)
+					REQUIRE(b[r] == -1, "cycle: row %lld reached %d", (long long)r, b[r]);
+				t[0] = t0, f[0] = f0;
+				free(x);
+			}
+		}
+}
+END_TEST
+
 START_TEST(vec_accumulators)
 {
 	const ox_nn_vec *s = ox_nn_vec_level(OX_CPU_SCALAR);
@@ -873,6 +918,7 @@ int main(void)
 	tcase_add_test(tc, vec_reductions);
 	tcase_add_test(tc, vec_accumulators);
 	tcase_add_test(tc, vec_ml_dot);
+	tcase_add_test(tc, vec_ml_walk);
 	tcase_add_test(tc, vec_exp_shift);
 	tcase_add_test(tc, vec_exp_accuracy);
 	tcase_add_test(tc, vec_pool2d);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../simd/ml_simd.h"
 #include "ml.h"
 
 enum { LEQ, LT, GTE, GT, EQ, NEQ, MEMBER, LEAF };
@@ -25,6 +26,9 @@ typedef struct forest {
 	double *w, *m;     /* weights; membership sets */
 	bool nan_compare;  /* opset 5 TreeEnsemble: NaN takes the branch its comparison gives, or true when tracked */
 	bool single;       /* sums round to float after each weight, as for float input onnxruntime does */
+	ox_ml_trees flat;  /* when every node has one ordered mode: the forest for ox_ml_vec.walk */
+	int32_t *flat_mem;
+	double *flat_split;
 } forest;
 
 static void forest_free(forest *F)
@@ -34,6 +38,8 @@ static void forest_free(forest *F)
 	free(F->target);
 	free(F->w);
 	free(F->m);
+	free(F->flat_mem);
+	free(F->flat_split);
 }
 
 static bool branch(const forest *F, const tnode *nd, double x)
@@ -78,20 +84,40 @@ static int check_features(ox_k *k, const forest *F, int64_t c)
 	return 0;
 }
 
+/* The flat form of F (F->flat) when every internal node has the same ordered mode, the
+ * form ox_ml_vec.walk takes; otherwise F->flat.t stays NULL. Returns -1 only after
+ * failing (out of memory). */
+static int flatten(ox_k *k, forest *F)
+{
+	int mode = -1;
+	for (int64_t i = 0; i < F->nnodes; i++)
+		if (F->nodes[i].mode != LEAF && (mode = mode < 0 ? F->nodes[i].mode : mode) != F->nodes[i].mode)
+			return 0;
+	if (mode > GT || F->nnodes >= INT32_MAX / 2)
+		return 0;
+	size_t nn = (size_t)F->nnodes;
+	if (!(F->flat_mem = malloc(4 * nn * sizeof(int32_t))) || !(F->flat_split = malloc(nn * sizeof(double))))
+		return ox_kfail(k, "out of memory");
+	int32_t *feat = F->flat_mem, *t = feat + nn, *f = t + nn, *nan_true = f + nn;
+	for (size_t i = 0; i < nn; i++) {
+		const tnode *nd = &F->nodes[i];
+		bool leaf = nd->mode == LEAF;
+		feat[i] = leaf ? 0 : (int32_t)nd->feature, t[i] = leaf ? -1 : (int32_t)nd->t;
+		f[i] = leaf ? -1 : (int32_t)nd->f, nan_true[i] = nd->nan_true ? -1 : 0;
+		F->flat_split[i] = nd->split;
+	}
+	F->flat = (ox_ml_trees){mode < 0 ? 0 : mode, (int32_t)nn, feat, t, f, nan_true, F->flat_split};
+	return 0;
+}
+
+/* Scores s[n * nt]: aggregated, base values added, post_transform applied. */
 /* ---- aggregation ------------------------------------------------------------------ */
 
 enum { AGG_AVERAGE, AGG_SUM, AGG_MIN, AGG_MAX };
 
-/* s[0..nt) = the aggregate over the trees of the weights of the leaves row x reaches;
- * a target no leaf names stays 0 under MIN and MAX. */
-static int aggregate(ox_k *k, const forest *F, const double *x, int agg, double *s, bool *seen, int64_t nt)
+/* Adds the weights of a leaf to the scores s of its targets. */
+static void accumulate(const forest *F, int64_t leaf, int agg, double *s, bool *seen)
 {
-	memset(s, 0, (size_t)nt * sizeof *s);
-	memset(seen, 0, (size_t)nt * sizeof *seen);
-	for (int64_t t = 0; t < F->ntrees; t++) {
-		int64_t leaf = walk(F, t, x);
-		if (leaf < 0)
-			return ox_kfail(k, "tree %lld does not end in a leaf (its nodes form a cycle)", (long long)t);
 		for (int64_t e = F->nodes[leaf].lo; e < F->nodes[leaf].hi; e++) {
 			int64_t j = F->target[e];
 			double v = F->w[e];
@@ -103,6 +129,25 @@ static int aggregate(ox_k *k, const forest *F, const double *x, int agg, double 
 				s[j] = F->single ? (float)(s[j] + v) : s[j] + v;
 			seen[j] = true;
 		}
+}
+
+static int cycle(ox_k *k, int64_t t)
+{
+	return ox_kfail(k, "tree %lld does not end in a leaf (its nodes form a cycle)", (long long)t);
+}
+
+/* s[0..nt) = the aggregate over the trees of the weights of the leaves row x reaches (or,
+ * with leaves, of leaves[t * stride]); a target no leaf names stays 0 under MIN and MAX. */
+static int aggregate(ox_k *k, const forest *F, const double *x, const int32_t *leaves, int64_t stride, int agg,
+		     double *s, bool *seen, int64_t nt)
+{
+	memset(s, 0, (size_t)nt * sizeof *s);
+	memset(seen, 0, (size_t)nt * sizeof *seen);
+	for (int64_t t = 0; t < F->ntrees; t++) {
+		int64_t leaf = leaves ? leaves[t * stride] : walk(F, t, x);
+		if (leaf < 0)
+			return cycle(k, t);
+		accumulate(F, leaf, agg, s, seen);
 	}
 	if (agg == AGG_AVERAGE)
 		for (int64_t j = 0; j < nt; j++)
@@ -285,7 +330,7 @@ static double *forest_rows(ox_k *k, forest *F, int64_t *n, int64_t *c)
 	ox_val *x = ox_in_tensor(k, 0, true);
 	double *d = x ? ox_ml_rows(k, x, n, c) : NULL;
 	F->single = x && x->type != OX_DOUBLE;
-	if (d && check_features(k, F, *c) < 0) {
+	if (d && (check_features(k, F, *c) < 0 || flatten(k, F) < 0)) {
 		free(d);
 		return NULL;
 	}
@@ -303,21 +348,29 @@ static int agg_of(ox_k *k)
 	return ox_kfail(k, "aggregate_function '%.*s' is not AVERAGE, SUM, MIN or MAX", (int)len, s);
 }
 
-/* Scores s[n * nt]: aggregated, base values added, post_transform applied. */
+enum { BLOCK = 64 }; /* rows that walk the trees together */
+
 static int forest_scores(ox_k *k, const forest *F, const double *x, int64_t n, int64_t c, int agg, const double *base,
 			 int64_t nbase, int pt, double *s, int64_t nt)
 {
+	bool flat = F->flat.t && c >= 1 && c < (1 << 29);
 	bool *seen = malloc((size_t)(nt ? nt : 1));
-	if (!seen)
-		return ox_kfail(k, "out of memory");
-	int rc = 0;
-	for (int64_t r = 0; rc == 0 && r < n; r++) {
-		rc = aggregate(k, F, x + r * c, agg, s + r * nt, seen, nt);
-		for (int64_t j = 0; j < nt && nbase; j++)
-			s[r * nt + j] += base[nbase == 1 ? 0 : j];
-		if (pt >= 0)
-			ox_ml_post(pt, s + r * nt, nt);
+	int32_t *leaves = flat ? malloc((size_t)(F->ntrees * BLOCK + 1) * sizeof *leaves) : NULL;
+	int rc = seen && (leaves || !flat) ? 0 : ox_kfail(k, "out of memory");
+	const ox_ml_vec *v = ox_ml_vec_get();
+	for (int64_t r0 = 0; rc == 0 && r0 < n; r0 += BLOCK) {
+		int64_t nb = n - r0 < BLOCK ? n - r0 : BLOCK; /* rows r0.. walk each tree together */
+		for (int64_t t = 0; flat && t < F->ntrees; t++)
+			v->walk(&F->flat, (int32_t)F->roots[t], x + r0 * c, nb, c, leaves + t * BLOCK);
+		for (int64_t r = r0; rc == 0 && r < r0 + nb; r++) {
+			rc = aggregate(k, F, x + r * c, flat ? leaves + (r - r0) : NULL, BLOCK, agg, s + r * nt, seen, nt);
+			for (int64_t j = 0; j < nt && nbase; j++)
+				s[r * nt + j] += base[nbase == 1 ? 0 : j];
+			if (pt >= 0)
+				ox_ml_post(pt, s + r * nt, nt);
+		}
 	}
+	free(leaves);
 	free(seen);
 	return rc;
 }
@@ -585,7 +638,7 @@ int ox_ml_TreeEnsemble(ox_k *k)
 	int rc = v5_read(k, &V);
 	if (rc == 0)
 		rc = v5_forest(k, &V, &F, nt);
-	if (rc == 0 && (!(x = ox_ml_rows_any(k, xv, &n, &c)) || check_features(k, &F, c) < 0))
+	if (rc == 0 && (!(x = ox_ml_rows_any(k, xv, &n, &c)) || check_features(k, &F, c) < 0 || flatten(k, &F) < 0))
 		rc = -1;
 	F.single = xv->type != OX_DOUBLE;
 	if (rc == 0 && n > OX_MAX_ELEMENTS / nt)
