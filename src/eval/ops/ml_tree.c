@@ -353,7 +353,7 @@ enum { BLOCK = 64 }; /* rows that walk the trees together */
 static int forest_scores(ox_k *k, const forest *F, const double *x, int64_t n, int64_t c, int agg, const double *base,
 			 int64_t nbase, int pt, double *s, int64_t nt)
 {
-	bool flat = F->flat.t && c >= 1 && c < (1 << 29);
+	bool flat = F->flat.t && c >= 1 && c < (1 << 28); /* 8 rows of c: int32 offsets */
 	bool *seen = malloc((size_t)(nt ? nt : 1));
 	int32_t *leaves = flat ? malloc((size_t)(F->ntrees * BLOCK + 1) * sizeof *leaves) : NULL;
 	int rc = seen && (leaves || !flat) ? 0 : ox_kfail(k, "out of memory");

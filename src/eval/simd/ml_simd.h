@@ -21,7 +21,7 @@ typedef struct ox_ml_trees {
 typedef struct ox_ml_vec {
 	double (*dot)(const double *a, const float *b, int64_t n);    /* sum a[i] * b[i] */
 	double (*sqdist)(const double *a, const float *b, int64_t n); /* sum (a[i] - b[i])^2 */
-	/* leaf[r] = the leaf row r of x (n rows of c >= 1 features, c < 2^29) reaches from
+	/* leaf[r] = the leaf row r of x (n rows of c >= 1 features, c < 2^28) reaches from
 	 * node root, or -1 when the walk takes more than nnodes steps (a cycle). */
 	void (*walk)(const ox_ml_trees *T, int32_t root, const double *x, int64_t n, int64_t c, int32_t *leaf);
 } ox_ml_vec;
