@@ -154,6 +154,15 @@ END
 if run 1 "a tree whose nodes form a cycle is an error" run cycle.onnxtxt --input 'X=float[1, 1] {1}'; then
 	check "cycle message" "has err.txt 'tree 0 does not end in a leaf (its nodes form a cycle)'"
 fi
+cat >onehot.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 1]>
+g (int64[2] X) => (float[2, 2] Y) {
+  Y = ai.onnx.ml.OneHotEncoder <cats_int64s = [5, 6], zeros = 0> (X)
+}
+END
+if run 1 "OneHotEncoder with zeros = 0 refuses an unknown category" run onehot.onnxtxt --input 'X=int64[2] {5, 7}'; then
+	check "category message" "has err.txt 'X\[1\] is not one of the categories, and zeros is 0'"
+fi
 cat >hostile.onnxtxt <<'END'
 <ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 1]>
 g (float[2, 2] X) => (float[2, 1] Y, float[2, 1] W) {

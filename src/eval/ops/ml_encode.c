@@ -268,8 +268,14 @@ int ox_ml_OneHotEncoder(ox_k *k)
 	if (x->rank >= OX_MAX_RANK)
 		return ox_kfail(k, "input X has rank %d; the output would exceed rank 16", x->rank);
 	ox_val *cats = attr_column(k, a, str ? OX_STRING : OX_INT64);
-	if (!cats)
-		return -1;
+	key *idx = cats ? malloc((size_t)cats->count * sizeof *idx) : NULL;
+	if (!idx) {
+		ox_val_unref(cats);
+		return cats ? ox_kfail(k, "out of memory") : -1;
+	}
+	for (int64_t j = 0; j < cats->count; j++) /* sorted, for categories by the thousand */
+		idx[j] = key_of(cats, j);
+	qsort(idx, (size_t)cats->count, sizeof *idx, cmp_sort);
 	int64_t dims[OX_MAX_RANK], nc = cats->count;
 	memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
 	dims[x->rank] = nc;
@@ -279,20 +285,14 @@ int ox_ml_OneHotEncoder(ox_k *k)
 	for (int64_t i = 0; rc == 0 && i < x->count; i++) {
 		float *row = (float *)y->data + i * nc;
 		memset(row, 0, (size_t)nc * sizeof *row);
-		key e = key_of(x, i);
-		if (!str)
-			e = (key){OX_INT64, ox_get_i64(x, i), 0, NULL, 0, i};
-		int64_t j = 0;
-		for (; j < nc; j++) {
-			key c = key_of(cats, j);
-			if (cmp_key(&c, &e) == 0)
-				break;
-		}
-		if (j < nc)
+		key e = str ? key_of(x, i) : (key){OX_INT64, ox_get_i64(x, i), 0, NULL, 0, i};
+		int64_t j = lookup(idx, nc, &e);
+		if (j >= 0)
 			row[j] = 1;
 		else if (!zeros)
 			rc = ox_kfail(k, "X[%lld] is not one of the categories, and zeros is 0", (long long)i);
 	}
+	free(idx);
 	ox_val_unref(cats);
 	return rc;
 }
