@@ -214,10 +214,33 @@ static bool keys_unique(scan *S, const ox_val *keys, size_t at)
 	return true;
 }
 
+/* The entries up to the closing '}': the keys' literals into kb, the values' into vb. */
+static bool map_entries(scan *S, buf *kb, buf *vb, size_t *n)
+{
+	skip_space(S);
+	while (S->pos < S->len && S->t[S->pos] != '}') {
+		if (!map_literal(S, ':', kb, *n) || !expect_char(S, ':', "':' after a map key")) {
+			scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s", "a map entry 'KEY: VALUE'");
+			return false;
+		}
+		if (!map_literal(S, ',', vb, *n)) {
+			scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s", "a value after ':' in a map");
+			return false;
+		}
+		(*n)++;
+		skip_space(S);
+		if (S->pos < S->len && S->t[S->pos] == ',')
+			S->pos++, skip_space(S);
+		else if (S->pos >= S->len || S->t[S->pos] != '}')
+			break;
+	}
+	return expect_char(S, '}', "',' or '}' in a map");
+}
+
 /* "map(K, V) {k: v, ...}": maps of scalars, as the ai.onnx.ml operators use them. */
 static ox_val *parse_map(scan *S)
 {
-	size_t at = S->pos;
+	size_t at = S->pos, n = 0;
 	S->pos += 3;
 	int kt, vt;
 	if (!expect_char(S, '(', "'(' after 'map'") || !(kt = elem_type_at(S, "the map's key type")) ||
@@ -230,42 +253,19 @@ static ox_val *parse_map(scan *S)
 		return NULL;
 	}
 	buf kb = {0}, vb = {0};
-	size_t n = 0;
-	ox_val *keys = NULL, *vals = NULL;
-	skip_space(S);
-	while (S->pos < S->len && S->t[S->pos] != '}') {
-		if (!map_literal(S, ':', &kb, n) || !expect_char(S, ':', "':' after a map key")) {
-			scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s", "a map entry 'KEY: VALUE'");
-			goto out;
-		}
-		if (!map_literal(S, ',', &vb, n)) {
-			scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s", "a value after ':' in a map");
-			goto out;
-		}
-		n++;
-		skip_space(S);
-		if (S->pos < S->len && S->t[S->pos] == ',')
-			S->pos++, skip_space(S);
-		else if (S->pos >= S->len || S->t[S->pos] != '}')
-			break;
+	ox_val *keys = NULL, *vals = NULL, *m = NULL;
+	if (map_entries(S, &kb, &vb, &n) && (keys = map_column(S, kt, n, &kb, at, "keys")) &&
+	    (vals = map_column(S, vt, n, &vb, at, "values")) && keys_unique(S, keys, at)) {
+		m = ox_map_new(keys, vals); /* takes both, even when it fails */
+		keys = vals = NULL;
+		if (!m)
+			scan_fail(S, ONNXTXT_ERR_NOMEM, at, "%s", "out of memory");
 	}
-	if (!expect_char(S, '}', "',' or '}' in a map"))
-		goto out;
-	if (!(keys = map_column(S, kt, n, &kb, at, "keys")) || !(vals = map_column(S, vt, n, &vb, at, "values")) ||
-	    !keys_unique(S, keys, at))
-		goto out;
-	free(kb.p);
-	free(vb.p);
-	ox_val *m = ox_map_new(keys, vals);
-	if (!m)
-		scan_fail(S, ONNXTXT_ERR_NOMEM, at, "%s", "out of memory");
-	return m;
-out:
 	ox_val_unref(keys);
 	ox_val_unref(vals);
 	free(kb.p);
 	free(vb.p);
-	return NULL;
+	return m;
 }
 
 static bool at_word(const scan *S, const char *w)
