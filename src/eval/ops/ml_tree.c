@@ -633,7 +633,7 @@ int ox_ml_TreeEnsemble(ox_k *k)
 				(long long)agg, (long long)pt);
 	v5 V = {0};
 	forest F = {0};
-	int64_t n, c;
+	int64_t n = 0, c = 0;
 	double *x = NULL, *s = NULL;
 	int rc = v5_read(k, &V);
 	if (rc == 0)
