@@ -10,6 +10,7 @@ void ox_lex_init(ox_lexer *L, const char *text, size_t len)
 {
 	L->cur = text;
 	L->lim = text + len;
+	L->comments = false;
 }
 
 static inline ox_tok emit(ox_lexer *L, const char *tok, const char *cur, int code, int v)
@@ -55,9 +56,9 @@ ox_tok ox_lex(ox_lexer *L)
 
 		[ \t\n\v\f\r]+ { continue; }
 		/* test-case lines carry values for the evaluator (OnnxCase_Parse), not fields */
-		"#@" [ \t]* ("input" | "expect") [ \t] [^\n\x00]* { continue; }
+		"#@" [ \t]* ("input" | "expect") [ \t] [^\n\x00]* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
 		"#@" [^\n\x00]* { TOKEN(TK_ANNOT); }
-		"#" [^\n\x00]* { continue; }
+		"#" [^\n\x00]* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
 
 		["] ([^"\\] | "\\" [^])* ["] { TOKEN(TK_STRING); }
 		["] ([^"\\] | "\\" [^])* "\\"? { ERROR(OX_LEX_UNTERMINATED_STRING); }

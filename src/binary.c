@@ -152,7 +152,7 @@ static int scan_field(const ProtobufCFieldDescriptor *fd, const uint8_t *p, size
 	if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
 		if (depth >= ONNXTXT_MAX_MESSAGE_DEPTH)
 			return fail_with(err, ONNXTXT_ERR_LIMIT, here, base,
-					 "messages nested too deeply (more than " ONNXTXT_STR(ONNXTXT_MAX_MESSAGE_DEPTH)
+					 "messages nested too deeply (more than " OX_STR(ONNXTXT_MAX_MESSAGE_DEPTH)
 					 " levels)");
 		if (!scan(fd->descriptor, p, len, base, here, depth + 1, err))
 			return 0;

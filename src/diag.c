@@ -31,6 +31,8 @@ void ox_locate(const char *src, size_t len, size_t off, unsigned *line, unsigned
 
 void ox_error_set(OnnxError *err, OnnxStatus code, const char *fmt, ...)
 {
+	if (!err)
+		return;
 	memset(err, 0, sizeof *err);
 	err->code = code;
 	va_list ap;
@@ -175,25 +177,39 @@ static void show_token(const ox_tok *t, int major, char *out, size_t size)
 	}
 }
 
-static int edit_distance(const char *a, size_t na, const char *b, size_t nb)
+static char fold(char c, bool fold_case)
 {
-	if (na > 30 || nb > 30)
-		return 99;
-	int d[31][31];
-	for (size_t i = 0; i <= na; i++)
-		d[i][0] = (int)i;
-	for (size_t j = 0; j <= nb; j++)
-		d[0][j] = (int)j;
-	for (size_t i = 1; i <= na; i++)
-		for (size_t j = 1; j <= nb; j++) {
-			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			d[i][j] = best;
+	return fold_case && c >= 'A' && c <= 'Z' ? (char)(c | 0x20) : c;
+}
+
+size_t ox_edit_distance(const char *a, size_t la, const char *b, size_t lb, bool fold_case)
+{
+	size_t d[3][64];
+	if (la >= 63 || lb >= 63)
+		return SIZE_MAX;
+	size_t *two = d[0], *one = d[1], *row = d[2];
+	for (size_t j = 0; j <= lb; j++)
+		one[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			char ai = fold(a[i - 1], fold_case), bj = fold(b[j - 1], fold_case);
+			size_t best = one[j - 1] + (ai != bj);
+			if (one[j] + 1 < best)
+				best = one[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			if (i > 1 && j > 1 && ai == fold(b[j - 2], fold_case) && fold(a[i - 2], fold_case) == bj &&
+			    two[j - 2] + 1 < best)
+				best = two[j - 2] + 1;
+			row[j] = best;
 		}
-	return d[na][nb];
+		size_t *t = two;
+		two = one;
+		one = row;
+		row = t;
+	}
+	return one[lb];
 }
 
 static const char *const header_words[] = {
@@ -211,11 +227,11 @@ static const char *const header_words[] = {
 static const char *closest(const ox_tok *w, const unsigned char *ok, int ntok, int types)
 {
 	const char *best = NULL;
-	int bestd = w->n <= 3 ? 1 : 2;
+	size_t bestd = w->n <= 3 ? 1 : 2;
 	for (int t = 0; t < ntok && t < (int)(sizeof header_words / sizeof *header_words); t++) {
 		if (!ok[t] || !header_words[t])
 			continue;
-		int d = edit_distance(w->p, w->n, header_words[t], strlen(header_words[t]));
+		size_t d = ox_edit_distance(w->p, w->n, header_words[t], strlen(header_words[t]), false);
 		if (d <= bestd && d > 0) {
 			bestd = d;
 			best = header_words[t];
@@ -223,7 +239,7 @@ static const char *closest(const ox_tok *w, const unsigned char *ok, int ntok, i
 	}
 	for (int dt = 1; types && dt <= OX_MAX_ELEM_TYPE; dt++) {
 		const char *name = ox_elem_name(dt);
-		int d = edit_distance(w->p, w->n, name, strlen(name));
+		size_t d = ox_edit_distance(w->p, w->n, name, strlen(name), false);
 		if (d <= bestd && d > 0) {
 			bestd = d;
 			best = name;
@@ -342,6 +358,10 @@ static size_t put(char *buf, size_t size, size_t used, const char *s, size_t n)
 	return used + n;
 }
 
+/* Bytes of a long line shown on either side of an error's place: a model written on one
+ * line (a node with 100k attributes) must not print it whole for every problem. */
+#define SHOWN_AROUND 200
+
 size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text, size_t len, char *buf,
 			size_t size)
 {
@@ -351,24 +371,37 @@ size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text
 		snprintf(pos, sizeof pos, ":%u:%u", err->line, err->column);
 	size_t used = put(buf, size, 0, name, strlen(name));
 	used = put(buf, size, used, pos, strlen(pos));
-	used = put(buf, size, used, ": error: ", 9);
+	const char *tag = err->code == ONNXTXT_WARNING ? ": warning: " : ": error: ";
+	used = put(buf, size, used, tag, strlen(tag));
 	used = put(buf, size, used, err->message, strlen(err->message));
 	used = put(buf, size, used, "\n", 1);
 	if (!text || !err->line || err->offset > len)
 		return used;
 	size_t start = err->offset, end = err->offset;
-	while (start > 0 && text[start - 1] != '\n')
+	while (start > 0 && text[start - 1] != '\n' && err->offset - start < SHOWN_AROUND)
 		start--;
-	while (end < len && text[end] != '\n')
+	while (end < len && text[end] != '\n' && end - err->offset < SHOWN_AROUND)
 		end++;
 	if (end > start && end < len && text[end - 1] == '\r')
 		end--; /* a CRLF line ends before its CR */
+	/* a line longer than that is shown around the place, cut at characters, with "..." */
+	while (start < err->offset && ((unsigned char)text[start] & 0xc0) == 0x80)
+		start++;
+	while (end > err->offset && end < len && ((unsigned char)text[end] & 0xc0) == 0x80)
+		end--;
+	bool cut_left = start > 0 && text[start - 1] != '\n', cut_right = end < len && text[end] != '\n' && text[end] != '\r';
+	if (cut_left)
+		used = put(buf, size, used, "...", 3);
 	/* control bytes (a NUL, a CR before the newline) would garble or cut the line */
 	for (size_t i = start; i < end; i++) {
 		unsigned char c = (unsigned char)text[i];
 		used = put(buf, size, used, c < 0x20 && c != '\t' ? "?" : c == 0x7f ? "?" : text + i, 1);
 	}
+	if (cut_right)
+		used = put(buf, size, used, "...", 3);
 	used = put(buf, size, used, "\n", 1);
+	if (cut_left)
+		used = put(buf, size, used, "   ", 3);
 	/* Caret line: keep tabs so the caret lines up, one space per UTF-8 character. */
 	for (size_t i = start; i < err->offset; i++)
 		if (((unsigned char)text[i] & 0xc0) != 0x80)

@@ -16,7 +16,6 @@
 #include "text/tensor.h"
 #include "types.h"
 
-#define DT(x) ONNX__TENSOR_PROTO__DATA_TYPE__##x
 
 typedef int tensor_fn(Onnx__TensorProto *t, void *ctx);
 
@@ -63,7 +62,7 @@ static int each_tensor(Onnx__ModelProto *m, tensor_fn *fn, void *ctx)
 /* ---- locations ------------------------------------------------------------------------------ */
 
 /* A location may only name a file inside the model's directory. */
-static int location_ok(const char *loc)
+bool ox_external_location_ok(const char *loc)
 {
 	if (!loc || !*loc || loc[0] == '/' || loc[strlen(loc) - 1] == '/')
 		return 0;
@@ -137,7 +136,7 @@ static char *resolve_anywhere(const char *dir, const char *loc, OnnxError *err)
 static char *resolve(const char *dir, const char *loc, OnnxError *err)
 {
 	char *path = NULL, real_dir[PATH_MAX];
-	if (!location_ok(loc)) {
+	if (!ox_external_location_ok(loc)) {
 		ox_error_set(err, ONNXTXT_ERR_VALUE,
 			     "external data location \"%s\" must be a relative path inside the model's directory", loc);
 		return NULL;
@@ -202,7 +201,7 @@ static size_t raw_size(const Onnx__TensorProto *t)
 		return t->raw_data.len;
 	int bits = ox_elem_bits(t->data_type);
 	size_t int32_width = bits <= 8 ? 1 : (size_t)bits / 8;
-	size_t uint64_width = t->data_type == DT(UINT32) ? 4 : 8;
+	size_t uint64_width = t->data_type == OX_UINT32 ? 4 : 8;
 	return t->n_int32_data * int32_width + 4 * t->n_float_data + 8 * (t->n_int64_data + t->n_double_data) +
 	       uint64_width * t->n_uint64_data;
 }
@@ -210,7 +209,7 @@ static size_t raw_size(const Onnx__TensorProto *t)
 static bool movable(const Onnx__TensorProto *t, size_t threshold)
 {
 	bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-	return !external && !t->n_string_data && t->data_type != DT(STRING) && raw_size(t) >= threshold;
+	return !external && !t->n_string_data && t->data_type != OX_STRING && raw_size(t) >= threshold;
 }
 
 /* Records an out-of-memory error and returns 0, so that the write that failed reports it
@@ -332,7 +331,7 @@ static int not_in_file(Onnx__TensorProto *t, void *ctx)
 	if (strcmp(loc, job->location) == 0)
 		return 0;
 	char *path = NULL;
-	bool same = location_ok(loc) && asprintf(&path, "%s/%s", job->dir, loc) >= 0 && stat(path, &st) == 0 &&
+	bool same = ox_external_location_ok(loc) && asprintf(&path, "%s/%s", job->dir, loc) >= 0 && stat(path, &st) == 0 &&
 		    same_file(&st, job->file);
 	free(path);
 	return !same;

@@ -3,6 +3,7 @@
  * into the narrow float formats straight from the decimal value. */
 #define _GNU_SOURCE
 #include "literal.h"
+#include "types.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -65,7 +66,7 @@ typedef struct decimal {
 	long e10;         /* value = w * 10^e10 when exact */
 } decimal;
 
-static bool word_is(const char *p, size_t n, const char *w)
+bool ox_word_is(const char *p, size_t n, const char *w)
 {
 	size_t k = strlen(w);
 	if (n != k)
@@ -86,8 +87,8 @@ static bool parse_decimal(const char *p, size_t n, decimal *d)
 	}
 	if (i < n && ((p[i] | 0x20) == 'i' || (p[i] | 0x20) == 'n')) {
 		d->special = true;
-		d->nan = word_is(p + i, n - i, "nan");
-		return d->nan || word_is(p + i, n - i, "inf") || word_is(p + i, n - i, "infinity");
+		d->nan = ox_word_is(p + i, n - i, "nan");
+		return d->nan || ox_word_is(p + i, n - i, "inf") || ox_word_is(p + i, n - i, "infinity");
 	}
 	bool any = false, dot = false;
 	long dropped = 0; /* integer digits beyond the 19 kept */
@@ -346,9 +347,7 @@ ox_num_status ox_parse_double(const char *p, size_t n, double *out)
 		*out = special_value(&d);
 		return OX_NUM_OK;
 	}
-	if (fast_double(&d, out))
-		return OX_NUM_OK;
-	return slow_parse(p, n, out, NULL);
+	return fast_double(&d, out) ? OX_NUM_OK : slow_parse(p, n, out, NULL);
 }
 
 size_t ox_scan_float(const char *p, const char *end, float *out)
@@ -373,55 +372,13 @@ ox_num_status ox_parse_float(const char *p, size_t n, float *out)
 	decimal d;
 	if (!parse_decimal(p, n, &d))
 		return OX_NUM_SYNTAX;
-	if (d.special) {
-		*out = (float)special_value(&d);
-		return OX_NUM_OK;
-	}
-	return slow_parse(p, n, NULL, out);
+	if (!d.special)
+		return slow_parse(p, n, NULL, out);
+	*out = (float)special_value(&d);
+	return OX_NUM_OK;
 }
 
 /* ---- narrow float formats --------------------------------------------------------- */
-
-typedef enum nan_kind {
-	NAN_NONE,     /* float4e2m1 */
-	NAN_IEEE,     /* all-ones exponent, non-zero mantissa (infinities exist too) */
-	NAN_ALL_ONES, /* all bits but the sign set: float8e4m3fn, float8e8m0 */
-	NAN_FNUZ      /* the negative-zero pattern 0x80 */
-} nan_kind;
-
-typedef struct narrow_fmt {
-	int dtype;
-	int ebits, mbits, bias;
-	int emin;          /* exponent of the smallest normal value */
-	bool has_sign, has_subnormal;
-	nan_kind nan;
-	uint32_t nan_bits; /* the NaN this parser writes */
-	double max;        /* largest finite value */
-} narrow_fmt;
-
-static const narrow_fmt formats[] = {
-	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, 5, 10, 15, -14, true, true, NAN_IEEE, 0x7e00, 65504.0},
-	{ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, 8, 7, 127, -126, true, true, NAN_IEEE, 0x7fc0, 0x1.fep127},
-	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E4M3FN, 4, 3, 7, -6, true, true, NAN_ALL_ONES, 0x7f, 448.0},
-	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E4M3FNUZ, 4, 3, 8, -7, true, true, NAN_FNUZ, 0x80, 240.0},
-	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E5M2, 5, 2, 15, -14, true, true, NAN_IEEE, 0x7e, 57344.0},
-	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E5M2FNUZ, 5, 2, 16, -15, true, true, NAN_FNUZ, 0x80, 57344.0},
-	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT8E8M0, 8, 0, 127, -127, false, false, NAN_ALL_ONES, 0xff, 0x1p127},
-	{ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT4E2M1, 2, 1, 1, 0, true, true, NAN_NONE, 0, 6.0},
-};
-
-static const narrow_fmt *find_format(int dtype)
-{
-	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-		if (formats[i].dtype == dtype)
-			return &formats[i];
-	return NULL;
-}
-
-int ox_is_narrow_float(int dtype)
-{
-	return find_format(dtype) != NULL;
-}
 
 /* Splits decimal text into its significant digits and k, with value 0.d1d2... x 10^k. */
 static size_t normalise(const char *s, size_t len, char *digits, size_t cap, long *k, bool *more)
@@ -479,7 +436,7 @@ static int cmp_decimal_double(const char *p, size_t n, double v)
 
 /* Rounds a > 0 to the format's grid (ties to even); *tie is set when a was exactly
  * halfway between *lo and *hi. */
-static double round_to_grid(const narrow_fmt *f, double a, bool *tie, double *lo, double *hi)
+static double round_to_grid(const ox_float_format *f, double a, bool *tie, double *lo, double *hi)
 {
 	int e;
 	frexp(a, &e); /* a = m * 2^e with m in [0.5, 1) */
@@ -495,16 +452,16 @@ static double round_to_grid(const narrow_fmt *f, double a, bool *tie, double *lo
 	return nearbyint(q) * quantum;
 }
 
-static uint32_t sign_bit(const narrow_fmt *f, bool neg)
+static uint32_t sign_bit(const ox_float_format *f, bool neg)
 {
 	return neg && f->has_sign ? 1u << (f->ebits + f->mbits) : 0;
 }
 
 /* r is a finite value on the format's grid. */
-static uint32_t encode_narrow(const narrow_fmt *f, bool neg, double r)
+static uint32_t encode_narrow(const ox_float_format *f, bool neg, double r)
 {
 	if (r == 0)
-		return f->nan == NAN_FNUZ ? 0 : sign_bit(f, neg);
+		return f->nan == OX_NAN_FNUZ ? 0 : sign_bit(f, neg);
 	int e;
 	double m = frexp(r, &e);
 	e -= 1;
@@ -519,15 +476,15 @@ static uint32_t encode_narrow(const narrow_fmt *f, bool neg, double r)
 	return sign_bit(f, neg) | expf << f->mbits | mant;
 }
 
-static ox_num_status narrow_special(const narrow_fmt *f, const decimal *d, uint32_t *bits)
+static ox_num_status narrow_special(const ox_float_format *f, const decimal *d, uint32_t *bits)
 {
 	if (d->nan) {
-		if (f->nan == NAN_NONE)
+		if (f->nan == OX_NAN_NONE)
 			return OX_NUM_RANGE;
-		*bits = f->nan == NAN_FNUZ ? f->nan_bits : f->nan_bits | sign_bit(f, d->neg);
+		*bits = f->nan == OX_NAN_FNUZ ? f->nan_bits : f->nan_bits | sign_bit(f, d->neg);
 		return OX_NUM_OK;
 	}
-	if (f->nan != NAN_IEEE)
+	if (f->nan != OX_NAN_IEEE)
 		return OX_NUM_RANGE; /* the format has no infinity */
 	*bits = sign_bit(f, d->neg) | ((1u << f->ebits) - 1) << f->mbits;
 	return OX_NUM_OK;
@@ -535,7 +492,7 @@ static ox_num_status narrow_special(const narrow_fmt *f, const decimal *d, uint3
 
 ox_num_status ox_parse_narrow_float(int dtype, const char *p, size_t n, uint32_t *bits)
 {
-	const narrow_fmt *f = find_format(dtype);
+	const ox_float_format *f = ox_elem_narrow(dtype);
 	decimal d;
 	if (!f || !parse_decimal(p, n, &d))
 		return OX_NUM_SYNTAX;
@@ -569,18 +526,18 @@ ox_num_status ox_parse_narrow_float(int dtype, const char *p, size_t n, uint32_t
 	return OX_NUM_OK;
 }
 
-static bool narrow_is_nan(const narrow_fmt *f, uint32_t bits)
+static bool narrow_is_nan(const ox_float_format *f, uint32_t bits)
 {
 	uint32_t magnitude = bits & ~sign_bit(f, true);
 	uint32_t emax = (1u << f->ebits) - 1;
 	switch (f->nan) {
-	case NAN_IEEE:
+	case OX_NAN_IEEE:
 		return (magnitude >> f->mbits) == emax && (magnitude & ((1u << f->mbits) - 1));
-	case NAN_ALL_ONES:
+	case OX_NAN_ALL_ONES:
 		return magnitude == f->nan_bits;
-	case NAN_FNUZ:
+	case OX_NAN_FNUZ:
 		return bits == f->nan_bits;
-	case NAN_NONE:
+	case OX_NAN_NONE:
 		break;
 	}
 	return false;
@@ -588,7 +545,7 @@ static bool narrow_is_nan(const narrow_fmt *f, uint32_t bits)
 
 double ox_narrow_to_double(int dtype, uint32_t bits)
 {
-	const narrow_fmt *f = find_format(dtype);
+	const ox_float_format *f = ox_elem_narrow(dtype);
 	if (!f)
 		return NAN;
 	int width = f->ebits + f->mbits + f->has_sign;
@@ -599,7 +556,7 @@ double ox_narrow_to_double(int dtype, uint32_t bits)
 	uint32_t expf = bits >> f->mbits & ((1u << f->ebits) - 1);
 	uint32_t mant = bits & ((1u << f->mbits) - 1);
 	double v;
-	if (f->nan == NAN_IEEE && expf == (1u << f->ebits) - 1)
+	if (f->nan == OX_NAN_IEEE && expf == (1u << f->ebits) - 1)
 		v = INFINITY;
 	else if (!f->has_subnormal)
 		v = ldexp(1.0, (int)expf + f->emin);

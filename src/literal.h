@@ -2,6 +2,7 @@
 #ifndef OX_LITERAL_H
 #define OX_LITERAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,14 +24,16 @@ ox_num_status ox_parse_float(const char *p, size_t n, float *out);
  * shape the fast path takes; returns its length, or 0 to use ox_parse_float instead. */
 size_t ox_scan_float(const char *p, const char *end, float *out);
 
-/* The narrow floating-point element types, identified by their TensorProto enum value
- * (FLOAT16, BFLOAT16, FLOAT8*, FLOAT4E2M1). The text is rounded to nearest-even directly
- * from its decimal value; values beyond the largest finite number are OX_NUM_RANGE
- * (inf and nan are accepted where the format encodes them). */
+/* The narrow floating-point element types (those with ox_elem_narrow, src/types.h). The
+ * text is rounded to nearest-even directly from its decimal value; values beyond the
+ * largest finite number are OX_NUM_RANGE (inf and nan are accepted where the format
+ * encodes them). */
 ox_num_status ox_parse_narrow_float(int dtype, const char *p, size_t n, uint32_t *bits);
-int ox_is_narrow_float(int dtype);
 /* Decodes narrow-float bits to a double (exact). */
 double ox_narrow_to_double(int dtype, uint32_t bits);
+
+/* Whether p[0..n) is the lowercase ASCII word w, ignoring case ("Inf", "TRUE"). */
+bool ox_word_is(const char *p, size_t n, const char *w);
 
 /* Unescapes a string literal body (between the quotes): a backslash takes the next byte
  * literally. dst must hold n bytes; returns the unescaped length. */

@@ -488,8 +488,8 @@ END_TEST
 
 START_TEST(version)
 {
-	ck_assert_str_eq(OnnxTxt_Version(), ONNXTXT_VERSION);
-	ck_assert_ptr_eq(OnnxTxt_Version(), OnnxTxt_Version());
+	ck_assert_str_eq(OnnxLibrary_Version(), ONNXTXT_VERSION);
+	ck_assert_ptr_eq(OnnxLibrary_Version(), OnnxLibrary_Version());
 }
 END_TEST
 
@@ -534,6 +534,51 @@ START_TEST(message_keeps_utf8_whole)
 }
 END_TEST
 
+/* OnnxPrinter_Format: comments back in place, flags, errors as the parser reports them,
+ * NULL arguments; FormatFile writes the same text. */
+START_TEST(format_keeps_comments)
+{
+	static const char text[] = "# top\n<ir_version: 8>\ng (float x) => (float y) {\n  y = Relu(x)  # r\n# end\n}\n";
+	static const char want[] = "# top\n<\n  ir_version: 8\n>\ng (float x) => (float y)\n{\n  y = Relu (x)  # r\n"
+				   "  # end\n}\n";
+	char *out;
+	size_t n;
+	OnnxError e;
+	ck_assert_int_eq(OnnxPrinter_Format(text, strlen(text), 0, &out, &n, &e), ONNXTXT_OK);
+	ck_assert_str_eq(out, want);
+	ck_assert_uint_eq(n, strlen(want));
+	char *again;
+	ck_assert_int_eq(OnnxPrinter_Format(out, n, 0, &again, NULL, NULL), ONNXTXT_OK);
+	ck_assert_str_eq(again, want);
+	free(again);
+	free(out);
+	ck_assert_int_eq(OnnxPrinter_Format(text, strlen(text), ONNXTXT_FORMAT_DROP_COMMENTS, &out, NULL, &e),
+			 ONNXTXT_OK);
+	ck_assert_str_eq(out, "<\n  ir_version: 8\n>\ng (float x) => (float y)\n{\n  y = Relu (x)\n}\n");
+	free(out);
+	/* a syntax error is the parser's, with its place; *out stays NULL */
+	static const char bad[] = "# c\ng (float x) => (float y) { y = Relu(x }";
+	out = (char *)1;
+	ck_assert_int_eq(OnnxPrinter_Format(bad, strlen(bad), 0, &out, &n, &e), ONNXTXT_ERR_SYNTAX);
+	ck_assert_ptr_null(out);
+	ck_assert_uint_eq(e.line, 2);
+	ck_assert_int_eq(OnnxPrinter_Format(text, strlen(text), 0, NULL, &n, &e), ONNXTXT_ERR_ARG);
+	ck_assert_int_eq(OnnxPrinter_FormatFile(text, strlen(text), 0, NULL, &e), ONNXTXT_ERR_ARG);
+	char path[] = "/tmp/onnxtxt-format-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(OnnxPrinter_FormatFile(text, strlen(text), 0, path, &e), ONNXTXT_OK);
+	FILE *f = fopen(path, "rb");
+	char got[sizeof want + 16] = {0};
+	size_t k = fread(got, 1, sizeof got - 1, f);
+	fclose(f);
+	unlink(path);
+	ck_assert_uint_eq(k, strlen(want));
+	ck_assert_str_eq(got, want);
+}
+END_TEST
+
 static void add_loop(Suite *s, const char *name, const TTest *test, int n)
 {
 	TCase *tc = tcase_create(name);
@@ -563,6 +608,7 @@ int main(void)
 	tcase_add_test(tc, version);
 	tcase_add_test(tc, out_reset_on_failure);
 	tcase_add_test(tc, message_keeps_utf8_whole);
+	tcase_add_test(tc, format_keeps_comments);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

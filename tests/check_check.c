@@ -4,6 +4,7 @@
  * the shared backend models) pass; where in a node's text a problem points; tensor and
  * attribute rules only binary can break; the problem limit; the API's arguments. */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,8 @@ static char **expected_problems(const char *text)
 	char **v = calloc(ONNXTXT_MAX_PROBLEMS + 1, sizeof *v);
 	size_t n = 0;
 	for (const char *p = text; p && *p && n < ONNXTXT_MAX_PROBLEMS; p = strchr(p, '\n'), p = p ? p + 1 : p)
-		if (!strncmp(p, "# error: ", 9))
-			v[n++] = strndup(p + 9, strcspn(p + 9, "\n"));
+		if (!strncmp(p, "# error: ", 9) || !strncmp(p, "# warning: ", 11))
+			v[n++] = strndup(p + 2, strcspn(p + 2, "\n"));
 	return v;
 }
 
@@ -43,6 +44,23 @@ static const char *show(const OnnxError *e)
 	return buf;
 }
 
+/* The same with its kind in front, as a corpus file lists it: "error: ..." or "warning: ...". */
+static const char *show_kind(const OnnxError *e)
+{
+	static char buf[720];
+	snprintf(buf, sizeof buf, "%s: %s", e->code == ONNXTXT_WARNING ? "warning" : "error", show(e));
+	return buf;
+}
+
+/* Whether a list of expected problems has an error (else the model is valid, with warnings). */
+static bool any_error(char **want)
+{
+	for (size_t i = 0; want[i]; i++)
+		if (!strncmp(want[i], "error: ", 7))
+			return true;
+	return false;
+}
+
 START_TEST(corpus_file_gives_its_problems)
 {
 	const char *name = check_files[_i];
@@ -53,14 +71,20 @@ START_TEST(corpus_file_gives_its_problems)
 	size_t count, nwant = 0;
 	while (want[nwant])
 		nwant++;
-	ck_assert_msg(nwant > 0, "%s: no '# error:' lines", name);
+	ck_assert_msg(nwant > 0, "%s: no '# error:' or '# warning:' lines", name);
 	OnnxStatus st = OnnxModel_CheckText(text, len, &problems, &count, &err);
-	ck_assert_msg(st == ONNXTXT_ERR_INVALID, "%s: status %d: %s", name, st, err.message);
+	bool invalid = any_error(want);
+	ck_assert_msg(st == (invalid ? ONNXTXT_ERR_INVALID : ONNXTXT_OK), "%s: status %d: %s", name, st, err.message);
 	for (size_t i = 0; i < count || i < nwant; i++)
-		ck_assert_msg(i < count && i < nwant && !strcmp(show(&problems[i]), want[i]), "%s: problem %zu:\n  want %s\n  got  %s",
-			      name, i, i < nwant ? want[i] : "(none)", i < count ? show(&problems[i]) : "(none)");
-	ck_assert_str_eq(err.message, problems[0].message);
-	ck_assert_uint_eq(err.line, problems[0].line);
+		ck_assert_msg(i < count && i < nwant && !strcmp(show_kind(&problems[i]), want[i]),
+			      "%s: problem %zu:\n  want %s\n  got  %s", name, i, i < nwant ? want[i] : "(none)",
+			      i < count ? show_kind(&problems[i]) : "(none)");
+	for (size_t i = 0; invalid && i < count; i++)
+		if (problems[i].code != ONNXTXT_WARNING) { /* *err is the first error */
+			ck_assert_str_eq(err.message, problems[i].message);
+			ck_assert_uint_eq(err.line, problems[i].line);
+			break;
+		}
 	free(problems);
 	free_list(want);
 	free(text);
@@ -77,14 +101,17 @@ START_TEST(corpus_file_from_binary)
 	unsigned char *bytes = tu_pack(m, &blen);
 	OnnxError err, *bin, *txt;
 	size_t nbin, ntxt;
+	char **want = expected_problems(text);
+	OnnxStatus st = any_error(want) ? ONNXTXT_ERR_INVALID : ONNXTXT_OK;
+	free_list(want);
 	ck_assert_int_eq(OnnxBinary_Read(bytes, blen, &b, &err), ONNXTXT_OK);
-	ck_assert_int_eq(OnnxModel_Check(b, &bin, &nbin, &err), ONNXTXT_ERR_INVALID);
-	ck_assert_int_eq(OnnxModel_CheckText(text, len, &txt, &ntxt, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_int_eq(OnnxModel_Check(b, &bin, &nbin, &err), st);
+	ck_assert_int_eq(OnnxModel_CheckText(text, len, &txt, &ntxt, &err), st);
 	ck_assert_uint_eq(nbin, ntxt);
 	for (size_t i = 0; i < nbin; i++) {
 		ck_assert_str_eq(bin[i].message, txt[i].message);
 		ck_assert_uint_eq(bin[i].line, 0);
-		ck_assert_int_eq(bin[i].code, ONNXTXT_ERR_INVALID);
+		ck_assert_int_eq(bin[i].code, txt[i].code);
 	}
 	free(bin);
 	free(txt);
@@ -194,14 +221,18 @@ START_TEST(default_domain_and_versions)
 				       "g (float[N] p) => (float[N] y) { y = Gelu (p) }"),
 			 "2:38: graph.node[0] (Gelu): the operator first appears in opset 20, but the default domain "
 			 "is imported at opset 19");
-	/* ... beyond opset 23, not even that, and beyond 17 no inputs, outputs or attribute names */
-	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 99]>\n"
+	/* beyond the newest known opset (a warning), as of the newest */
+	ck_assert_str_eq(first_problem("<ir_version: 13, opset_import: [\"\" : 99]>\n"
 				       "g (float[N] p) => (float[N] y) { y = Gelx (p) }"),
-			 "ok");
+			 "2:38: graph.node[0] (Gelx): no operator 'Gelx' in the default domain (did you mean 'Gelu'?)");
+	/* each opset's own signature: ReduceMean's axes an input from 18 on, an attribute before */
 	ck_assert_str_eq(first_problem("<ir_version: 9, opset_import: [\"\" : 18]>\n"
 				       "g (float[N] p, int64[1] a) => (float[1] y) { y = ReduceMean (p, a) }"),
 			 "ok");
-	/* ... but the types of the attributes it knows are */
+	ck_assert_str_eq(first_problem("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				       "g (float[N] p, int64[1] a) => (float[1] y) { y = ReduceMean (p, a) }"),
+			 "2:50: graph.node[0] (ReduceMean): takes 1 input, not 2");
+	/* attribute types */
 	ck_assert_str_eq(first_problem("<ir_version: 10, opset_import: [\"\" : 21]>\n"
 				       "g (float[N] p) => (float[N] y) { y = LeakyRelu <alpha = 1> (p) }"),
 			 "2:49: graph.node[0] (LeakyRelu): attribute 'alpha' must be float, not int (write a float "
@@ -279,6 +310,114 @@ START_TEST(tensor_rules)
 	w->has_data_location = 0;
 	w->dims[0] = 0;
 	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has no elements but has raw_data");
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* Rules only binary models can break (the text parser refuses these): value counts,
+ * element type numbers, external locations, opaque type names. */
+START_TEST(binary_tensor_rules)
+{
+	Onnx__ModelProto *m = relu_model();
+	Onnx__TensorProto *w = m->graph->initializer[0];
+	w->n_float_data = 1;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has 1 value(s) in float_data but its shape needs 2");
+	w->n_float_data = 2;
+	w->data_type = 99;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has an unknown element type (data_type 99)");
+	w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+	static uint8_t raw[4];
+	w->n_float_data = 0;
+	w->has_raw_data = 1;
+	w->raw_data.data = raw;
+	w->raw_data.len = sizeof raw;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has 4 byte(s) in raw_data but its shape needs 8");
+	/* 4-bit values: packed two to an int32_data entry */
+	static int32_t packed[2] = {0x21, 0x3};
+	w->has_raw_data = 0;
+	w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT4;
+	w->dims[0] = 3;
+	w->int32_data = packed;
+	w->n_int32_data = 2;
+	m->ir_version = 10;
+	ck_assert_str_eq(model_problem(m), "ok");
+	w->dims[0] = 5;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' has 2 value(s) in int32_data but its shape needs 3");
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(binary_external_and_types)
+{
+	Onnx__ModelProto *m = relu_model();
+	Onnx__TensorProto *w = m->graph->initializer[0];
+	static Onnx__StringStringEntryProto loc = ONNX__STRING_STRING_ENTRY_PROTO__INIT, *locs[] = {&loc};
+	loc.key = "location";
+	loc.value = "/etc/passwd";
+	w->n_float_data = 0;
+	w->has_data_location = 1;
+	w->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	w->external_data = locs;
+	w->n_external_data = 1;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w': external data location '/etc/passwd' must be a "
+			 "relative path inside the model's directory (no absolute path, no '..')");
+	loc.value = "data/../../w.bin";
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w': external data location 'data/../../w.bin' must be "
+			 "a relative path inside the model's directory (no absolute path, no '..')");
+	loc.value = "data/w.bin";
+	ck_assert_str_eq(model_problem(m), "ok");
+	w->n_external_data = 0;
+	ck_assert_str_eq(model_problem(m), "graph.initializer[0]: tensor 'w' is stored externally but has no location");
+	w->n_external_data = 1;
+	static Onnx__TypeProto__Opaque opaque = ONNX__TYPE_PROTO__OPAQUE__INIT;
+	Onnx__TypeProto *t = m->graph->input[0]->type;
+	t->value_case = ONNX__TYPE_PROTO__VALUE_OPAQUE_TYPE;
+	t->opaque_type = &opaque;
+	ck_assert_str_eq(model_problem(m), "graph.input[0]: 'p' has an opaque type without a name");
+	opaque.name = "blob";
+	ck_assert_str_eq(model_problem(m), "ok");
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* A sparse initializer defines its name (its values tensor's). */
+START_TEST(sparse_initializer_defines_a_name)
+{
+	Onnx__ModelProto *m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				       "g (float[2] p) => (float[2] y) <float[2] w = {1, 2}> { y = Add (p, w) }");
+	static Onnx__SparseTensorProto sp = ONNX__SPARSE_TENSOR_PROTO__INIT, *sps[] = {&sp};
+	sp.values = m->graph->initializer[0];
+	m->graph->n_initializer = 0;
+	ck_assert_str_eq(model_problem(m), "graph.node[0] (Add): input 'w' is not defined anywhere");
+	m->graph->sparse_initializer = sps;
+	m->graph->n_sparse_initializer = 1;
+	ck_assert_str_eq(model_problem(m), "ok");
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* Fields the text syntax cannot write before their IR version: node metadata, function
+ * value_info. */
+START_TEST(ir_version_fields)
+{
+	Onnx__ModelProto *m = tu_model("<ir_version: 9, opset_import: [\"\" : 19, \"local\" : 1]>\n"
+				       "g (float[2] p) => (float[2] y) { y = local.F (p) }\n"
+				       "<domain: \"local\", opset_import: [\"\" : 19]>\nF (a) => (b) { b = Relu (a) }");
+	ck_assert_str_eq(model_problem(m), "ok");
+	static Onnx__StringStringEntryProto prop = ONNX__STRING_STRING_ENTRY_PROTO__INIT, *props[] = {&prop};
+	prop.key = "k";
+	prop.value = "v";
+	m->graph->node[0]->metadata_props = props;
+	m->graph->node[0]->n_metadata_props = 1;
+	ck_assert_str_eq(model_problem(m), "graph.node[0] (local.F): metadata_props on a node need IR version 10 (the model has 9)");
+	m->graph->node[0]->n_metadata_props = 0;
+	static Onnx__ValueInfoProto vi = ONNX__VALUE_INFO_PROTO__INIT, *vis[] = {&vi};
+	vi.name = "b";
+	m->functions[0]->value_info = vis;
+	m->functions[0]->n_value_info = 1;
+	ck_assert_str_eq(model_problem(m), "functions[0]: function 'F': value_info in a function needs IR version 10 (the model has 9)");
+	m->ir_version = 10;
+	ck_assert_str_eq(model_problem(m), "ok");
 	OnnxProto_Free(m);
 }
 END_TEST
@@ -383,6 +522,10 @@ int main(void)
 	tcase_add_test(tc, functions);
 	tcase_add_test(tc, tensor_rules);
 	tcase_add_test(tc, attribute_rules);
+	tcase_add_test(tc, binary_tensor_rules);
+	tcase_add_test(tc, binary_external_and_types);
+	tcase_add_test(tc, sparse_initializer_defines_a_name);
+	tcase_add_test(tc, ir_version_fields);
 	tcase_add_test(tc, problem_limit);
 	tcase_add_test(tc, many_nodes);
 	tcase_add_test(tc, arguments);

@@ -112,6 +112,31 @@ START_TEST(format_span_clipped)
 }
 END_TEST
 
+/* A very long line (a whole model on one line) is shown 200 bytes either side of the
+ * place, cut with "...", so that 100 problems on it do not print it 100 times whole; a
+ * warning says so. */
+START_TEST(format_long_line)
+{
+	static char t[1200];
+	memset(t, 'a', sizeof t - 1);
+	memcpy(t + 600, "XY", 2);
+	OnnxError e = at(t, 600, 2, "here");
+	char want[1024], line[401];
+	memcpy(line, t + 400, 400);
+	line[400] = '\0';
+	snprintf(want, sizeof want, "<stdin>:1:601: error: here\n...%s...\n%*s^~\n", line, 203, "");
+	expect_format(&e, NULL, t, want);
+	e = at(t, 0, 1, "start");
+	memcpy(line, t, 200);
+	line[200] = '\0';
+	snprintf(want, sizeof want, "<stdin>:1:1: error: start\n%s...\n^\n", line);
+	expect_format(&e, NULL, t, want);
+	e.code = ONNXTXT_WARNING;
+	snprintf(want, sizeof want, "<stdin>:1:1: warning: start\n%s...\n^\n", line);
+	expect_format(&e, NULL, t, want);
+}
+END_TEST
+
 /* Tabs are kept in the caret line so that the caret lines up however tabs are shown. */
 START_TEST(format_tabs)
 {
@@ -346,6 +371,7 @@ int main(void)
 	tcase_add_test(tc, format_without_position);
 	tcase_add_test(tc, format_caret);
 	tcase_add_test(tc, format_span_clipped);
+	tcase_add_test(tc, format_long_line);
 	tcase_add_test(tc, format_tabs);
 	tcase_add_test(tc, format_utf8);
 	tcase_add_test(tc, format_end_of_input);

@@ -389,14 +389,14 @@ static bool close_enough(double got, double exp, double rtol)
 static void expect_value(const char *what, const ox_val *got, const char *want, double rtol)
 {
 	ox_val *w = tensor(want);
-	REQUIRE(got->type == w->type, "%s: type %s, expected %s", what, ox_type_name(got->type), ox_type_name(w->type));
+	REQUIRE(got->type == w->type, "%s: type %s, expected %s", what, ox_elem_label(got->type), ox_elem_label(w->type));
 	REQUIRE(got->rank == w->rank && memcmp(got->dims, w->dims, (size_t)w->rank * 8) == 0, "%s: shape differs", what);
 	for (int64_t i = 0; i < w->count; i++) {
 		if (w->type == OX_STRING) {
 			const ox_str *a = &((const ox_str *)got->data)[i], *b = &((const ox_str *)w->data)[i];
 			REQUIRE(a->n == b->n && memcmp(a->p, b->p, a->n) == 0, "%s [%lld]: \"%s\", expected \"%s\"", what,
 				(long long)i, a->p, b->p);
-		} else if (ox_type_is_float(w->type)) {
+		} else if (ox_elem_is_float(w->type)) {
 			REQUIRE(close_enough(ox_get_f64(got, i), ox_get_f64(w, i), rtol), "%s [%lld]: %.9g, expected %.9g",
 				what, (long long)i, ox_get_f64(got, i), ox_get_f64(w, i));
 		} else {
@@ -585,7 +585,7 @@ START_TEST(cast_float8_saturate)
 			ox_cast_opts o = {sat != 0, OX_ROUND_UP};
 			char msg[OX_MSG];
 			ck_assert_int_eq(ox_ew_convert(y, x, &o, msg), 0);
-			const char *name = ox_type_name(f8[t].type);
+			const char *name = ox_elem_label(f8[t].type);
 			uint8_t *b = y->data;
 			double v[9];
 			for (int i = 0; i < 9; i++)

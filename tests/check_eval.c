@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval/kernel.h"
 #include "eval/value.h"
+#include "schema/schema.h"
 #include "testutil.h"
 
 /* ---- narrow floats ------------------------------------------------------------------------ */
@@ -100,14 +102,14 @@ START_TEST(value_text_round_trips)
 	char *printed;
 	ck_assert_int_eq(OnnxValue_Print(v, &printed, NULL, NULL), ONNXTXT_OK);
 	OnnxValue *w = value(printed);
-	char msg[256] = "";
-	ck_assert_msg(OnnxValue_Equal(w, v, 0, 0, msg, sizeof msg), "%s -> %s: %s", t, printed, msg);
+	OnnxError verr;
+	ck_assert_msg(OnnxValue_Equal(w, v, 0, 0, &verr) == ONNXTXT_OK, "%s -> %s: %s", t, printed, verr.message);
 	/* and through protobuf */
 	void *m;
 	ck_assert_int_eq(OnnxValue_ToProto(v, "x", &m, NULL), ONNXTXT_OK);
 	OnnxValue *u;
 	ck_assert_int_eq(OnnxValue_FromProto(m, &u, NULL), ONNXTXT_OK);
-	ck_assert_msg(OnnxValue_Equal(u, v, 0, 0, msg, sizeof msg), "%s via proto: %s", t, msg);
+	ck_assert_msg(OnnxValue_Equal(u, v, 0, 0, &verr) == ONNXTXT_OK, "%s via proto: %s", t, verr.message);
 	OnnxProto_Free(m);
 	OnnxValue_Free(u);
 	OnnxValue_Free(w);
@@ -154,11 +156,11 @@ START_TEST(map_value_api)
 	const OnnxValue *keys = OnnxValue_Item(m, 0), *vals = OnnxValue_Item(m, 1);
 	ck_assert_str_eq(OnnxValue_String(keys, 0, NULL), "b");
 	ck_assert(((const float *)OnnxValue_Data(vals))[1] == 1.0f);
-	char msg[200] = "";
+	OnnxError verr;
 	OnnxValue *same = value("map(string, float) {\"a\": 1, \"b\": 2}"), *other = value("map(string, float) {\"a\": 1}");
-	ck_assert_msg(OnnxValue_Equal(same, m, 0, 0, msg, sizeof msg), "%s", msg);
-	ck_assert(!OnnxValue_Equal(other, m, 0, 0, msg, sizeof msg));
-	ck_assert_str_eq(msg, "got map(string, float) of 1, expected map(string, float) of 2");
+	ck_assert_msg(OnnxValue_Equal(same, m, 0, 0, &verr) == ONNXTXT_OK, "%s", verr.message);
+	ck_assert_int_eq(OnnxValue_Equal(other, m, 0, 0, &verr), ONNXTXT_ERR_MISMATCH);
+	ck_assert_str_eq(verr.message, "got map(string, float) of 1, expected map(string, float) of 2");
 	OnnxValue_Free(other);
 	OnnxValue_Free(same);
 	OnnxValue_Free(m);
@@ -169,14 +171,17 @@ START_TEST(equal_reports_first_mismatch)
 {
 	OnnxValue *a = value("float[2, 2] {1, 2, 3, 4}"), *b = value("float[2, 2] {1, 2, 3.5, 4}");
 	OnnxValue *c = value("float[4] {1, 2, 3, 4}"), *n1 = value("float {nan}"), *n2 = value("float {nan}");
-	char msg[256];
-	ck_assert(!OnnxValue_Equal(a, b, 1e-3, 0, msg, sizeof msg));
-	ck_assert_str_eq(msg, "element [1,0] (index 2): got 3, expected 3.5");
-	ck_assert(OnnxValue_Equal(a, b, 0.2, 0, NULL, 0));
-	ck_assert(!OnnxValue_Equal(a, c, 1, 1, msg, sizeof msg));
-	ck_assert_str_eq(msg, "got float[2,2], expected float[4]");
-	ck_assert(OnnxValue_Equal(n1, n2, 0, 0, NULL, 0));
-	ck_assert(!OnnxValue_Equal(n1, a, 0, 0, NULL, 0));
+	OnnxError verr;
+	ck_assert_int_eq(OnnxValue_Equal(a, b, 1e-3, 0, &verr), ONNXTXT_ERR_MISMATCH);
+	ck_assert_int_eq(verr.code, ONNXTXT_ERR_MISMATCH);
+	ck_assert_str_eq(verr.message, "element [1,0] (index 2): got 3, expected 3.5");
+	ck_assert_int_eq(OnnxValue_Equal(a, b, 0.2, 0, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxValue_Equal(a, c, 1, 1, &verr), ONNXTXT_ERR_MISMATCH);
+	ck_assert_str_eq(verr.message, "got float[2,2], expected float[4]");
+	ck_assert_int_eq(OnnxValue_Equal(n1, n2, 0, 0, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxValue_Equal(n1, a, 0, 0, NULL), ONNXTXT_ERR_MISMATCH);
+	ck_assert_int_eq(OnnxValue_Equal(NULL, a, 0, 0, &verr), ONNXTXT_ERR_ARG);
+	ck_assert_str_eq(verr.message, "a value is missing");
 	OnnxValue_Free(a), OnnxValue_Free(b), OnnxValue_Free(c), OnnxValue_Free(n1), OnnxValue_Free(n2);
 }
 END_TEST
@@ -281,8 +286,8 @@ START_TEST(functions_expand_with_attributes)
 	OnnxError err;
 	ck_assert_msg(OnnxSession_Run(s, &err) == ONNXTXT_OK, "%s", err.message);
 	OnnxValue *one = value("int64 {1}"), *zero = value("int64 {0}");
-	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 0), one, 0, 0, NULL, 0));
-	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 1), zero, 0, 0, NULL, 0));
+	ck_assert_int_eq(OnnxValue_Equal(OnnxSession_Output(s, 0), one, 0, 0, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxValue_Equal(OnnxSession_Output(s, 1), zero, 0, 0, NULL), ONNXTXT_OK);
 	OnnxValue_Free(one), OnnxValue_Free(zero), OnnxValue_Free(x);
 	OnnxSession_Free(s);
 	OnnxProto_Free(m);
@@ -325,20 +330,64 @@ START_TEST(missing_input_and_initializer_default)
 	OnnxValue *x = value("float[1] {1}"), *five = value("float[1] {5}"), *six = value("float[1] {6}");
 	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_OK);
-	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 0), five, 0, 0, NULL, 0));
+	ck_assert_int_eq(OnnxValue_Equal(OnnxSession_Output(s, 0), five, 0, 0, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_SetInput(s, "w", six, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_OK);
-	ck_assert(OnnxValue_Equal(OnnxSession_Output(s, 0), six, 0, 0, NULL, 0));
+	ck_assert_int_eq(OnnxValue_Equal(OnnxSession_Output(s, 0), six, 0, 0, NULL), ONNXTXT_OK);
 	OnnxValue_Free(x), OnnxValue_Free(five), OnnxValue_Free(six);
 	OnnxSession_Free(s);
 	OnnxProto_Free(m);
 }
 END_TEST
 
+/* A session checks each node's attributes against the operator's schema at the imported
+ * opset: an unknown one (a misspelling, or one a later opset brought), a mistyped one, a
+ * missing required one are refused with the node named, rather than ignored at run time. */
+START_TEST(sessions_check_attributes_against_the_schema)
+{
+	OnnxStatus code;
+	ck_assert_str_eq(session_error(HEAD "g (float[2] x) => (float[2] y) { [act] y = LeakyRelu <alpah = 0.5> (x) }", &code),
+			 "node 0 'act' (LeakyRelu): unknown attribute 'alpah' (LeakyRelu has none such at opset 17; "
+			 "did you mean 'alpha'?)");
+	ck_assert_int_eq(code, ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(session_error("<ir_version: 8, opset_import: [\"\" : 11]>\n"
+				       "g (float[3] x, int64[1] i, float[1] u) => (float[3] y) "
+				       "{ y = ScatterElements <reduction = \"add\"> (x, i, u) }", &code),
+			 "node 0 (ScatterElements): unknown attribute 'reduction' (ScatterElements has none such at "
+			 "opset 11)");
+	ck_assert_str_eq(session_error(HEAD "g (float[2] x) => (float[2] y) { y = LeakyRelu <alpha = 1> (x) }", &code),
+			 "node 0 (LeakyRelu): attribute 'alpha' must be float, not int");
+	ck_assert_str_eq(session_error(HEAD "g (float[2] a) => (float y) { y = Concat (a, a) }", &code),
+			 "node 0 (Concat): required attribute 'axis' is missing");
+	ck_assert_str_eq(session_error("<ir_version: 8, opset_import: [\"\" : 19]>\n"
+				       "g (float[2] x) => (float[2] y) { y = Gelu (x) }", &code),
+			 "node 0 (Gelu): the operator first appears in opset 20, but the model imports opset 19");
+}
+END_TEST
+
+/* An attribute left out takes the schema's default at the imported opset. */
+START_TEST(attribute_defaults_come_from_the_schema)
+{
+	ox_k k = {.schema = ox_schema_find("", "LeakyRelu", 16)};
+	ck_assert(ox_attr_float(&k, "alpha", 99.0f) == 0.01f);
+	k.schema = ox_schema_find("", "DepthToSpace", 13);
+	ck_assert_str_eq(ox_attr_str(&k, "mode", "XYZ", NULL), "DCR");
+	k.schema = ox_schema_find("", "MeanVarianceNormalization", 13);
+	const int64_t *axes;
+	ck_assert_int_eq(ox_attr_ints(&k, "axes", &axes), 3);
+	ck_assert_int_eq(axes[1], 2);
+	/* no schema (a kernel test's bare node), or no default there: the kernel's own */
+	k.schema = NULL;
+	ck_assert(ox_attr_float(&k, "alpha", 99.0f) == 99.0f);
+	k.schema = ox_schema_find("", "Concat", 13);
+	ck_assert_int_eq(ox_attr_int(&k, "axis", -7), -7);
+}
+END_TEST
+
 START_TEST(kernel_errors_name_the_node)
 {
 	Onnx__ModelProto *m;
-	OnnxSession *s = session(HEAD "g (float[2] x) => (float y) { [make] y = Constant <alpha = 1.0> () }", &m);
+	OnnxSession *s = session(HEAD "g (float[2] x) => (float y) { [make] y = Constant () }", &m);
 	OnnxError err;
 	OnnxValue *x = value("float[2] {1, 2}");
 	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
@@ -415,6 +464,8 @@ int main(void)
 	tcase_add_test(t, binding_checks_types);
 	tcase_add_test(t, missing_input_and_initializer_default);
 	tcase_add_test(t, kernel_errors_name_the_node);
+	tcase_add_test(t, sessions_check_attributes_against_the_schema);
+	tcase_add_test(t, attribute_defaults_come_from_the_schema);
 	tcase_add_test(t, bitcast_needs_the_same_width);
 	suite_add_tcase(s, t);
 	return tu_run(s);

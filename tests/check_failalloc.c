@@ -16,7 +16,7 @@
 
 #include "testutil.h"
 
-/* Each test sweeps N over all allocations of one operation (parse, stream, print, dot,
+/* Each test sweeps N over all allocations of one operation (parse, stream, print, format, dot,
  * check, read, write, write a file, external data, evaluation) on a few representative
  * inputs, in two modes: only the N-th fails; the N-th and all later ones fail. */
 
@@ -288,6 +288,12 @@ static OnnxStatus print_with(op *o, unsigned flags, OnnxError *err)
 static OnnxStatus run_print(op *o, OnnxError *err)
 {
 	return print_with(o, 0, err);
+}
+
+/* fmt's formatting of the text, comments kept (every input has some) */
+static OnnxStatus run_format(op *o, OnnxError *err)
+{
+	return OnnxPrinter_Format(o->text, o->len, 0, (char **)&o->out, &o->nout, err);
 }
 
 static OnnxStatus run_print_plain(op *o, OnnxError *err)
@@ -706,6 +712,9 @@ START_TEST(t_print)
 	sweep(&o, save_bytes, false);
 	o.name = "check";
 	o.run = run_check;
+	sweep(&o, save_bytes, false);
+	o.name = "format";
+	o.run = run_format;
 	sweep(&o, save_bytes, false);
 	unload(&o);
 }

@@ -45,6 +45,7 @@ static const char *code_name(int code)
 	case TK_FLOAT: return "FLOAT";
 	case TK_FLOATWORD: return "FLOATWORD";
 	case TK_ANNOT: return "ANNOT";
+	case OX_TOK_COMMENT: return "COMMENT";
 	case TK_ELEMTYPE: return "ELEMTYPE";
 	default: snprintf(buf, sizeof buf, "code %d", code); return buf;
 	}
@@ -519,6 +520,31 @@ START_TEST(comments_and_annotations)
 }
 END_TEST
 
+/* With ox_lexer.comments set, as the formatter lexes: comments (test case lines among
+ * them) come back as tokens up to the end of their line; annotations stay annotations. */
+START_TEST(comments_as_tokens)
+{
+	static const char text[] = "a # one\n#@ input x = float {1}\n#@ doc: \"d\"\n\"#s\" #two\r\n#";
+	static const struct {
+		int code;
+		const char *s;
+	} want[] = {{TK_ID, "a"},         {OX_TOK_COMMENT, "# one"}, {OX_TOK_COMMENT, "#@ input x = float {1}"},
+		    {TK_ANNOT, "#@ doc: \"d\""}, {TK_STRING, "\"#s\""}, {OX_TOK_COMMENT, "#two\r"},
+		    {OX_TOK_COMMENT, "#"},   {OX_TOK_EOF, ""}};
+	ox_lexer L;
+	ox_lex_init(&L, text, sizeof text - 1);
+	L.comments = true;
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		ox_tok t = ox_lex(&L);
+		ck_assert_msg(t.code == want[i].code && t.n == strlen(want[i].s) && !memcmp(t.p, want[i].s, t.n),
+			      "token %zu is %s '%.*s', want %s '%s'", i, code_name(t.code), (int)t.n, t.p,
+			      code_name(want[i].code), want[i].s);
+	}
+	/* without the flag (ox_lex_init's default) they are skipped */
+	EXPECT(text, TK_ID, TK_ANNOT, TK_STRING);
+}
+END_TEST
+
 START_TEST(whitespace)
 {
 	EXPECT(" \t\n\v\f\ra \t\n\v\f\rb \t\n\v\f\r", TK_ID, TK_ID);
@@ -703,6 +729,7 @@ int main(void)
 
 	tc = tcase_create("trivia");
 	tcase_add_test(tc, comments_and_annotations);
+	tcase_add_test(tc, comments_as_tokens);
 	tcase_add_test(tc, whitespace);
 	suite_add_tcase(s, tc);
 

@@ -205,5 +205,15 @@ fi
 run 2 "test without a path is a usage error" test
 run 3 "test of a missing path is a file error" test nowhere
 
+# A session refuses a misspelled attribute; for a text model run shows where it is.
+printf '<ir_version: 8, opset_import: ["" : 17]>\ng (float[2] x) => (float[2] y) {\n  y = LeakyRelu <alpah = 0.5> (x)\n}\n' >typo.onnxtxt
+run 1 "run refuses an unknown attribute" run typo.onnxtxt --input "x=float[2] {1, -1}" &&
+	check "run: the unknown attribute is shown at its place in the text" \
+		"has err.txt 'typo.onnxtxt:3:18: error: graph.node\[0\] (LeakyRelu): unknown attribute .alpah.' && empty out.txt"
+"$cli" to-binary typo.onnxtxt -o typo.onnx 2>/dev/null
+run 1 "run refuses an unknown attribute of a binary model" run typo.onnx --input "x=float[2] {1, -1}" &&
+	check "run: a binary model gets the session's message, the node named" \
+		"has err.txt \"node 0 (LeakyRelu): unknown attribute 'alpah' (LeakyRelu has none such at opset 17; did you mean 'alpha'?)\""
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -527,21 +527,35 @@ run 0 "fmt -i of several files exits 0" fmt -i second.onnxtxt keep.txt &&
 	check "fmt -i rewrote the non-canonical one and left no temporary file" \
 		'same second.onnxtxt canonical.expected && [ "$(entries .)" = "$before" ]'
 
-# comments: left alone unless --drop-comments; annotations are not comments
+# comments: kept, in place (trailing ones too); --drop-comments leaves them out; annotations
+# are not comments
 printf '# a comment\n<ir_version: 8>\ng (float x) => (float y) { y = Relu(x) }  # another\n' >comments.onnxtxt
-cp comments.onnxtxt comments.copy
-comments_stamp=$(stamp comments.onnxtxt)
-if run 1 "fmt -i of a file with comments exits 1" fmt -i comments.onnxtxt; then
-	check "fmt -i leaves a file with comments untouched" \
-		'same comments.onnxtxt comments.copy && [ "$(stamp comments.onnxtxt)" = "$comments_stamp" ]'
-	check "the message names the file and --drop-comments" \
-		'has err.txt comments.onnxtxt && has err.txt --drop-comments && empty out.txt'
+cat >comments.expected <<'EOF'
+# a comment
+<
+  ir_version: 8
+>
+g (float x) => (float y)
+{
+  y = Relu (x)
+}  # another
+EOF
+if run 0 "fmt -i of a file with comments exits 0" fmt -i comments.onnxtxt; then
+	check "fmt -i keeps the comments, before the header and after the last brace" \
+		'same comments.onnxtxt comments.expected && empty out.txt && empty err.txt'
 fi
-"$cli" fmt comments.onnxtxt >expected.txt 2>err.txt
+printf '# a comment\n<ir_version: 8>\ng (float x) => (float y) { y = Relu(x) }  # another\n' >comments.onnxtxt
+"$cli" to-text comments.onnxtxt >expected.txt 2>err.txt
 if run 0 "fmt -i --drop-comments of a file with comments exits 0" fmt -i --drop-comments comments.onnxtxt; then
-	check "fmt -i --drop-comments rewrites it as fmt prints it, without comments" \
+	check "fmt -i --drop-comments rewrites it as to-text prints it, without comments" \
 		'same comments.onnxtxt expected.txt && ! has comments.onnxtxt "#"'
 fi
+printf '# a comment\n<ir_version: 8>\ng (float x) => (float y) { y = Relu(x) }\n' >comments.onnxtxt
+run 0 "fmt --drop-comments prints the text without comments" fmt --drop-comments comments.onnxtxt &&
+	check "fmt --drop-comments prints what to-text prints" 'same out.txt expected.txt'
+cp comments.expected commented.onnxtxt
+run 0 "fmt --check of a canonical file with comments exits 0" fmt --check commented.onnxtxt &&
+	check "fmt --check finds a commented canonical file canonical" 'empty out.txt'
 printf '<ir_version: 8>\ng (float x) => (float y) {\n  #@ doc_string: "Rectifies; # is no comment here"\n  y = Relu(x) }\n' \
 	>annotated.onnxtxt
 cat >annotated.expected <<'EOF'
@@ -632,10 +646,11 @@ if run 0 "fmt -i of a mode 600 file exits 0" fmt -i private.onnxtxt; then
 	# the temporary file that replaces it takes its mode
 	check "fmt -i keeps mode 600" '[ "$(stat -c %a private.onnxtxt)" = 600 ]'
 fi
-cp comments.copy private2.onnxtxt
+printf '# a comment\n<ir_version: 8>\ng (float x) => (float y) { y = Relu(x) }  # another\n' >private2.onnxtxt
 chmod 640 private2.onnxtxt
-if run 0 "fmt -i --drop-comments of a mode 640 file exits 0" fmt -i --drop-comments private2.onnxtxt; then
-	check "fmt -i --drop-comments keeps mode 640" '[ "$(stat -c %a private2.onnxtxt)" = 640 ]'
+if run 0 "fmt -i of a mode 640 file with comments exits 0" fmt -i private2.onnxtxt; then
+	check "fmt -i keeps mode 640, and the comments" \
+		'[ "$(stat -c %a private2.onnxtxt)" = 640 ] && same private2.onnxtxt comments.expected'
 fi
 
 echo "1..$n"

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ static int colored(void)
 #define BOLD "\033[1m"
 #define RED "\033[1;31m"
 #define GREEN "\033[1;32m"
+#define MAGENTA "\033[1;35m"
 #define RESET "\033[0m"
 
 static const char *paint(const char *code)
@@ -114,14 +116,17 @@ int exit_for(OnnxStatus st)
 /* Writes the first line of a formatted error ("WHERE: error: MESSAGE") in colour. */
 static void paint_head(const char *line, size_t n)
 {
-	const char *tag = strstr(line, ": error: ");
+	const char *tag = strstr(line, ": error: "), *warn = strstr(line, ": warning: ");
+	bool warning = warn && (!tag || warn < tag);
+	tag = warning ? warn : tag;
 	if (!tag || (size_t)(tag - line) > n) {
 		fwrite(line, 1, n, stderr);
 		return;
 	}
-	size_t where = (size_t)(tag - line) + 1, rest = where + 8;
-	fprintf(stderr, "%s%.*s%s %serror:%s %s%.*s%s", paint(BOLD), (int)where, line, paint(RESET), paint(RED),
-		paint(RESET), paint(BOLD), (int)(n - rest), line + rest, paint(RESET));
+	const char *word = warning ? "warning:" : "error:";
+	size_t where = (size_t)(tag - line) + 1, rest = where + strlen(word) + 1;
+	fprintf(stderr, "%s%.*s%s %s%s%s %s%.*s%s", paint(BOLD), (int)where, line, paint(RESET),
+		paint(warning ? MAGENTA : RED), word, paint(RESET), paint(BOLD), (int)(n - rest), line + rest, paint(RESET));
 }
 
 void report(const OnnxError *err, const char *file, const char *text, size_t len)

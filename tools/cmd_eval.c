@@ -1,9 +1,13 @@
 /* onnxtxt run and onnxtxt test: the evaluator on the command line. */
 #define _XOPEN_SOURCE 700 /* POSIX 2008: scandir, clock_gettime */
 #define _DEFAULT_SOURCE   /* alphasort */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +41,71 @@ static int is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* --max-memory and --timeout of run and test, given to every session. */
+static struct {
+	int has_memory;
+	uint64_t memory;
+	double timeout;
+} limits;
+
+enum { OPT_MAX_MEMORY = 1900, OPT_TIMEOUT };
+
+#define LIMIT_OPTIONS {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"timeout", required_argument, NULL, OPT_TIMEOUT}
+
+#define LIMIT_HELP \
+	"  --max-memory SIZE  fail a run whose tensors would take more than SIZE bytes at once\n" \
+	"                     (K, M, G, T: powers of 1024; 0: no limit; default: half of the\n" \
+	"                     physical memory)\n" \
+	"  --timeout SECONDS  fail a run that takes longer (default: no limit)\n"
+
+/* "512M", "2G", "1048576": bytes; -1 when arg is none of those. */
+static int parse_size(const char *arg, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	char *end;
+	errno = 0;
+	double n = strtod(arg, &end);
+	if (end == arg || errno || !(n >= 0) || *arg == '-' || *arg == '+')
+		return -1;
+	double scale = 1;
+	const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+	if (u) {
+		scale = ldexp(1, 10 * (int)(u - units + 1));
+		end += 1 + (end[1] == 'i' && end[2] == 'B');
+	}
+	end += *end == 'B';
+	if (*end || n * scale >= 18446744073709551616.0)
+		return -1;
+	*out = (uint64_t)(n * scale);
+	return 0;
+}
+
+/* 1: c was --max-memory or --timeout, now handled; 0: it was not; -1: a usage error. */
+static int limit_option(const char *cmd, int c, const char *arg)
+{
+	if (c == OPT_MAX_MEMORY) {
+		if (parse_size(arg, &limits.memory) < 0)
+			return usage_error("%s: --max-memory takes a size such as 512M or 2G, not '%s'", cmd, arg), -1;
+		limits.has_memory = 1;
+		return 1;
+	}
+	if (c != OPT_TIMEOUT)
+		return 0;
+	char *end;
+	errno = 0;
+	limits.timeout = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(limits.timeout) || limits.timeout < 0)
+		return usage_error("%s: --timeout takes a number of seconds, not '%s'", cmd, arg), -1;
+	return 1;
+}
+
+static OnnxStatus apply_limits(OnnxSession *s, OnnxError *err)
+{
+	if (limits.has_memory && OnnxSession_SetMaxMemory(s, limits.memory, err) != ONNXTXT_OK)
+		return err->code;
+	return OnnxSession_SetTimeout(s, limits.timeout, err);
 }
 
 /* Index of the input named name, or of the n-th input without an initializer. */
@@ -102,6 +171,13 @@ static OnnxStatus bind_case_inputs(OnnxSession *s, const OnnxCaseItem *items, si
 
 /* ---- run --------------------------------------------------------------------------------- */
 
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static const char run_help[] =
 	"Usage: onnxtxt run MODEL [--input NAME=VALUE]... [--input-dir DIR] [--output-dir DIR]\n"
 	"Evaluate a model (text or binary) and print its outputs in the textual syntax.\n"
@@ -119,6 +195,10 @@ static const char run_help[] =
 	"  --input-dir DIR    bind DIR/input_N.pb to the N-th input without an initializer (the\n"
 	"                     ONNX backend test layout)\n"
 	"  --output-dir DIR   also write each output N to DIR/output_N.pb\n"
+	"  --repeat N         run the model N times after one warm-up run (outputs of the last)\n"
+	"  --time             print the session's set-up time and the minimum and median time of\n"
+	"                     the runs to standard error (one warm-up run, then N of --repeat)\n"
+	LIMIT_HELP
 	CLI_COMMON_HELP
 	"\n"
 	"A self-contained test case binds the inputs its '#@ input' lines give; --input-dir and\n"
@@ -126,7 +206,7 @@ static const char run_help[] =
 	"Exit status: 0 success, 1 the model is invalid or fails to evaluate, 2 usage error,\n"
 	"3 file error.\n";
 
-enum { OPT_INPUT_DIR = 2000, OPT_OUTPUT_DIR };
+enum { OPT_INPUT_DIR = 2000, OPT_OUTPUT_DIR, OPT_REPEAT, OPT_TIME };
 
 /* "NAME=VALUE" or "FILE.pb". */
 static OnnxStatus bind_arg(OnnxSession *s, const char *arg, size_t *next_free, OnnxError *err)
@@ -240,7 +320,61 @@ typedef struct run_opts {
 	const char **inputs;
 	size_t ninputs;
 	const char *input_dir, *output_dir;
+	long repeat; /* 0: one run, no warm-up */
+	int time;
 } run_opts;
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* "1.234 ms", or "0.512 us" below a millisecond: one-node models run in microseconds. */
+static const char *duration(double seconds, char *buf, size_t size)
+{
+	if (seconds >= 1e-3)
+		snprintf(buf, size, "%.3f ms", 1e3 * seconds);
+	else
+		snprintf(buf, size, "%.3f us", 1e6 * seconds);
+	return buf;
+}
+
+/* "onnxtxt: 10 runs after 1 warm-up: min 1.234 ms, median 1.250 ms", after the set-up
+ * time, as onnxruntime's perf tool reports them. */
+static void print_times(double setup, double *t, long n)
+{
+	char a[32], b[32];
+	qsort(t, (size_t)n, sizeof *t, by_value);
+	double median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	fprintf(stderr, "%s: session set-up %s\n", prog, duration(setup, a, sizeof a));
+	fprintf(stderr, "%s: %ld run%s after 1 warm-up: min %s, median %s\n", prog, n, n == 1 ? "" : "s",
+		duration(t[0], a, sizeof a), duration(median, b, sizeof b));
+}
+
+/* One run; with --repeat or --time, one warm-up run and then N measured ones. */
+static int run_timed(OnnxSession *s, const run_opts *o, double setup, const char *path)
+{
+	long n = o->repeat ? o->repeat : 1, total = o->repeat || o->time ? n + 1 : 1;
+	double *t = calloc((size_t)n, sizeof *t);
+	if (!t)
+		return fail("out of memory"), EXIT_INPUT;
+	OnnxError err;
+	for (long i = 0; i < total; i++) {
+		double t0 = now();
+		if (OnnxSession_Run(s, &err) != ONNXTXT_OK) {
+			fail_at(display_name(path), "%s", err.message);
+			free(t);
+			return exit_for(err.code);
+		}
+		if (total > 1 && i > 0)
+			t[i - 1] = now() - t0;
+	}
+	if (o->time)
+		print_times(setup, t, n);
+	free(t);
+	return EXIT_OK;
+}
 
 /* Loads a model for evaluation: either format, with external data read in. */
 static int load_eval_model(const char *path, Onnx__ModelProto **m, char **text, size_t *len)
@@ -256,6 +390,40 @@ static int load_eval_model(const char *path, Onnx__ModelProto **m, char **text, 
 	return EXIT_OK;
 }
 
+/* What a message says after its "PLACE (Op): " head, up to its second quote (the name it
+ * is about): "unknown attribute 'alpah'". */
+static size_t gist(const char *msg, const char **start)
+{
+	const char *p = strstr(msg, "): ");
+	*start = p ? p + 3 : msg;
+	const char *q = strchr(*start, '\'');
+	q = q ? strchr(q + 1, '\'') : NULL;
+	return q ? (size_t)(q - *start) + 1 : strlen(*start);
+}
+
+/* A session refused a text model: when it is about an attribute (unknown, mistyped, a
+ * required one missing) and the structural check finds the same problem, show that at
+ * FILE:LINE:COL instead (the session knows nodes, not text); else the session's message. */
+static void session_failed(const char *path, const char *text, size_t len, const OnnxError *err)
+{
+	OnnxError cerr, *problems = NULL;
+	size_t count = 0;
+	const char *want, *got;
+	size_t nwant = gist(err->message, &want);
+	bool attribute = strstr(want, "attribute '") && strstr(want, "attribute '") < want + nwant;
+	if (attribute && !looks_binary(text, len) &&
+	    OnnxModel_CheckText(text, len, &problems, &count, &cerr) == ONNXTXT_ERR_INVALID)
+		for (size_t i = 0; i < count; i++)
+			if (problems[i].code != ONNXTXT_WARNING && problems[i].line && gist(problems[i].message, &got) == nwant &&
+			    !strncmp(got, want, nwant)) {
+				report(&problems[i], display_name(path), text, len);
+				free(problems);
+				return;
+			}
+	free(problems);
+	fail_at(display_name(path), "%s", err->message);
+}
+
 static int run_model(const char *path, const run_opts *o)
 {
 	Onnx__ModelProto *m;
@@ -267,8 +435,12 @@ static int run_model(const char *path, const run_opts *o)
 	int rc = load_eval_model(path, &m, &text, &len);
 	if (rc == EXIT_OK && !looks_binary(text, len) && OnnxCase_Parse(text, len, &items, &nitems, &err) != ONNXTXT_OK)
 		report(&err, display_name(path), text, len), rc = exit_for(err.code);
+	double t0 = now();
 	if (rc == EXIT_OK && OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
-		fail_at(display_name(path), "%s", err.message), rc = exit_for(err.code);
+		session_failed(path, text, len, &err), rc = exit_for(err.code);
+	double setup = now() - t0;
+	if (rc == EXIT_OK && apply_limits(s, &err) != ONNXTXT_OK)
+		fail("%s", err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK && bind_case_inputs(s, items, nitems, &err) != ONNXTXT_OK)
 		fail_at(display_name(path), "line %u: %s", err.line, err.message), rc = exit_for(err.code);
 	if (rc == EXIT_OK && o->input_dir && bind_dir(s, o->input_dir, &err) != ONNXTXT_OK)
@@ -276,8 +448,8 @@ static int run_model(const char *path, const run_opts *o)
 	for (size_t i = 0; rc == EXIT_OK && i < o->ninputs; i++)
 		if (bind_arg(s, o->inputs[i], &next_free, &err) != ONNXTXT_OK)
 			fail("%s", err.message), rc = exit_for(err.code);
-	if (rc == EXIT_OK && OnnxSession_Run(s, &err) != ONNXTXT_OK)
-		fail_at(display_name(path), "%s", err.message), rc = exit_for(err.code);
+	if (rc == EXIT_OK)
+		rc = run_timed(s, o, setup, path);
 	if (rc == EXIT_OK)
 		rc = print_outputs(s, o->output_dir);
 	OnnxSession_Free(s);
@@ -287,15 +459,29 @@ static int run_model(const char *path, const run_opts *o)
 	return rc;
 }
 
+/* --repeat N: a count of runs from 1 to a billion; -1 (go on) or a usage error. */
+static int parse_repeat(const char *arg, long *n)
+{
+	char *end;
+	errno = 0;
+	*n = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || *n < 1 || *n > 1000000000)
+		return usage_error("run: --repeat takes a number of runs from 1 to 1000000000, not '%s'", arg);
+	return -1;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {{"input", required_argument, NULL, 'i'},
 					     {"input-dir", required_argument, NULL, OPT_INPUT_DIR},
 					     {"output-dir", required_argument, NULL, OPT_OUTPUT_DIR},
+					     {"repeat", required_argument, NULL, OPT_REPEAT},
+					     {"time", no_argument, NULL, OPT_TIME},
+					     LIMIT_OPTIONS,
 					     {"help", no_argument, NULL, 'h'},
 					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
-	run_opts o = {calloc((size_t)argc + 1, sizeof(char *)), 0, NULL, NULL};
+	run_opts o = {calloc((size_t)argc + 1, sizeof(char *)), 0, NULL, NULL, 0, 0};
 	if (!o.inputs)
 		return fail("out of memory"), EXIT_INPUT;
 	int c, r, rc = -1;
@@ -306,6 +492,12 @@ int cmd_run(int argc, char **argv)
 			o.input_dir = optarg;
 		else if (c == OPT_OUTPUT_DIR)
 			o.output_dir = optarg;
+		else if (c == OPT_REPEAT)
+			rc = parse_repeat(optarg, &o.repeat);
+		else if (c == OPT_TIME)
+			o.time = 1;
+		else if ((r = limit_option("run", c, optarg)) != 0)
+			rc = r < 0 ? EXIT_USAGE : rc;
 		else if (c == 'h')
 			rc = (fputs(run_help, stdout), EXIT_OK);
 		else if ((r = cli_common_option(c, optarg)) != 0)
@@ -333,6 +525,7 @@ static const char test_help[] =
 	"                     lines), an ONNX backend test folder (model.onnx, test_data_set_N/ with\n"
 	"                     input_N.pb and output_N.pb, optional data.json with rtol and atol), or\n"
 	"                     a folder searched for both (*.onnxtxt files, folders with model.onnx)\n"
+	LIMIT_HELP
 	CLI_COMMON_HELP
 	"\n"
 	"With --quiet, only failed and skipped cases and the summary are printed.\n"
@@ -363,11 +556,12 @@ static enum verdict session_verdict(result *r, const OnnxError *err)
 static int check_output(const OnnxSession *s, long o, const OnnxValue *expected, double rtol, double atol,
 			const char *where, result *r)
 {
-	char msg[600], head[300];
-	if (OnnxValue_Equal(OnnxSession_Output(s, (size_t)o), expected, rtol, atol, msg, sizeof msg))
+	char head[300];
+	OnnxError err;
+	if (OnnxValue_Equal(OnnxSession_Output(s, (size_t)o), expected, rtol, atol, &err) == ONNXTXT_OK)
 		return 1;
 	snprintf(head, sizeof head, "%soutput '%s'", where, OnnxSession_OutputName(s, (size_t)o));
-	set(r, FAIL, "%s: %s", head, msg);
+	set(r, FAIL, "%s: %s", head, err.message);
 	return 0;
 }
 
@@ -396,6 +590,8 @@ static enum verdict text_case(const char *path, result *r)
 		v = set(r, FAIL, "%s%s", where, err.message);
 	} else if (OnnxSession_New(m, &s, &err) != ONNXTXT_OK) {
 		v = session_verdict(r, &err);
+	} else if (apply_limits(s, &err) != ONNXTXT_OK) {
+		v = set(r, FAIL, "%s%s", err.message, "");
 	} else if (bind_case_inputs(s, items, n, &err) != ONNXTXT_OK) {
 		snprintf(where, sizeof where, "%u: ", err.line);
 		v = set(r, FAIL, "%s%s", where, err.message);
@@ -497,6 +693,8 @@ static enum verdict backend_case(const char *dir, result *r)
 		v = set(r, FAIL, "%s%s", path ? err.message : "out of memory", "");
 	else if (OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
 		v = session_verdict(r, &err);
+	else if (apply_limits(s, &err) != ONNXTXT_OK)
+		v = set(r, FAIL, "%s%s", err.message, "");
 	else if ((nsets = scandir(dir, &sets, data_set_filter, alphasort)) <= 0)
 		v = set(r, FAIL, "no test_data_set_N folders%s%s", "", "");
 	for (int i = 0; v == PASS && i < nsets; i++) {
@@ -565,13 +763,6 @@ static int find_cases(cases *c, const char *path, int top)
 	return rc;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int run_cases(const cases *c)
 {
 	size_t count[3] = {0, 0, 0};
@@ -602,11 +793,17 @@ static int run_cases(const cases *c)
 
 int cmd_test(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'}, LIMIT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
 	int c, r;
 	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
 		if (c == 'h')
 			return fputs(test_help, stdout), EXIT_OK;
+		if ((r = limit_option("test", c, optarg)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+			continue;
+		}
 		if ((r = cli_common_option(c, optarg)) < 0)
 			return EXIT_USAGE;
 		if (r == 0)

@@ -302,93 +302,59 @@ static int cmd_to_text(int argc, char **argv)
 
 static const char fmt_help[] =
 	"Usage: onnxtxt fmt [-i | --check] [--drop-comments] FILE...\n"
-	"Rewrite models in the textual syntax in the canonical layout. Comments, a test case's\n"
-	"'#@ input' and '#@ expect' lines among them, are not kept; annotations (the other '#@'\n"
-	"lines) are.\n"
+	"Rewrite models in the textual syntax in the canonical layout. Comments are kept, each\n"
+	"beside the element it stood before or ended the line of, at the canonical indentation;\n"
+	"a test case's '#@ input' and '#@ expect' lines keep their place and text. Annotations\n"
+	"(the other '#@' lines) are written as the printer writes them.\n"
 	"\n"
 	"  FILE             a text model, or - for standard input\n"
-	"  -i               rewrite each file in place (atomically) instead of printing it;\n"
-	"                   a file with comments (test case lines included) is left alone\n"
-	"                   unless --drop-comments\n"
+	"  -i               rewrite each file in place (atomically) instead of printing it\n"
 	"  --check          print nothing but the names of files that are not canonical;\n"
 	"                   exit 1 if there are any\n"
-	"  --drop-comments  let -i rewrite files that have comments\n"
+	"  --drop-comments  leave the comments out (test case lines included)\n"
 	CLI_COMMON_HELP
 	"\n"
 	"Exit status: 0 done (with --check: every file is canonical), 1 a model is invalid or,\n"
 	"with --check, a file is not canonical, 2 usage error, 3 file error.\n";
 
-/* Whether a "#@" line at t is a test case's "#@ input" or "#@ expect" line, which the
- * lexer reads as a comment. */
-static int case_line(const char *t, size_t n)
-{
-	size_t i = 2;
-	while (i < n && (t[i] == ' ' || t[i] == '\t'))
-		i++;
-	for (int k = 0; k < 2; k++) {
-		const char *word = k ? "expect" : "input";
-		size_t w = strlen(word);
-		if (n - i > w && !memcmp(t + i, word, w) && (t[i + w] == ' ' || t[i + w] == '\t'))
-			return 1;
-	}
-	return 0;
-}
-
-/* Whether text has comments ('#' outside strings, but for "#@" annotation lines), which
- * the canonical text cannot keep; a test case's lines are comments too. */
-static int has_comments(const char *t, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (t[i] == '"') {
-			for (i++; i < n && t[i] != '"'; i++)
-				i += t[i] == '\\';
-		} else if (t[i] == '#') {
-			if (i + 1 == n || t[i + 1] != '@' || case_line(t + i, n - i))
-				return 1;
-			while (i < n && t[i] != '\n')
-				i++;
-		}
-	}
-	return 0;
-}
-
 enum { FMT_PRINT, FMT_IN_PLACE, FMT_CHECK };
 
+/* Reports a text fmt could not format: a binary model, or its error. */
+static int fmt_error(const char *name, const char *text, size_t len, const OnnxError *err)
+{
+	Onnx__ModelProto *b = NULL;
+	/* text may hold control bytes (in strings), so only a failed parse says binary */
+	if (err->code != ONNXTXT_ERR_NOMEM && looks_binary(text, len) && OnnxBinary_Read(text, len, &b, NULL) == ONNXTXT_OK)
+		fail("%s is a binary model; fmt formats text (use to-text)", name);
+	else if (err->line)
+		report(err, name, text, len);
+	else
+		fail("%s: %s", name, err->message);
+	OnnxProto_Free(b);
+	return exit_for(err->code);
+}
+
 /* Formats one file; *changed tells whether the canonical text differs from it. */
-static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
+static int fmt_one(const char *path, int mode, unsigned flags, int *changed)
 {
 	size_t len, plen;
 	char *text = slurp(path, &len), *pretty = NULL;
 	if (!text)
 		return EXIT_IO;
 	int rc = EXIT_OK;
-	Onnx__ModelProto *m = NULL;
 	OnnxError err;
 	const char *name = display_name(path);
-	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK) {
-		/* text may hold control bytes (in strings), so only a failed parse says binary */
-		Onnx__ModelProto *b = NULL;
-		if (looks_binary(text, len) && OnnxBinary_Read(text, len, &b, NULL) == ONNXTXT_OK)
-			fail("%s is a binary model; fmt formats text (use to-text)", name);
-		else
-			report(&err, name, text, len);
-		OnnxProto_Free(b);
-		rc = exit_for(err.code);
-	} else if (OnnxPrinter_Print(m, 0, &pretty, &plen, &err) != ONNXTXT_OK) {
-		fail("%s", err.message);
-		rc = exit_for(err.code);
+	if (OnnxPrinter_Format(text, len, flags, &pretty, &plen, &err) != ONNXTXT_OK) {
+		rc = fmt_error(name, text, len, &err);
 	} else {
 		*changed = plen != len || memcmp(pretty, text, len) != 0;
 		if (mode == FMT_CHECK) {
 			if (*changed)
 				printf("%s\n", name);
 		} else if (mode == FMT_IN_PLACE) {
-			if (*changed && has_comments(text, len) && !drop_comments) {
-				fail("%s: left as it is: formatting would drop its comments (--drop-comments allows it)",
-				     name);
-				rc = EXIT_INPUT;
-			} else if (*changed) {
-				rc = write_text(m, 0, path);
+			if (*changed && OnnxPrinter_FormatFile(text, len, flags, path, &err) != ONNXTXT_OK) {
+				fail("%s", err.message);
+				rc = exit_for(err.code);
 			}
 		} else if (fwrite(pretty, 1, plen, stdout) != plen) {
 			fail("cannot write to standard output: %s", strerror(errno));
@@ -396,7 +362,6 @@ static int fmt_one(const char *path, int mode, int drop_comments, int *changed)
 		}
 	}
 	free(pretty);
-	OnnxProto_Free(m);
 	free(text);
 	return rc;
 }
@@ -435,7 +400,7 @@ static int cmd_fmt(int argc, char **argv)
 	int mode = in_place ? FMT_IN_PLACE : check ? FMT_CHECK : FMT_PRINT;
 	int rc = EXIT_OK, any_changed = 0;
 	for (int i = optind; i < argc; i++) {
-		int changed = 0, one = fmt_one(argv[i], mode, drop_comments, &changed);
+		int changed = 0, one = fmt_one(argv[i], mode, drop_comments ? ONNXTXT_FORMAT_DROP_COMMENTS : 0, &changed);
 		any_changed |= changed;
 		if (one > rc)
 			rc = one;
@@ -447,9 +412,13 @@ static const char check_help[] =
 	"Usage: onnxtxt check [-q] MODEL...\n"
 	"Check models for structural errors, as the ONNX checker does: names defined once and\n"
 	"before they are used (nodes in topological order), an opset import for every domain\n"
-	"used, required fields, tensor data, and the operators of the default domain (names\n"
-	"up to opset 23, inputs and attributes up to opset 17). Every problem is reported, at\n"
+	"used, required fields, tensor data, what the model's IR version has, and every\n"
+	"operator of the standard domains against its schema at the imported opset (those of\n"
+	"onnx 1.23: ai.onnx 1-28, ai.onnx.ml 1-5, ai.onnx.preview, ai.onnx.preview.training):\n"
+	"inputs, outputs, attributes, declared types. Every problem is reported, at\n"
 	"FILE:LINE:COL for text; binary models get the path of the element (graph.node[3]).\n"
+	"Warnings (an opset newer than known, an opset newer than the IR version) leave a\n"
+	"model valid.\n"
 	"\n"
 	"  MODEL              a model, text or binary (told apart by its content), or - for\n"
 	"                     standard input\n"
@@ -482,7 +451,7 @@ static int check_one(const char *path)
 		shown = NULL;
 		OnnxProto_Free(m);
 	}
-	if (rc == EXIT_OK && st == ONNXTXT_ERR_INVALID)
+	if (rc == EXIT_OK && (st == ONNXTXT_ERR_INVALID || st == ONNXTXT_OK)) /* problems, or warnings alone */
 		for (size_t i = 0; i < count; i++)
 			report(&problems[i], name, shown, len);
 	else if (rc == EXIT_OK && st != ONNXTXT_OK)
@@ -627,7 +596,7 @@ static int global_options(int argc, char **argv, int *rc)
 		if (c == 'h')
 			return fputs(main_help, stdout), -1;
 		if (c == 'V')
-			return printf("onnxtxt %s\n", OnnxTxt_Version()), -1;
+			return printf("onnxtxt %s\n", OnnxLibrary_Version()), -1;
 		if ((r = cli_common_option(c, optarg)) == 0)
 			r = (cli_bad_option("onnxtxt", c, argv), -1);
 		if (r < 0)

@@ -21,9 +21,18 @@
  *     OnnxProto_Free(m);
  *
  * Naming: functions are OnnxParser_* (text in), OnnxPrinter_* (text out), OnnxBinary_*
- * (protobuf bytes in and out), OnnxModel_* (whole-model transforms), OnnxProto_* and
- * OnnxError_*; constants are ONNXTXT_*. The message types are protobuf-c's
- * (Onnx__ModelProto, ...), declared in <onnxtxt/onnx.pb-c.h>.
+ * (protobuf bytes in and out), OnnxModel_* (whole-model transforms), OnnxProto_*,
+ * OnnxValue_*, OnnxSession_*, OnnxCase_* (evaluation), OnnxError_* and OnnxLibrary_*;
+ * constants are ONNXTXT_*. The message types are protobuf-c's (Onnx__ModelProto, ...),
+ * declared in <onnxtxt/onnx.pb-c.h>.
+ *
+ * Threads: the library keeps no state between calls beyond process-wide tables it builds
+ * once, safely. Every call may run in several threads at once on different arguments.
+ * Calls that only read a message (printing, packing, checking, drawing, sessions over a
+ * model) may share it between threads, as long as no thread modifies it meanwhile
+ * (the external-data calls of OnnxModel_* do). An OnnxValue and an OnnxSession belong to one thread at
+ * a time: values are reference-counted without atomics, and a session holds the state of
+ * its last run. Distinct sessions over one model may run in parallel.
  */
 #ifndef ONNXTXT_H
 #define ONNXTXT_H
@@ -59,8 +68,6 @@ extern "C" {
  * empty messages would need hundreds, and is refused with ONNXTXT_ERR_LIMIT instead. */
 #define ONNXTXT_MAX_EXPANSION 64
 #define ONNXTXT_MAX_MEMORY_BASE (64u << 20)
-#define ONNXTXT_STR(x) ONNXTXT_STR_(x)
-#define ONNXTXT_STR_(x) #x
 
 typedef enum OnnxStatus {
 	ONNXTXT_OK = 0,
@@ -73,7 +80,9 @@ typedef enum OnnxStatus {
 	ONNXTXT_ERR_ARG,     /* invalid argument, such as a NULL pointer */
 	ONNXTXT_ERR_UNSUPPORTED, /* the evaluator does not support an operator or type */
 	ONNXTXT_ERR_EVAL,    /* a model cannot be evaluated: structure, shapes, types */
-	ONNXTXT_ERR_INVALID  /* the model breaks a structural rule (OnnxModel_Check) */
+	ONNXTXT_ERR_INVALID, /* the model breaks a structural rule (OnnxModel_Check) */
+	ONNXTXT_ERR_MISMATCH, /* two values differ (OnnxValue_Equal) */
+	ONNXTXT_WARNING      /* not a failure: a problem OnnxModel_Check reports as a warning */
 } OnnxStatus;
 
 /* Where and why a call failed. Line and column are 1-based (columns count UTF-8
@@ -166,13 +175,20 @@ ONNXTXT_API OnnxStatus OnnxModel_EmbedExternalDataWith(Onnx__ModelProto *model, 
  *     tensor;
  *   - attributes: a name, a type, one value of that type, no name twice in a node,
  *     references ("@name") only in functions;
- *   - operators of the default domain: the operator exists in the imported opset (names
- *     are known up to opset 23), takes as many inputs and outputs as some version of it
- *     does, and has the attributes it requires and no others, of the right types, as the
- *     operator schemas of opsets 1 to 17 describe them; for a later opset only the types
- *     of known attributes are checked.
- * Returns ONNXTXT_OK, or ONNXTXT_ERR_INVALID with the first problem in *err. When problems
- * is not NULL, it receives a malloc'd array of every problem found (at most
+ *   - tensor data: as many values as the shape needs, a known element type, external
+ *     data inside the model's directory; what the model's IR version has (element types,
+ *     sequences, optionals, functions and their fields); no recursion among model-local
+ *     functions, whose opset imports must agree with the model's where an operator differs;
+ *   - operators of the standard domains (the schemas of onnx 1.23: ai.onnx 1 to 28,
+ *     ai.onnx.ml 1 to 5, ai.onnx.preview, ai.onnx.preview.training): the operator exists
+ *     at the imported opset, takes as many inputs and outputs as its schema there, has the
+ *     attributes it requires and no others, of the right types, and the element types the
+ *     model declares meet its type constraints;
+ *   - warnings (code ONNXTXT_WARNING): an opset newer than any known, an opset imported
+ *     with an older IR version than the release that brought it.
+ * Returns ONNXTXT_OK (warnings alone leave a model valid), or ONNXTXT_ERR_INVALID with the
+ * first error in *err. When problems is not NULL, it receives a malloc'd array of every
+ * problem and warning found (at most
  * ONNXTXT_MAX_PROBLEMS), in model order, for the caller to free; *count their number.
  * Each message starts with the element's path in the model, as in
  * "graph.node[3] (Relu): input 'h' is not defined (...)"; the nodes of an attribute's
@@ -200,6 +216,20 @@ ONNXTXT_API OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, ch
 ONNXTXT_API OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxError *err);
 ONNXTXT_API OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path,
 					     OnnxError *err);
+
+/* Formats text in the textual syntax as `onnxtxt fmt` does: parses it as OnnxParser_Parse
+ * and prints the model in the canonical layout (with the ONNXTXT_PRINT_* flags), keeping
+ * every comment ('#' to the end of the line, a test case's "#@ input" and "#@ expect"
+ * lines included) beside the token it stood before, on lines of its own at the canonical
+ * indentation, or after the token whose line it ended. Annotations are printed as the
+ * printer writes them. Formatting the result again changes nothing, and the model read
+ * back is the one read from text. *out is malloc'd and NUL-terminated (out_len may be
+ * NULL); FormatFile replaces path atomically instead. */
+#define ONNXTXT_FORMAT_DROP_COMMENTS 0x100u /* leave the comments out */
+ONNXTXT_API OnnxStatus OnnxPrinter_Format(const char *text, size_t len, unsigned flags, char **out, size_t *out_len,
+					  OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxPrinter_FormatFile(const char *text, size_t len, unsigned flags, const char *path,
+					      OnnxError *err);
 
 /* Draws a model's main graph in the Graphviz DOT language, for `dot -Tsvg`: a box per node
  * with its op type, name, attributes and the initializers it reads; ellipses for the
@@ -275,9 +305,10 @@ ONNXTXT_API const char *OnnxValue_String(const OnnxValue *v, size_t i, size_t *l
 ONNXTXT_API const OnnxValue *OnnxValue_Item(const OnnxValue *v, size_t i);
 /* Whether got matches expected: same kind, element type and shape, and every element
  * within |got - expected| <= atol + rtol * |expected| (NaN matches NaN; integers, bools
- * and strings exactly). On a mismatch, msg (when given) says where and how. */
-ONNXTXT_API int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol, char *msg,
-				size_t size);
+ * and strings exactly). ONNXTXT_OK when they match; ONNXTXT_ERR_MISMATCH when they do not,
+ * with err's message saying where and how; ONNXTXT_ERR_ARG when either is NULL. */
+ONNXTXT_API OnnxStatus OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol,
+				       OnnxError *err);
 
 /* A session over model's main graph, which must outlive the session. Fails with
  * ONNXTXT_ERR_UNSUPPORTED when the model uses an operator the evaluator does not know,
@@ -294,8 +325,22 @@ ONNXTXT_API OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i);
 /* Binds a value to the input named name, after checking it against the declared type
  * and shape. The session keeps its own reference. */
 ONNXTXT_API OnnxStatus OnnxSession_SetInput(OnnxSession *s, const char *name, const OnnxValue *v, OnnxError *err);
-/* Runs the graph. Errors name the node, its operator and the shapes it was given. */
+/* Runs the graph. Errors name the node, its operator and the shapes it was given. A run
+ * that meets a limit of the session (below) fails with ONNXTXT_ERR_LIMIT, naming the node
+ * and the limit. */
 ONNXTXT_API OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err);
+/* Limits of every later run of the session, so that a hostile model fails instead of
+ * taking the machine:
+ *  - memory: the bytes of tensor data a run holds alive at once (intermediates and the
+ *    outputs it makes; not the inputs bound nor the initializers), checked before each
+ *    tensor is allocated. The default is half of physical memory; 0 lifts the limit.
+ *  - timeout: seconds a run may take, checked before each tensor is allocated and on
+ *    entering each graph (every Loop and Scan iteration, every function call); 0, the
+ *    default, means no deadline.
+ * Both fail with ONNXTXT_ERR_ARG for a NULL session; SetTimeout also for a negative or
+ * non-finite number of seconds. */
+ONNXTXT_API OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxSession_SetTimeout(OnnxSession *s, double seconds, OnnxError *err);
 ONNXTXT_API size_t OnnxSession_OutputCount(const OnnxSession *s);
 ONNXTXT_API const char *OnnxSession_OutputName(const OnnxSession *s, size_t i);
 /* Output i of the last run, valid until the next run or OnnxSession_Free. */
@@ -331,7 +376,7 @@ ONNXTXT_API size_t OnnxError_Format(const OnnxError *err, const char *file, cons
 			size_t size);
 
 /* The library version, ONNXTXT_VERSION at build time. */
-ONNXTXT_API const char *OnnxTxt_Version(void);
+ONNXTXT_API const char *OnnxLibrary_Version(void);
 
 #ifdef __cplusplus
 }

@@ -8,53 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/check.h"
 #include "diag.h"
 #include "text/lexer.h"
 #include "names.h"
 #include "onnx.h"
+#include "schema/schema.h"
 #include "spans.h"
+#include "text/tensor.h"
 #include "types.h"
 
 #define AT(x) ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##x
 
 /* ---- the checker's state ------------------------------------------------------------------ */
 
-/* What defines a name in a scope: a node (its index, >= 0) or one of these. */
-enum { DEF_INPUT = -1, DEF_INIT = -2 };
-
-/* The names a graph or function body defines; lookups continue in the enclosing one. */
-typedef struct scope {
-	ox_names defs;
-	const struct scope *up;
-} scope;
-
-/* Which part of a node a problem is about, to point at it in the text. */
-enum part { P_ALL, P_OP, P_INPUT, P_OUTPUT };
-
-typedef struct ctx {
-	const char *text; /* with spans: the model's text */
-	size_t len;
-	const ox_spans *spans;
-	OnnxError *problems;
-	size_t n, cap;
-	bool nomem;
-	int64_t ir_version;
-	const ox_names *opsets; /* domain -> version for the nodes being checked */
-	const Onnx__ModelProto *model;
-	bool in_function;
-	const Onnx__NodeProto *node; /* the node being checked, named after the path */
-	char path[1024];
-	size_t plen;
-} ctx;
+typedef ox_check ctx;
+typedef ox_scope scope;
+#define problem(c, ...) ox_check_report(c, ONNXTXT_ERR_INVALID, __VA_ARGS__)
+#define warning(c, ...) ox_check_report(c, ONNXTXT_WARNING, __VA_ARGS__)
+#define path_push ox_check_path_push
+#define path_pop ox_check_path_pop
 
 static bool full(const ctx *c)
 {
 	return c->nomem || c->n >= ONNXTXT_MAX_PROBLEMS;
 }
 
-/* Appends to the path; returns the old length for path_pop. */
-static size_t path_push(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static size_t path_push(ctx *c, const char *fmt, ...)
+size_t ox_check_path_push(ctx *c, const char *fmt, ...)
 {
 	size_t old = c->plen;
 	va_list ap;
@@ -66,7 +46,7 @@ static size_t path_push(ctx *c, const char *fmt, ...)
 	return old;
 }
 
-static void path_pop(ctx *c, size_t len)
+void ox_check_path_pop(ctx *c, size_t len)
 {
 	c->plen = len;
 	c->path[len] = '\0';
@@ -96,7 +76,7 @@ static int bracket(int code)
 /* Finds, in a node's text [s, e), its op name (all of "a.b.Op"), or its index-th output or
  * input name; *at gets the token (its length 0 when it is not there). A node reads
  * "[label] outs = op (ins) <attrs>", the attributes maybe before the inputs. */
-static void node_token(const char *text, size_t s, size_t e, enum part part, size_t index, ox_tok *at)
+static void node_token(const char *text, size_t s, size_t e, enum ox_part part, size_t index, ox_tok *at)
 {
 	ox_lexer L;
 	ox_lex_init(&L, text + s, e - s);
@@ -113,11 +93,11 @@ static void node_token(const char *text, size_t s, size_t e, enum part part, siz
 			stage = 1;
 		else if (stage == 0 && t.code == TK_COMMA)
 			k++;
-		else if (stage == 0 && part == P_OUTPUT && k == index && is_name_token(t.code))
+		else if (stage == 0 && part == OX_P_OUTPUT && k == index && is_name_token(t.code))
 			*at = t;
-		else if (stage == 1 && is_name_token(t.code) && (part == P_OP || part == P_ALL) && !at->n)
+		else if (stage == 1 && is_name_token(t.code) && (part == OX_P_OP || part == OX_P_ALL) && !at->n)
 			*at = t;
-		else if (stage == 1 && (t.code == TK_DOT || t.code == TK_ID) && at->n && (part == P_OP || part == P_ALL))
+		else if (stage == 1 && (t.code == TK_DOT || t.code == TK_ID) && at->n && (part == OX_P_OP || part == OX_P_ALL))
 			at->n = (uint32_t)(t.p + t.n - at->p); /* "a.b.Op": the whole of it */
 		if (stage == 1 && d == 0 && b > 0) {
 			stage = 2;
@@ -128,19 +108,19 @@ static void node_token(const char *text, size_t s, size_t e, enum part part, siz
 			k = 0;
 		} else if (stage == 2 && inputs && d == 1 && t.code == TK_COMMA) {
 			k++;
-		} else if (stage == 2 && inputs && d == 1 && part == P_INPUT && k == index && is_name_token(t.code)) {
+		} else if (stage == 2 && inputs && d == 1 && part == OX_P_INPUT && k == index && is_name_token(t.code)) {
 			*at = t;
 			return;
 		}
-		if (part == P_OUTPUT && at->n)
+		if (part == OX_P_OUTPUT && at->n)
 			return;
-		if (stage == 2 && (part == P_OP || part == P_ALL))
+		if (stage == 2 && (part == OX_P_OP || part == OX_P_ALL))
 			return;
 	}
 }
 
 /* Fills the problem's position from the span of msg; a node's part is found in its text. */
-static void locate(const ctx *c, OnnxError *e, const void *msg, enum part part, size_t index)
+static void locate(const ctx *c, OnnxError *e, const void *msg, enum ox_part part, size_t index)
 {
 	const ox_span *sp = msg ? ox_span_find(c->spans, msg) : NULL;
 	if (!sp)
@@ -148,8 +128,8 @@ static void locate(const ctx *c, OnnxError *e, const void *msg, enum part part, 
 	ox_tok at = {c->text + sp->start, sp->end - sp->start, 0, 0};
 	if (msg == c->node) {
 		node_token(c->text, sp->start, sp->end, part, index, &at);
-		if (!at.n && part != P_OP)
-			node_token(c->text, sp->start, sp->end, P_OP, 0, &at);
+		if (!at.n && part != OX_P_OP)
+			node_token(c->text, sp->start, sp->end, OX_P_OP, 0, &at);
 		if (!at.n)
 			return;
 	}
@@ -158,10 +138,7 @@ static void locate(const ctx *c, OnnxError *e, const void *msg, enum part part, 
 	ox_locate(c->text, c->len, e->offset, &e->line, &e->column);
 }
 
-/* Records a problem: "PATH (Op): message", placed at msg (a node's part) in the text. */
-static void problem(ctx *c, const void *msg, enum part part, size_t index, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static void problem(ctx *c, const void *msg, enum part part, size_t index, const char *fmt, ...)
+void ox_check_report(ctx *c, OnnxStatus code, const void *msg, enum ox_part part, size_t index, const char *fmt, ...)
 {
 	if (full(c))
 		return;
@@ -177,7 +154,8 @@ static void problem(ctx *c, const void *msg, enum part part, size_t index, const
 	}
 	OnnxError *e = &c->problems[c->n++];
 	memset(e, 0, sizeof *e);
-	e->code = ONNXTXT_ERR_INVALID;
+	e->code = code;
+	c->errors += code != ONNXTXT_WARNING;
 	char what[160] = "";
 	const Onnx__NodeProto *n = c->node;
 	if (n)
@@ -199,65 +177,118 @@ static const char *str(const char *s)
 
 /* ---- tensors ---------------------------------------------------------------------------- */
 
-/* The typed field a tensor of element type dt stores its values in ("" for none). */
-static const char *typed_field(int dt)
-{
-	switch (dt) {
-	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64:
-		return "float_data";
-	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128:
-		return "double_data";
-	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return "int64_data";
-	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
-		return "uint64_data";
-	case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: return "string_data";
-	default: return "int32_data";
-	}
-}
-
-/* Each data field with values: its name, or NULL; *fields counts them. */
+/* Each data field with values: the first one's name, or NULL; *fields counts them. */
 static const char *data_field(const Onnx__TensorProto *t, int *fields)
 {
 	const char *f = NULL;
-	struct { size_t n; const char *name; } all[] = {
-		{t->n_float_data, "float_data"}, {t->n_int32_data, "int32_data"}, {t->n_string_data, "string_data"},
-		{t->n_int64_data, "int64_data"}, {t->n_double_data, "double_data"},
-		{t->n_uint64_data, "uint64_data"}, {t->has_raw_data && t->raw_data.len, "raw_data"}};
 	*fields = 0;
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (all[i].n) {
+	for (int i = 0; i < OX_NFIELDS; i++)
+		if (ox_field_count(t, i)) {
 			++*fields;
-			f = f ? f : all[i].name;
+			f = f ? f : ox_field_name(i);
 		}
+	if (t->has_raw_data && t->raw_data.len) {
+		++*fields;
+		f = f ? f : "raw_data";
+	}
 	return f;
 }
 
-/* The checker's rules for a tensor's data: a defined element type; one data field, the
- * one the type uses (or none for an empty tensor or external data); strings not raw. */
+/* The number of values the tensor's field holds: typed fields count values (complex ones
+ * two per element, 4- and 2-bit ones packed a byte per int32_data entry), raw_data bytes.
+ * *want gets what a shape of count elements needs there. */
+static size_t field_values(const Onnx__TensorProto *t, const char *field, uint64_t count, uint64_t *want)
+{
+	int bits = ox_elem_bits(t->data_type);
+	bool complex = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64 ||
+		       t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128;
+	*want = complex ? 2 * count : count;
+	if (!strcmp(field, "raw_data")) {
+		*want = (count * (uint64_t)bits + 7) / 8;
+		return t->raw_data.len;
+	}
+	if (bits > 0 && bits < 8)
+		*want = (count * (uint64_t)bits + 7) / 8;
+	struct { const char *name; size_t n; } all[] = {
+		{"float_data", t->n_float_data}, {"int32_data", t->n_int32_data}, {"string_data", t->n_string_data},
+		{"int64_data", t->n_int64_data}, {"double_data", t->n_double_data}, {"uint64_data", t->n_uint64_data}};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (!strcmp(all[i].name, field))
+			return all[i].n;
+	return 0;
+}
+
+/* Elements a tensor's shape needs; false (and a problem) when the shape cannot hold data. */
+static bool element_count(ctx *c, const Onnx__TensorProto *t, const void *at, uint64_t *count)
+{
+	*count = 1;
+	for (size_t i = 0; i < t->n_dims; i++)
+		if (t->dims[i] == 0)
+			*count = 0;
+	for (size_t i = 0; i < t->n_dims && *count; i++) {
+		if (t->dims[i] < 0 || (uint64_t)t->dims[i] > UINT64_MAX / 128 / *count) {
+			problem(c, at, OX_P_ALL, 0, "tensor '%s' has %s dimension %lld", str(t->name),
+				t->dims[i] < 0 ? "negative" : "too large a", (long long)t->dims[i]);
+			return false;
+		}
+		*count *= (uint64_t)t->dims[i];
+	}
+	return true;
+}
+
+/* External data: a location, relative and inside the model's directory (as run refuses
+ * others), and no data fields besides. */
+static void check_external(ctx *c, const Onnx__TensorProto *t, const void *at, const char *field)
+{
+	const char *name = str(t->name), *location = NULL;
+	for (size_t i = 0; i < t->n_external_data; i++)
+		if (t->external_data[i]->key && !strcmp(t->external_data[i]->key, "location"))
+			location = str(t->external_data[i]->value);
+	if (field)
+		problem(c, at, OX_P_ALL, 0, "tensor '%s' is stored externally but also has %s", name, field);
+	else if (!location)
+		problem(c, at, OX_P_ALL, 0, "tensor '%s' is stored externally but has no location", name);
+	else if (!ox_external_location_ok(location))
+		problem(c, at, OX_P_ALL, 0,
+			"tensor '%s': external data location '%s' must be a relative path inside the model's directory"
+			" (no absolute path, no '..')", name, location);
+}
+
+/* The checker's rules for a tensor's data: a known element type; one data field, the one
+ * the type uses (or none for an empty tensor or external data), with as many values as
+ * the shape needs (the text parser's rule); strings not raw. */
 static void check_tensor(ctx *c, const Onnx__TensorProto *t, const void *at)
 {
 	const char *name = str(t->name);
 	if (!t->has_data_type || t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED) {
-		problem(c, at, P_ALL, 0, "tensor '%s' has no element type (data_type)", name);
+		problem(c, at, OX_P_ALL, 0, "tensor '%s' has no element type (data_type)", name);
 		return;
 	}
+	if (!ox_elem_name(t->data_type)) {
+		problem(c, at, OX_P_ALL, 0, "tensor '%s' has an unknown element type (data_type %d)", name, t->data_type);
+		return;
+	}
+	ox_check_ir_elem(c, t->data_type, at, name);
 	int fields;
 	const char *field = data_field(t, &fields);
-	bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-	uint64_t count = 1;
-	for (size_t i = 0; i < t->n_dims; i++)
-		count *= t->dims[i] < 0 ? 0 : (uint64_t)t->dims[i];
-	if (external && fields)
-		problem(c, at, P_ALL, 0, "tensor '%s' is stored externally but also has %s", name, field);
-	else if (!external && count == 0 && fields)
-		problem(c, at, P_ALL, 0, "tensor '%s' has no elements but has %s", name, field);
-	else if (!external && count && fields != 1)
-		problem(c, at, P_ALL, 0, "tensor '%s' needs its values in exactly one data field, not %d", name, fields);
+	uint64_t count, want;
+	if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+		check_external(c, t, at, field);
+	else if (!element_count(c, t, at, &count))
+		return;
+	else if (count == 0 && fields)
+		problem(c, at, OX_P_ALL, 0, "tensor '%s' has no elements but has %s", name, field);
+	else if (count && fields != 1)
+		problem(c, at, OX_P_ALL, 0, "tensor '%s' needs its values in exactly one data field, not %d", name, fields);
 	else if (field && !strcmp(field, "raw_data") && t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING)
-		problem(c, at, P_ALL, 0, "tensor '%s': strings cannot be stored in raw_data", name);
-	else if (field && strcmp(field, "raw_data") && strcmp(field, typed_field(t->data_type)))
-		problem(c, at, P_ALL, 0, "tensor '%s': %s values belong in %s, not %s", name,
-			ox_elem_name(t->data_type) ? ox_elem_name(t->data_type) : "these", typed_field(t->data_type), field);
+		problem(c, at, OX_P_ALL, 0, "tensor '%s': strings cannot be stored in raw_data", name);
+	else if (field && strcmp(field, "raw_data") && strcmp(field, ox_field_name(ox_elem_field(t->data_type))))
+		problem(c, at, OX_P_ALL, 0, "tensor '%s': %s values belong in %s, not %s", name,
+			ox_elem_name(t->data_type), ox_field_name(ox_elem_field(t->data_type)), field);
+	else if (field && field_values(t, field, count, &want) != want)
+		problem(c, at, OX_P_ALL, 0, "tensor '%s' has %zu %s in %s but its shape needs %llu", name,
+			field_values(t, field, count, &want), strcmp(field, "raw_data") ? "value(s)" : "byte(s)", field,
+			(unsigned long long)want);
 }
 
 /* ---- attributes ------------------------------------------------------------------------- */
@@ -289,6 +320,13 @@ static const char *type_name(int type)
 	return s ? s : "undefined";
 }
 
+int ox_check_attr_type(const Onnx__AttributeProto *a, bool *conflict)
+{
+	int vtype = 0, n = value_fields(a, &vtype);
+	*conflict = n > 1 || (n == 1 && a->has_type && a->type && (int)a->type != vtype);
+	return a->has_type && a->type ? (int)a->type : n ? vtype : 0;
+}
+
 /* The attribute's own rules: a name, at most one value, of its declared type; references
  * only inside functions; then its tensors and graphs. */
 static void check_attribute(ctx *c, const Onnx__AttributeProto *a, const scope *sc)
@@ -296,21 +334,25 @@ static void check_attribute(ctx *c, const Onnx__AttributeProto *a, const scope *
 	const char *name = str(a->name);
 	int vtype = 0, nvalues = value_fields(a, &vtype);
 	if (!*name)
-		problem(c, a, P_ALL, 0, "an attribute has no name");
+		problem(c, a, OX_P_ALL, 0, "an attribute has no name");
 	if (a->ref_attr_name && *a->ref_attr_name && !c->in_function)
-		problem(c, a, P_ALL, 0, "attribute '%s' refers to '@%s', but references are only allowed in a function",
+		problem(c, a, OX_P_ALL, 0, "attribute '%s' refers to '@%s', but references are only allowed in a function",
 			name, a->ref_attr_name);
 	if (!(a->has_type && a->type) && c->ir_version >= 2)
-		problem(c, a, P_ALL, 0, "attribute '%s' has no type", name);
+		problem(c, a, OX_P_ALL, 0, "attribute '%s' has no type", name);
 	if (nvalues > 1)
-		problem(c, a, P_ALL, 0, "attribute '%s' has %d values; an attribute has one", name, nvalues);
+		problem(c, a, OX_P_ALL, 0, "attribute '%s' has %d values; an attribute has one", name, nvalues);
 	else if (nvalues == 1 && a->has_type && (int)a->type != vtype)
-		problem(c, a, P_ALL, 0, "attribute '%s' is declared %s but holds a %s value", name, type_name(a->type),
+		problem(c, a, OX_P_ALL, 0, "attribute '%s' is declared %s but holds a %s value", name, type_name(a->type),
 			type_name(vtype));
 	if (a->t)
 		check_tensor(c, a->t, a);
 	for (size_t i = 0; i < a->n_tensors; i++)
 		check_tensor(c, a->tensors[i], a);
+	if (a->tp)
+		ox_check_ir_type(c, a->tp, a, name);
+	for (size_t i = 0; i < a->n_type_protos; i++)
+		ox_check_ir_type(c, a->type_protos[i], a, name);
 	const Onnx__NodeProto *node = c->node;
 	if (a->g) {
 		size_t old = path_push(c, ".%s", name);
@@ -328,201 +370,6 @@ static void check_attribute(ctx *c, const Onnx__AttributeProto *a, const scope *
 	}
 }
 
-/* The schema summary of an operator of the default domain (check_ops.h), or NULL. */
-#include "check_ops.h"
-
-static const struct op_attrs *op_find(const char *op)
-{
-	size_t lo = 0, hi = sizeof op_attrs / sizeof op_attrs[0];
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int cmp = strcmp(op, op_attrs[mid].op);
-		if (cmp == 0)
-			return &op_attrs[mid];
-		if (cmp < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
-}
-
-static int letter_type(char l)
-{
-	static const char letters[] = "fistgpyFISTGPY";
-	static const int types[] = {AT(FLOAT), AT(INT), AT(STRING), AT(TENSOR), AT(GRAPH), AT(SPARSE_TENSOR),
-				    AT(TYPE_PROTO), AT(FLOATS), AT(INTS), AT(STRINGS), AT(TENSORS), AT(GRAPHS),
-				    AT(SPARSE_TENSORS), AT(TYPE_PROTOS)};
-	const char *p = strchr(letters, l);
-	return p && l ? types[p - letters] : -1;
-}
-
-/* One "name!:types" entry of a spec, starting at *s (advanced past it). */
-typedef struct spec_attr {
-	const char *name;
-	size_t len;
-	bool required;
-	const char *types;
-	size_t ntypes;
-} spec_attr;
-
-static bool next_attr(const char **s, spec_attr *a)
-{
-	const char *p = *s;
-	while (*p == ' ')
-		p++;
-	if (!*p)
-		return false;
-	const char *colon = strchr(p, ':');
-	a->name = p;
-	a->required = colon[-1] == '!';
-	a->len = (size_t)(colon - p) - a->required;
-	a->types = colon + 1;
-	a->ntypes = strcspn(a->types, " ");
-	*s = a->types + a->ntypes;
-	return true;
-}
-
-static const Onnx__AttributeProto *find_attr(const Onnx__NodeProto *n, const char *name, size_t len)
-{
-	for (size_t i = 0; i < n->n_attribute; i++)
-		if (n->attribute[i]->name && strlen(n->attribute[i]->name) == len && !memcmp(n->attribute[i]->name, name, len))
-			return n->attribute[i];
-	return NULL;
-}
-
-/* A value's type as the node's attribute holds it: declared, else from its value. */
-static int attr_type(const Onnx__AttributeProto *a)
-{
-	int vtype = 0;
-	if (a->has_type && a->type)
-		return a->type;
-	return value_fields(a, &vtype) ? vtype : 0;
-}
-
-static void check_attr_type(ctx *c, const Onnx__AttributeProto *a, const spec_attr *sa)
-{
-	int type = attr_type(a), vtype = 0;
-	if (!type || (a->ref_attr_name && *a->ref_attr_name))
-		return;
-	if (value_fields(a, &vtype) == 1 && vtype != type)
-		return; /* declared one type, holds another: check_attribute says so */
-	char want[64] = "";
-	size_t used = 0;
-	for (size_t i = 0; i < sa->ntypes; i++) {
-		if (letter_type(sa->types[i]) == type)
-			return;
-		used += (size_t)snprintf(want + used, sizeof want - used, "%s%s", i ? " or " : "",
-					 type_name(letter_type(sa->types[i])));
-	}
-	bool int_for_float = type == AT(INT) && sa->ntypes == 1 && letter_type(sa->types[0]) == AT(FLOAT);
-	problem(c, a, P_ALL, 0, "attribute '%s' must be %s, not %s%s", str(a->name), want, type_name(type),
-		int_for_float ? " (write a float literal: 1.0, not 1)" : "");
-}
-
-/* Edit distance of two short names, ignoring case, a swap of neighbours one edit (optimal
- * string alignment), for "did you mean". */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), d[3][64];
-	if (la >= 63 || lb >= 63)
-		return SIZE_MAX;
-	size_t *two = d[0], *one = d[1], *row = d[2];
-	for (size_t j = 0; j <= lb; j++)
-		one[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = (a[i - 1] | 0x20) != (b[j - 1] | 0x20), best = one[j - 1] + cost;
-			if (one[j] + 1 < best)
-				best = one[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			if (i > 1 && j > 1 && (a[i - 1] | 0x20) == (b[j - 2] | 0x20) && (a[i - 2] | 0x20) == (b[j - 1] | 0x20) &&
-			    two[j - 2] + 1 < best)
-				best = two[j - 2] + 1;
-			row[j] = best;
-		}
-		size_t *t = two;
-		two = one;
-		one = row;
-		row = t;
-	}
-	return one[lb];
-}
-
-static const char *closest_op(const char *op)
-{
-	const char *best = NULL;
-	size_t bd = strlen(op) >= 5 ? 3 : 2; /* two edits away, one for short names ("Foo" is not "Cos") */
-	for (size_t i = 0; i < sizeof op_attrs / sizeof op_attrs[0]; i++) {
-		size_t d = distance(op, op_attrs[i].op);
-		if (d < bd) {
-			bd = d;
-			best = op_attrs[i].op;
-		}
-	}
-	return best;
-}
-
-static void check_arity(ctx *c, const Onnx__NodeProto *n, const char *what, size_t count, int min, int max)
-{
-	if (count >= (size_t)min && (max < 0 || count <= (size_t)max))
-		return;
-	if (max < 0)
-		problem(c, n, P_OP, 0, "takes at least %d %ss, not %zu", min, what, count);
-	else if (min == max)
-		problem(c, n, P_OP, 0, "takes %d %s%s, not %zu", min, what, min == 1 ? "" : "s", count);
-	else
-		problem(c, n, P_OP, 0, "takes %d to %d %ss, not %zu", min, max, what, count);
-}
-
-/* An operator of the default domain, against check_ops.h: it exists in the imported
- * opset, takes as many inputs and outputs as some version of it does, and has the
- * attributes it requires and no others, of the right types. The table knows operator
- * names up to OX_NAMES_OPSET but inputs and attributes only up to OX_ATTRS_OPSET; later
- * opsets change them (ReduceMean's axes became an input in opset 18), so beyond it only
- * the types of the attributes it knows are checked. */
-static void check_op(ctx *c, const Onnx__NodeProto *n, int64_t version)
-{
-	const struct op_attrs *op = op_find(n->op_type);
-	bool known_version = version <= OX_ATTRS_OPSET;
-	if (!op && version <= OX_NAMES_OPSET) {
-		const char *near = closest_op(n->op_type);
-		problem(c, n, P_OP, 0, "no operator '%s' in the default domain%s%s%s", n->op_type, near ? " (did you mean '" : "",
-			near ? near : "", near ? "'?)" : "");
-	}
-	if (!op)
-		return;
-	if (op->since > version) {
-		problem(c, n, P_OP, 0, "the operator first appears in opset %d, but the default domain is imported at opset %lld",
-			op->since, (long long)version);
-		return;
-	}
-	if (!op->attrs)
-		return; /* a newer operator: its name is all the table knows */
-	if (known_version) {
-		check_arity(c, n, "input", n->n_input, op->min_in, op->max_in);
-		check_arity(c, n, "output", n->n_output, op->min_out, op->max_out);
-	}
-	spec_attr sa;
-	for (const char *s = op->attrs; next_attr(&s, &sa);) {
-		const Onnx__AttributeProto *a = find_attr(n, sa.name, sa.len);
-		if (a)
-			check_attr_type(c, a, &sa);
-		else if (sa.required && known_version)
-			problem(c, n, P_OP, 0, "required attribute '%.*s' is missing", (int)sa.len, sa.name);
-	}
-	for (size_t i = 0; known_version && i < n->n_attribute; i++) {
-		const char *name = str(n->attribute[i]->name);
-		bool found = false;
-		for (const char *s = op->attrs; !found && next_attr(&s, &sa);)
-			found = strlen(name) == sa.len && !memcmp(name, sa.name, sa.len);
-		if (!found && *name)
-			problem(c, n->attribute[i], P_ALL, 0, "unknown attribute '%s'", name);
-	}
-}
-
 /* ---- nodes and graphs ------------------------------------------------------------------- */
 
 static const char *domain_of(const Onnx__NodeProto *n)
@@ -531,35 +378,75 @@ static const char *domain_of(const Onnx__NodeProto *n)
 	return strcmp(d, "ai.onnx") == 0 ? "" : d;
 }
 
-/* Whether the model defines the node's operator as a function. */
-static bool local_function(const ctx *c, const Onnx__NodeProto *n)
+/* The key of a model-local function in c->functions: "domain\nname\noverload" ("" for
+ * ai.onnx). */
+static char *function_key(const char *domain, const char *name, const char *overload)
 {
-	for (size_t i = 0; c->model && i < c->model->n_functions; i++) {
-		const Onnx__FunctionProto *f = c->model->functions[i];
-		if (!strcmp(str(f->name), n->op_type) && !strcmp(str(f->domain), str(n->domain)))
-			return true;
+	domain = strcmp(domain, "ai.onnx") ? domain : "";
+	size_t nd = strlen(domain), nn = strlen(name), no = strlen(overload);
+	char *k = malloc(nd + nn + no + 3);
+	if (k) {
+		memcpy(k, domain, nd);
+		k[nd] = '\n';
+		memcpy(k + nd + 1, name, nn);
+		k[nd + 1 + nn] = '\n';
+		memcpy(k + nd + nn + 2, overload, no + 1);
 	}
-	return false;
+	return k;
 }
 
-static void check_node_fields(ctx *c, const Onnx__NodeProto *n)
+/* The index of the model-local function the node calls, or -1. */
+static intptr_t local_function(ctx *c, const Onnx__NodeProto *n)
+{
+	if (!c->functions.n || !n->op_type)
+		return -1;
+	char *k = function_key(str(n->domain), n->op_type, str(n->overload));
+	if (!k) {
+		c->nomem = true;
+		return -1;
+	}
+	const intptr_t *i = ox_names_get(&c->functions, k);
+	free(k);
+	return i ? *i : -1;
+}
+
+/* No attribute name twice: pairwise for a few, with a table for many. */
+static void check_attribute_names(ctx *c, const Onnx__NodeProto *n)
+{
+	ox_names seen = {0};
+	for (size_t i = 0; i < n->n_attribute; i++) {
+		const char *name = n->attribute[i]->name;
+		bool twice = false;
+		if (!name)
+			continue;
+		if (n->n_attribute > 16) {
+			twice = ox_names_get(&seen, name) != NULL;
+			if (!twice && !ox_names_put(&seen, name, 0))
+				c->nomem = true;
+		}
+		for (size_t j = 0; n->n_attribute <= 16 && j < i && !twice; j++)
+			twice = n->attribute[j]->name && !strcmp(name, n->attribute[j]->name);
+		if (twice)
+			problem(c, n->attribute[i], OX_P_ALL, 0, "attribute '%s' is given twice", name);
+	}
+	ox_names_free(&seen);
+}
+
+static void check_node_fields(ctx *c, const Onnx__NodeProto *n, const scope *sc)
 {
 	if (!n->op_type || !*n->op_type)
-		problem(c, n, P_ALL, 0, "the node has no op_type");
+		problem(c, n, OX_P_ALL, 0, "the node has no op_type");
 	if (!n->n_input && !n->n_output)
-		problem(c, n, P_OP, 0, "the node has no inputs and no outputs");
+		problem(c, n, OX_P_OP, 0, "the node has no inputs and no outputs");
 	const intptr_t *version = ox_names_get(c->opsets, domain_of(n));
 	if (!version)
-		problem(c, n, P_OP, 0, "no opset_import for domain '%s'", domain_of(n));
-	for (size_t i = 0; i < n->n_attribute; i++)
-		for (size_t j = 0; j < i; j++)
-			if (n->attribute[i]->name && n->attribute[j]->name &&
-			    !strcmp(n->attribute[i]->name, n->attribute[j]->name)) {
-				problem(c, n->attribute[i], P_ALL, 0, "attribute '%s' is given twice", n->attribute[i]->name);
-				break;
-			}
-	if (version && !*domain_of(n) && n->op_type && *n->op_type && !local_function(c, n))
-		check_op(c, n, *version);
+		problem(c, n, OX_P_OP, 0, "no opset_import for domain '%s'", domain_of(n));
+	check_attribute_names(c, n);
+	ox_check_ir_node(c, n);
+	if (version && c->in_function)
+		ox_check_function_opsets(c, n, domain_of(n));
+	if (version && n->op_type && *n->op_type && ox_schema_domain_find(domain_of(n)) && local_function(c, n) < 0)
+		ox_check_op(c, n, domain_of(n), *version, sc);
 }
 
 /* Where name is defined, searching sc and the scopes around it; *outer tells whether the
@@ -579,9 +466,9 @@ static void describe_def(intptr_t def, bool outer, char *buf, size_t size)
 {
 	if (outer)
 		snprintf(buf, size, "in an enclosing graph");
-	else if (def == DEF_INPUT)
+	else if (def == OX_DEF_INPUT)
 		snprintf(buf, size, "by an input");
-	else if (def == DEF_INIT)
+	else if (def == OX_DEF_INIT)
 		snprintf(buf, size, "by an initializer");
 	else
 		snprintf(buf, size, "by node[%d]", (int)def);
@@ -598,11 +485,11 @@ static void check_inputs(ctx *c, const Onnx__NodeProto *n, const scope *sc, cons
 			continue; /* "" is an omitted optional input */
 		const intptr_t *def = ox_names_get(later, in);
 		if (def)
-			problem(c, n, P_INPUT, i,
+			problem(c, n, OX_P_INPUT, i,
 				"input '%s' is used before node[%d] defines it: nodes must be in topological order", in,
 				(int)*def);
 		else
-			problem(c, n, P_INPUT, i, "input '%s' is not defined anywhere", in);
+			problem(c, n, OX_P_INPUT, i, "input '%s' is not defined anywhere", in);
 	}
 }
 
@@ -616,8 +503,10 @@ static void define_outputs(ctx *c, const Onnx__NodeProto *n, intptr_t index, sco
 		if (def) {
 			char by[48];
 			describe_def(*def, outer, by, sizeof by);
-			problem(c, n, P_OUTPUT, i, "output '%s' is already defined %s", out, by);
-		} else if (*out && !ox_names_put(&sc->defs, out, index)) {
+			problem(c, n, OX_P_OUTPUT, i, "output '%s' is already defined %s", out, by);
+		}
+		/* defined here all the same (one problem is enough: not its graph's outputs too) */
+		if (*out && (!def || outer) && !ox_names_put(&sc->defs, out, index)) {
 			c->nomem = true;
 		}
 	}
@@ -634,7 +523,7 @@ static void check_nodes(ctx *c, Onnx__NodeProto *const *nodes, size_t count, sco
 		const Onnx__NodeProto *n = nodes[i];
 		size_t old = path_push(c, ".node[%zu]", i);
 		c->node = n;
-		check_node_fields(c, n);
+		check_node_fields(c, n, sc);
 		check_inputs(c, n, sc, &later);
 		for (size_t j = 0; j < n->n_attribute; j++)
 			check_attribute(c, n->attribute[j], sc);
@@ -647,22 +536,45 @@ static void check_nodes(ctx *c, Onnx__NodeProto *const *nodes, size_t count, sco
 }
 
 /* The main graph's inputs and outputs need a type, and tensor types an
- * element type and a shape (the checker relaxes this for sub-graphs). */
+ * element type and a shape (the checker relaxes this for sub-graphs); every type, what
+ * the IR version has. */
 static void check_value_info(ctx *c, const Onnx__ValueInfoProto *vi, const char *field, size_t i, bool typed)
 {
 	const char *name = str(vi->name);
 	size_t old = path_push(c, "%s[%zu]", field, i);
 	const Onnx__TypeProto *t = vi->type;
 	if (!*name)
-		problem(c, vi, P_ALL, 0, "a value has no name");
+		problem(c, vi, OX_P_ALL, 0, "a value has no name");
 	else if (typed && !t)
-		problem(c, vi, P_ALL, 0, "'%s' has no type (the main graph's inputs and outputs need one)", name);
+		problem(c, vi, OX_P_ALL, 0, "'%s' has no type (the main graph's inputs and outputs need one)", name);
 	else if (typed && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
 		 (!t->tensor_type->has_elem_type || !t->tensor_type->elem_type))
-		problem(c, vi, P_ALL, 0, "'%s' has no element type", name);
+		problem(c, vi, OX_P_ALL, 0, "'%s' has no element type", name);
 	else if (typed && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && !t->tensor_type->shape)
-		problem(c, vi, P_ALL, 0, "'%s' has no shape (the main graph's tensors need one, if only [N])", name);
+		problem(c, vi, OX_P_ALL, 0, "'%s' has no shape (the main graph's tensors need one, if only [N])", name);
+	if (t)
+		ox_check_ir_type(c, t, vi, name);
 	path_pop(c, old);
+}
+
+/* Records a value's declared type, for the operators' type constraints. */
+static void declare(ctx *c, scope *sc, const char *name, intptr_t type)
+{
+	if (name && *name && type && !ox_names_put(&sc->types, name, type))
+		c->nomem = true;
+}
+
+static void declare_types(ctx *c, const Onnx__GraphProto *g, scope *sc)
+{
+	for (size_t i = 0; i < g->n_input; i++)
+		declare(c, sc, g->input[i]->name, ox_check_type_code(g->input[i]->type));
+	for (size_t i = 0; i < g->n_output; i++)
+		declare(c, sc, g->output[i]->name, ox_check_type_code(g->output[i]->type));
+	for (size_t i = 0; i < g->n_value_info; i++)
+		declare(c, sc, g->value_info[i]->name, ox_check_type_code(g->value_info[i]->type));
+	for (size_t i = 0; i < g->n_initializer; i++)
+		if (ox_elem_name(g->initializer[i]->data_type))
+			declare(c, sc, g->initializer[i]->name, OX_KIND_TENSOR << 8 | g->initializer[i]->data_type);
 }
 
 /* A name defined twice among a graph's inputs or a function's inputs. */
@@ -671,64 +583,90 @@ static void define_input(ctx *c, scope *sc, const char *name, const void *at)
 	if (!*name)
 		return;
 	if (ox_names_get(&sc->defs, name))
-		problem(c, at, P_ALL, 0, "input '%s' is defined twice", name);
-	else if (!ox_names_put(&sc->defs, name, DEF_INPUT))
+		problem(c, at, OX_P_ALL, 0, "input '%s' is defined twice", name);
+	else if (!ox_names_put(&sc->defs, name, OX_DEF_INPUT))
 		c->nomem = true;
 }
 
+/* An initializer's name: given, once, a graph input up to IR version 3; then defined. */
+static void define_initializer(ctx *c, scope *sc, ox_names *seen, const char *name, const void *at)
+{
+	if (!*name)
+		problem(c, at, OX_P_ALL, 0, "an initializer has no name");
+	else if (ox_names_get(seen, name))
+		problem(c, at, OX_P_ALL, 0, "initializer '%s' is defined twice", name);
+	else if (!ox_names_put(seen, name, 0))
+		c->nomem = true;
+	if (*name && c->ir_version <= 3 && !ox_names_get(&sc->defs, name))
+		problem(c, at, OX_P_ALL, 0, "initializer '%s' is not a graph input, as IR version 3 and earlier require", name);
+	if (*name && !ox_names_put(&sc->defs, name, OX_DEF_INIT))
+		c->nomem = true; /* defined all the same: one problem is enough */
+}
+
+/* Initializers, dense and sparse (whose values tensor carries the name). */
 static void check_initializers(ctx *c, const Onnx__GraphProto *g, scope *sc)
 {
 	ox_names seen = {0};
 	for (size_t i = 0; i < g->n_initializer && !full(c); i++) {
 		const Onnx__TensorProto *t = g->initializer[i];
-		const char *name = str(t->name);
 		size_t old = path_push(c, ".initializer[%zu]", i);
-		if (!*name)
-			problem(c, t, P_ALL, 0, "an initializer has no name");
-		else if (ox_names_get(&seen, name))
-			problem(c, t, P_ALL, 0, "initializer '%s' is defined twice", name);
-		else if (!ox_names_put(&seen, name, 0))
-			c->nomem = true;
+		define_initializer(c, sc, &seen, str(t->name), t);
 		check_tensor(c, t, t);
-		if (*name && c->ir_version <= 3 && !ox_names_get(&sc->defs, name))
-			problem(c, t, P_ALL, 0, "initializer '%s' is not a graph input, as IR version 3 and earlier require", name);
-		if (*name && !ox_names_put(&sc->defs, name, DEF_INIT))
-			c->nomem = true; /* defined all the same: one problem is enough */
+		path_pop(c, old);
+	}
+	for (size_t i = 0; i < g->n_sparse_initializer && !full(c); i++) {
+		const Onnx__SparseTensorProto *sp = g->sparse_initializer[i];
+		size_t old = path_push(c, ".sparse_initializer[%zu]", i);
+		if (!sp->values)
+			problem(c, sp, OX_P_ALL, 0, "a sparse initializer has no values");
+		else
+			define_initializer(c, sc, &seen, str(sp->values->name), sp);
+		if (sp->values && ox_elem_name(sp->values->data_type))
+			declare(c, sc, sp->values->name, OX_KIND_TENSOR << 8 | sp->values->data_type);
 		path_pop(c, old);
 	}
 	ox_names_free(&seen);
 }
 
-/* Every output is defined: by a node, an input or an initializer, or around a sub-graph. */
+/* Every output is defined: by a node, an input or an initializer of its own graph (a
+ * sub-graph's output cannot be a name of the graph around it). */
 static void check_outputs(ctx *c, const Onnx__GraphProto *g, const scope *sc, bool main_graph)
 {
 	for (size_t i = 0; i < g->n_output; i++) {
 		const Onnx__ValueInfoProto *vi = g->output[i];
 		check_value_info(c, vi, ".output", i, main_graph);
 		bool outer;
-		if (vi->name && *vi->name && !lookup(sc, vi->name, &outer)) {
-			size_t old = path_push(c, ".output[%zu]", i);
-			problem(c, vi, P_ALL, 0, "output '%s' is not defined anywhere", vi->name);
-			path_pop(c, old);
-		}
+		if (!vi->name || !*vi->name || (lookup(sc, vi->name, &outer) && !outer))
+			continue;
+		size_t old = path_push(c, ".output[%zu]", i);
+		if (lookup(sc, vi->name, &outer))
+			problem(c, vi, OX_P_ALL, 0, "output '%s' is only defined in an enclosing graph: a sub-graph's outputs must "
+				"be defined in it (pass it through an Identity node)", vi->name);
+		else
+			problem(c, vi, OX_P_ALL, 0, "output '%s' is not defined anywhere", vi->name);
+		path_pop(c, old);
 	}
 }
 
 static void check_graph(ctx *c, const Onnx__GraphProto *g, const scope *up, bool main_graph)
 {
-	scope sc = {{0}, up};
+	scope sc = {{0}, {0}, up};
 	if (!g->name || !*g->name)
-		problem(c, g, P_ALL, 0, "the graph has no name");
+		problem(c, g, OX_P_ALL, 0, "the graph has no name");
+	declare_types(c, g, &sc);
 	for (size_t i = 0; i < g->n_input; i++) {
 		check_value_info(c, g->input[i], ".input", i, main_graph);
 		size_t old = path_push(c, ".input[%zu]", i);
 		define_input(c, &sc, str(g->input[i]->name), g->input[i]);
 		path_pop(c, old);
 	}
+	for (size_t i = 0; i < g->n_value_info; i++)
+		check_value_info(c, g->value_info[i], ".value_info", i, false);
 	check_initializers(c, g, &sc);
 	check_nodes(c, g->node, g->n_node, &sc);
 	check_outputs(c, g, &sc, main_graph);
 	ox_names_free(&sc.defs);
+	ox_names_free(&sc.types);
 }
 
 /* domain -> version of a list of opset imports ("ai.onnx" is the default domain). */
@@ -742,6 +680,27 @@ static void add_opsets(ctx *c, ox_names *t, Onnx__OperatorSetIdProto *const *v, 
 	}
 }
 
+static void check_function_body(ctx *c, const Onnx__FunctionProto *f)
+{
+	scope sc = {{0}, {0}, NULL};
+	for (size_t i = 0; i < f->n_value_info; i++) {
+		check_value_info(c, f->value_info[i], ".value_info", i, false);
+		declare(c, &sc, f->value_info[i]->name, ox_check_type_code(f->value_info[i]->type));
+	}
+	for (size_t i = 0; i < f->n_input; i++)
+		define_input(c, &sc, str(f->input[i]), f);
+	c->in_function = true;
+	check_nodes(c, f->node, f->n_node, &sc);
+	c->in_function = false;
+	for (size_t i = 0; i < f->n_output; i++) {
+		bool outer;
+		if (f->output[i] && *f->output[i] && !lookup(&sc, f->output[i], &outer))
+			problem(c, f, OX_P_ALL, 0, "output '%s' is not defined by any node of the function", f->output[i]);
+	}
+	ox_names_free(&sc.defs);
+	ox_names_free(&sc.types);
+}
+
 static void check_function(ctx *c, const Onnx__FunctionProto *f, size_t index)
 {
 	size_t old = path_push(c, "functions[%zu]", index);
@@ -751,30 +710,148 @@ static void check_function(ctx *c, const Onnx__FunctionProto *f, size_t index)
 	if (f->n_opset_import)
 		c->opsets = &opsets;
 	if (!f->name || !*f->name)
-		problem(c, f, P_ALL, 0, "the function has no name");
+		problem(c, f, OX_P_ALL, 0, "the function has no name");
 	if (!f->domain)
-		problem(c, f, P_ALL, 0, "function '%s' has no domain", str(f->name));
-	for (size_t j = 0; j < index; j++) {
-		const Onnx__FunctionProto *g = c->model->functions[j];
-		if (!strcmp(str(g->name), str(f->name)) && !strcmp(str(g->domain), str(f->domain)) &&
-		    !strcmp(str(g->overload), str(f->overload)))
-			problem(c, f, P_ALL, 0, "function '%s' of domain '%s' is defined twice", str(f->name), str(f->domain));
-	}
-	scope sc = {{0}, NULL};
-	for (size_t i = 0; i < f->n_input; i++)
-		define_input(c, &sc, str(f->input[i]), f);
-	c->in_function = true;
-	check_nodes(c, f->node, f->n_node, &sc);
-	c->in_function = false;
-	for (size_t i = 0; i < f->n_output; i++) {
-		bool outer;
-		if (f->output[i] && *f->output[i] && !lookup(&sc, f->output[i], &outer))
-			problem(c, f, P_ALL, 0, "output '%s' is not defined by any node of the function", f->output[i]);
-	}
-	ox_names_free(&sc.defs);
+		problem(c, f, OX_P_ALL, 0, "function '%s' has no domain", str(f->name));
+	const intptr_t *first = c->function_keys && c->function_keys[index] ? ox_names_get(&c->functions, c->function_keys[index]) : NULL;
+	if (first && *first != (intptr_t)index)
+		problem(c, f, OX_P_ALL, 0, "function '%s' of domain '%s' is defined twice", str(f->name), str(f->domain));
+	ox_check_ir_function(c, f);
+	check_function_body(c, f);
 	ox_names_free(&opsets);
 	c->opsets = model_opsets;
 	path_pop(c, old);
+}
+
+/* ---- model-local functions: a table by name, and no recursion -------------------------- */
+
+/* c->functions: "domain\nname\noverload" of every function -> the first index with it. */
+static void index_functions(ctx *c, const Onnx__ModelProto *m)
+{
+	c->function_keys = calloc(m->n_functions ? m->n_functions : 1, sizeof *c->function_keys);
+	if (!c->function_keys) {
+		c->nomem = true;
+		return;
+	}
+	for (size_t i = 0; i < m->n_functions; i++) {
+		const Onnx__FunctionProto *f = m->functions[i];
+		c->function_keys[i] = function_key(str(f->domain), str(f->name), str(f->overload));
+		if (!c->function_keys[i] || !ox_names_put(&c->functions, c->function_keys[i], (intptr_t)i))
+			c->nomem = true;
+	}
+}
+
+static void free_functions(ctx *c, size_t n)
+{
+	for (size_t i = 0; c->function_keys && i < n; i++)
+		free(c->function_keys[i]);
+	free(c->function_keys);
+	ox_names_free(&c->functions);
+}
+
+/* The calls of model-local functions in nodes (and their sub-graphs), as edges from. */
+typedef struct calls {
+	size_t *from, *to, n, cap;
+} calls;
+
+static void add_calls(ctx *c, calls *e, size_t from, Onnx__NodeProto *const *nodes, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		intptr_t to = local_function(c, nodes[i]);
+		if (to >= 0 && e->n == e->cap) {
+			size_t cap = e->cap ? 2 * e->cap : 64;
+			size_t *f = realloc(e->from, cap * sizeof *f), *t = f ? realloc(e->to, cap * sizeof *t) : NULL;
+			e->from = f ? f : e->from;
+			e->to = t ? t : e->to;
+			if (!f || !t) {
+				c->nomem = true;
+				return;
+			}
+			e->cap = cap;
+		}
+		if (to >= 0) {
+			e->from[e->n] = from;
+			e->to[e->n++] = (size_t)to;
+		}
+		for (size_t j = 0; j < nodes[i]->n_attribute; j++) {
+			const Onnx__AttributeProto *a = nodes[i]->attribute[j];
+			if (a->g)
+				add_calls(c, e, from, a->g->node, a->g->n_node);
+			for (size_t k = 0; k < a->n_graphs; k++)
+				add_calls(c, e, from, a->graphs[k]->node, a->graphs[k]->n_node);
+		}
+	}
+}
+
+static void report_cycle(ctx *c, const Onnx__ModelProto *m, size_t start, size_t last)
+{
+	const Onnx__FunctionProto *f = m->functions[start];
+	size_t old = path_push(c, "functions[%zu]", start);
+	if (start == last)
+		problem(c, f, OX_P_ALL, 0, "function '%s' calls itself: model-local functions cannot be recursive",
+			str(f->name));
+	else
+		problem(c, f, OX_P_ALL, 0, "function '%s' calls itself through '%s': model-local functions cannot be recursive",
+			str(f->name), str(m->functions[last]->name));
+	path_pop(c, old);
+}
+
+/* Depth-first search over the call edges (sorted by caller) with an explicit stack, so that
+ * a chain of 40k functions needs no deep recursion; a call back into a function on the
+ * stack is a cycle. */
+static void find_cycles(ctx *c, const Onnx__ModelProto *m, const size_t *first, const size_t *to)
+{
+	size_t nf = m->n_functions, *stack = malloc(nf * sizeof *stack), *next = malloc(nf * sizeof *next);
+	unsigned char *state = calloc(nf, 1); /* 0 new, 1 on the stack, 2 done */
+	if (!stack || !next || !state)
+		c->nomem = true;
+	for (size_t root = 0; stack && next && state && root < nf && !full(c); root++) {
+		if (state[root])
+			continue;
+		size_t depth = 0;
+		stack[depth++] = root;
+		state[root] = 1;
+		next[root] = first[root];
+		while (depth) {
+			size_t u = stack[depth - 1];
+			if (next[u] == first[u + 1]) {
+				state[u] = 2;
+				depth--;
+				continue;
+			}
+			size_t v = to[next[u]++];
+			if (state[v] == 1)
+				report_cycle(c, m, v, u);
+			else if (state[v] == 0) {
+				state[v] = 1;
+				next[v] = first[v];
+				stack[depth++] = v;
+			}
+		}
+	}
+	free(stack);
+	free(next);
+	free(state);
+}
+
+static void check_recursion(ctx *c, const Onnx__ModelProto *m)
+{
+	calls e = {0};
+	for (size_t i = 0; i < m->n_functions; i++)
+		add_calls(c, &e, i, m->functions[i]->node, m->functions[i]->n_node);
+	size_t *first = calloc(m->n_functions + 1, sizeof *first);
+	if (first && !c->nomem && e.n) {
+		for (size_t i = 0; i < e.n; i++) /* edges come in caller order already */
+			first[e.from[i] + 1]++;
+		for (size_t i = 0; i < m->n_functions; i++)
+			first[i + 1] += first[i];
+		find_cycles(c, m, first, e.to);
+	} else if (!first) {
+		c->nomem = true;
+	}
+	free(first);
+	free(e.from);
+	free(e.to);
 }
 
 /* The model's header: an IR version, and opset imports from IR version 3 on. */
@@ -782,47 +859,65 @@ static void check_header(ctx *c, const Onnx__ModelProto *m, ox_names *opsets)
 {
 	c->ir_version = m->has_ir_version ? m->ir_version : 0;
 	if (c->ir_version <= 0)
-		problem(c, NULL, P_ALL, 0, "ir_version is missing");
+		problem(c, NULL, OX_P_ALL, 0, "ir_version is missing");
 	add_opsets(c, opsets, m->opset_import, m->n_opset_import);
 	if (c->ir_version >= 3 && !m->n_opset_import)
-		problem(c, NULL, P_ALL, 0, "opset_import is empty: IR version 3 and later need one for the default domain \"\"");
+		problem(c, NULL, OX_P_ALL, 0, "opset_import is empty: IR version 3 and later need one for the default domain \"\"");
 	else if (c->ir_version > 0 && c->ir_version < 3 && m->n_opset_import)
-		problem(c, m->opset_import[0], P_ALL, 0, "opset_import needs IR version 3 or later, not %lld",
+		problem(c, m->opset_import[0], OX_P_ALL, 0, "opset_import needs IR version 3 or later, not %lld",
 			(long long)c->ir_version);
 	/* Before IR version 3 the first opset is implied. Without an opset_import (reported
 	 * above) the version is unknown: nodes are checked as if it were a later one. */
 	if (!m->n_opset_import && !ox_names_put(opsets, "", c->ir_version >= 3 ? INTPTR_MAX : 1))
 		c->nomem = true;
+	ox_check_opset_imports(c, m);
+	ox_check_ir_opsets(c, m);
 }
 
-static OnnxStatus check_model(ctx *c, const Onnx__ModelProto *m, OnnxError **problems, size_t *count, OnnxError *err)
+/* Hands the problems over: ONNXTXT_ERR_INVALID when any is an error; warnings alone
+ * leave the model valid (ONNXTXT_OK) but are handed over all the same. */
+static OnnxStatus finish(ctx *c, OnnxError **problems, size_t *count, OnnxError *err)
 {
-	ox_names opsets = {0};
-	c->model = m;
-	c->opsets = &opsets;
-	check_header(c, m, &opsets);
-	if (!m->graph) {
-		problem(c, NULL, P_ALL, 0, "the model has no graph");
-	} else {
-		size_t old = path_push(c, "graph");
-		check_graph(c, m->graph, NULL, true);
-		path_pop(c, old);
-	}
-	for (size_t i = 0; i < m->n_functions && !full(c); i++)
-		check_function(c, m->functions[i], i);
-	ox_names_free(&opsets);
-	OnnxStatus st = c->nomem ? ONNXTXT_ERR_NOMEM : c->n ? ONNXTXT_ERR_INVALID : ONNXTXT_OK;
-	if (st == ONNXTXT_ERR_NOMEM)
+	OnnxStatus st = c->nomem ? ONNXTXT_ERR_NOMEM : c->errors ? ONNXTXT_ERR_INVALID : ONNXTXT_OK;
+	if (st == ONNXTXT_ERR_NOMEM) {
 		ox_error_set(err, st, "out of memory");
-	else if (st != ONNXTXT_OK)
-		*err = c->problems[0];
-	if (problems && st == ONNXTXT_ERR_INVALID) {
+	} else if (st != ONNXTXT_OK) {
+		for (size_t i = 0; i < c->n; i++)
+			if (c->problems[i].code != ONNXTXT_WARNING) {
+				*err = c->problems[i];
+				break;
+			}
+	}
+	if (problems && st != ONNXTXT_ERR_NOMEM && c->n) {
 		*problems = c->problems;
 		*count = c->n;
 	} else {
 		free(c->problems);
 	}
 	return st;
+}
+
+static OnnxStatus check_model(ctx *c, const Onnx__ModelProto *m, OnnxError **problems, size_t *count, OnnxError *err)
+{
+	ox_names opsets = {0};
+	c->model = m;
+	c->opsets = c->model_opsets = &opsets;
+	check_header(c, m, &opsets);
+	index_functions(c, m);
+	if (!m->graph) {
+		problem(c, NULL, OX_P_ALL, 0, "the model has no graph");
+	} else if (!c->nomem) {
+		size_t old = path_push(c, "graph");
+		check_graph(c, m->graph, NULL, true);
+		path_pop(c, old);
+	}
+	for (size_t i = 0; i < m->n_functions && !full(c); i++)
+		check_function(c, m->functions[i], i);
+	if (!full(c))
+		check_recursion(c, m);
+	free_functions(c, m->n_functions);
+	ox_names_free(&opsets);
+	return finish(c, problems, count, err);
 }
 
 OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError **problems, size_t *count, OnnxError *err)

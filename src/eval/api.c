@@ -1,10 +1,12 @@
 /* The public evaluation API: OnnxValue (an ox_val behind an opaque name) and OnnxSession
  * (a plan, the bound inputs and the outputs of the last run). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
 #include "binary.h"
+#include "budget.h"
 #include "convert.h"
 #include "diag.h"
 #include "exec.h"
@@ -13,6 +15,7 @@
 struct OnnxSession {
 	ox_arena *arena;
 	ox_plan *plan;
+	ox_budget *budget; /* limits of each run */
 	ox_val **inputs;
 	ox_val **outputs;
 	size_t ninputs, noutputs;
@@ -245,7 +248,9 @@ OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, Onn
 	*out = NULL;
 	OnnxSession *s = calloc(1, sizeof *s);
 	ox_status st = {0, ""};
-	if (!s || !(s->arena = ox_arena_new())) {
+	if (!s || !(s->arena = ox_arena_new()) || !(s->budget = ox_budget_new())) {
+		if (s)
+			ox_arena_free(s->arena);
 		free(s);
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return err->code;
@@ -287,6 +292,7 @@ void OnnxSession_Free(OnnxSession *s)
 	free(s->outputs);
 	ox_plan_free(s->plan);
 	ox_arena_free(s->arena);
+	ox_budget_release(s->budget);
 	free(s);
 }
 
@@ -344,9 +350,35 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 		}
 	}
 	ox_status st;
+	ox_budget *prev = ox_budget_enter(s->budget);
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
 		ox_error_set(err, st.code, "%s", st.msg);
+	ox_budget_leave(prev);
 	return err->code;
+}
+
+OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!s)
+		return arg_error(err);
+	ox_budget_set_memory(s->budget, bytes);
+	return ONNXTXT_OK;
+}
+
+OnnxStatus OnnxSession_SetTimeout(OnnxSession *s, double seconds, OnnxError *err)
+{
+	OnnxError local;
+	err = reset(err, &local);
+	if (!s)
+		return arg_error(err);
+	if (!isfinite(seconds) || seconds < 0) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: a timeout is a finite number of seconds, 0 or more");
+		return err->code;
+	}
+	ox_budget_set_timeout(s->budget, seconds);
+	return ONNXTXT_OK;
 }
 
 /* ---- binding inputs, checked against their declared types ------------------------------ */
@@ -360,7 +392,7 @@ static size_t type_text(const Onnx__TypeProto *t, char *buf, size_t size)
 	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE: {
 		const Onnx__TypeProto__Tensor *tt = t->tensor_type;
 		/* as the syntax writes it: no brackets for rank 0, "[]" for an unknown rank */
-		size_t n = (size_t)snprintf(buf, size, "%s", ox_type_name(tt->elem_type));
+		size_t n = (size_t)snprintf(buf, size, "%s", ox_elem_label(tt->elem_type));
 		if (tt->shape && !tt->shape->n_dim)
 			return n;
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "[");
@@ -387,7 +419,7 @@ static size_t type_text(const Onnx__TypeProto *t, char *buf, size_t size)
 		return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, ")");
 	}
 	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: {
-		size_t n = (size_t)snprintf(buf, size, "map(%s, ", ox_type_name(t->map_type->key_type));
+		size_t n = (size_t)snprintf(buf, size, "map(%s, ", ox_elem_label(t->map_type->key_type));
 		n += type_text(t->map_type->value_type, buf + n, n < size ? size - n : 0);
 		return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, ")");
 	}
@@ -403,9 +435,9 @@ static size_t value_text(const ox_val *v, char *buf, size_t size)
 	if (v->kind == OX_OPTIONAL)
 		return (size_t)snprintf(buf, size, "an optional%s", v->nitems ? "" : " (none)");
 	if (v->kind == OX_MAP)
-		return (size_t)snprintf(buf, size, "map(%s, %s)", ox_type_name(v->items[0]->type),
-					ox_type_name(v->items[1]->type));
-	size_t n = (size_t)snprintf(buf, size, "%s[", ox_type_name(v->type));
+		return (size_t)snprintf(buf, size, "map(%s, %s)", ox_elem_label(v->items[0]->type),
+					ox_elem_label(v->items[1]->type));
+	size_t n = (size_t)snprintf(buf, size, "%s[", ox_elem_label(v->type));
 	for (int i = 0; i < v->rank; i++)
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lld", i ? "," : "", (long long)v->dims[i]);
 	return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, "]");

@@ -11,13 +11,11 @@
 #error "the evaluator assumes a little-endian host"
 #endif
 
+/* The width of a sub-byte type, packed several to a byte; 0 for the others. */
 static int sub_bits(int type)
 {
-	switch (type) {
-	case OX_UINT4: case OX_INT4: case OX_FLOAT4E2M1: return 4;
-	case OX_UINT2: case OX_INT2: return 2;
-	default: return 0;
-	}
+	int bits = ox_elem_bits(type);
+	return bits < 8 ? bits : 0;
 }
 
 /* Unpacks sub-byte elements, first in the low bits, sign-extending signed integers. */
@@ -25,7 +23,7 @@ static void unpack_bits(ox_val *v, const uint8_t *src, int bits)
 {
 	uint8_t *d = v->data;
 	int per = 8 / bits, mask = (1 << bits) - 1;
-	bool sign = v->type == OX_INT4 || v->type == OX_INT2;
+	bool sign = ox_elem(v->type)->cls == OX_CLASS_SIGNED;
 	for (int64_t i = 0; i < v->count; i++) {
 		int x = (src[i / per] >> ((i % per) * bits)) & mask;
 		if (sign && (x >> (bits - 1)))
@@ -61,13 +59,8 @@ static bool set_typed(ox_val *v, const Onnx__TensorProto *t, char *msg)
 		need = (n * bits + 7) / 8;
 	if (cplx)
 		need = 2 * n;
-	switch (v->type) {
-	case OX_FLOAT: case OX_COMPLEX64: have = t->n_float_data; break;
-	case OX_DOUBLE: case OX_COMPLEX128: have = t->n_double_data; break;
-	case OX_INT64: have = t->n_int64_data; break;
-	case OX_UINT32: case OX_UINT64: have = t->n_uint64_data; break;
-	default: have = t->n_int32_data; break;
-	}
+	enum ox_field field = ox_elem_field(v->type);
+	have = ox_field_count(t, field);
 	if (have != (size_t)need) {
 		snprintf(msg, OX_MSG, "tensor '%s' has %zu values where its shape needs %lld", t->name ? t->name : "",
 			 have, (long long)need);
@@ -75,16 +68,14 @@ static bool set_typed(ox_val *v, const Onnx__TensorProto *t, char *msg)
 	}
 	if (have == 0)
 		return true; /* empty: the typed field may be NULL, which memcpy may not be given */
-	switch (v->type) {
-	case OX_FLOAT: case OX_COMPLEX64: memcpy(v->data, t->float_data, have * 4); return true;
-	case OX_DOUBLE: case OX_COMPLEX128: memcpy(v->data, t->double_data, have * 8); return true;
-	case OX_INT64: memcpy(v->data, t->int64_data, have * 8); return true;
-	case OX_UINT64: memcpy(v->data, t->uint64_data, have * 8); return true;
-	case OX_UINT32:
+	if (v->type == OX_UINT32) {
 		for (size_t i = 0; i < have; i++)
 			((uint32_t *)v->data)[i] = (uint32_t)t->uint64_data[i];
 		return true;
-	default: break;
+	}
+	if (field != OX_FIELD_INT32) { /* the stored form is the field's */
+		memcpy(v->data, ox_field_data(t, field), have * ox_field_entry_size(field));
+		return true;
 	}
 	if (bits) {
 		uint8_t tmp[256] = {0}, *bytes = have <= sizeof tmp ? tmp : malloc(have);
@@ -152,7 +143,7 @@ ox_val *ox_val_from_tensor_proto(const Onnx__TensorProto *t, char *msg)
 	const char *why;
 	ox_val *v = ox_tensor_new(t->data_type, (int)t->n_dims, t->dims, &why);
 	if (!v) {
-		snprintf(msg, OX_MSG, "tensor '%s' (%s%s): %s", name, ox_type_name(t->data_type),
+		snprintf(msg, OX_MSG, "tensor '%s' (%s%s): %s", name, ox_elem_label(t->data_type),
 			 t->has_data_type ? "" : ", no data_type", why);
 		return NULL;
 	}
@@ -245,7 +236,7 @@ static ox_val *map_keys(const Onnx__MapProto *m, const char *name, char *msg)
 	}
 	size_t n = kt == OX_STRING ? m->n_string_keys : m->n_keys;
 	if (kt == OX_STRING ? m->n_keys : m->n_string_keys) {
-		snprintf(msg, OX_MSG, "map '%s': keys of key type %s in the wrong field", name, ox_type_name(kt));
+		snprintf(msg, OX_MSG, "map '%s': keys of key type %s in the wrong field", name, ox_elem_label(kt));
 		return NULL;
 	}
 	int64_t dim = (int64_t)n;
@@ -283,7 +274,7 @@ static ox_val *map_values(const ox_val *seq, const ox_val *keys, const char *nam
 	for (size_t i = 0; i < seq->nitems; i++) {
 		const ox_val *e = seq->items[i];
 		if (e->type != vt || e->count != 1) {
-			snprintf(msg, OX_MSG, "map '%s': value %zu is not one element of type %s", name, i, ox_type_name(vt));
+			snprintf(msg, OX_MSG, "map '%s': value %zu is not one element of type %s", name, i, ox_elem_label(vt));
 			ox_val_unref(v);
 			return NULL;
 		}

@@ -2,21 +2,21 @@
  * defined before use, each name assigned once, operators known), records after which node
  * each value is last used so intermediates are freed as early as possible, plans the
  * sub-graphs of attributes (which see the enclosing scopes through captured slots), and
- * expands model-local function calls into plans of their bodies with the call's
- * attributes resolved. Running walks the nodes over a frame of slots. */
+ * plans model-local function bodies with the call's attributes resolved, once per
+ * (function, opsets, attribute values), shared by the call sites. Running walks the nodes
+ * over a frame of slots. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "convert.h"
+#include "diag.h"
 #include "exec.h"
+#include "names.h"
 #include "registry.h"
-
-typedef struct names {
-	const char **keys;
-	int *vals;
-	size_t cap, n;
-} names;
+#include "schema/schema.h"
+#include "types.h"
 
 typedef struct capture {
 	int local, outer;
@@ -30,6 +30,7 @@ typedef struct sub {
 struct ox_node {
 	const Onnx__NodeProto *proto;
 	const ox_op *op;
+	const ox_schema *schema; /* of op at the imported opset (NULL outside the standard domains) */
 	ox_plan *fn; /* the function body, planned for this call site */
 	int64_t version;
 	int *in, *out;
@@ -44,7 +45,7 @@ struct ox_node {
 
 struct ox_plan {
 	ox_plan *parent;
-	names tab;
+	ox_names tab; /* name -> slot */
 	int nslots, capslots;
 	const char **slot_names;
 	ox_val **init; /* per slot: an initializer's value, owned by the plan */
@@ -56,6 +57,7 @@ struct ox_plan {
 	capture *caps;
 	size_t ncaps, capcaps;
 	int *last; /* per slot, while planning */
+	int height; /* how deep function calls and sub-graphs nest below this body */
 	ox_plan *next;  /* every plan of a model, for ox_plan_free */
 	ox_plan *chain; /* in the main plan: the first of them */
 };
@@ -73,6 +75,10 @@ typedef struct planner {
 	const Onnx__AttributeProto *const *call_attrs;
 	size_t ncall_attrs;
 	ox_plan **all; /* every plan made, so their initializers can be released */
+	/* function bodies planned so far, shared by their call sites: from the key of a call
+	 * (call_key) to its ox_plan */
+	ox_names *fns;
+	size_t *planned;      /* nodes and attributes planned so far, against ox_plan_limit */
 } planner;
 
 /* One graph or function body, seen the same way. */
@@ -106,45 +112,18 @@ static void *alloc(planner *P, size_t n)
 	return p;
 }
 
-/* ---- name table: open addressing over the names' bytes ------------------------------ */
+/* ---- name table ---------------------------------------------------------------------- */
 
-static size_t hash(const char *s)
+static int lookup(const ox_names *t, const char *name)
 {
-	size_t h = 1469598103934665603u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
+	const intptr_t *v = ox_names_get(t, name);
+	return v ? (int)*v : -1;
 }
 
-static int lookup(const names *t, const char *name)
+static int insert(planner *P, ox_names *t, const char *name, int val)
 {
-	if (!t->cap)
-		return -1;
-	for (size_t i = hash(name) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->keys[i])
-			return -1;
-		if (strcmp(t->keys[i], name) == 0)
-			return t->vals[i];
-	}
-}
-
-static int insert(planner *P, names *t, const char *name, int val)
-{
-	if (2 * (t->n + 1) > t->cap) {
-		names g = {NULL, NULL, t->cap ? 2 * t->cap : 16, 0};
-		if (!(g.keys = alloc(P, g.cap * sizeof *g.keys)) || !(g.vals = alloc(P, g.cap * sizeof *g.vals)))
-			return -1;
-		for (size_t i = 0; i < t->cap; i++)
-			if (t->keys[i])
-				insert(P, &g, t->keys[i], t->vals[i]);
-		*t = g;
-	}
-	size_t i = hash(name) & (t->cap - 1);
-	while (t->keys[i])
-		i = (i + 1) & (t->cap - 1);
-	t->keys[i] = name;
-	t->vals[i] = val;
-	t->n++;
+	if (!ox_names_put(t, name, val))
+		return fail(P, ONNXTXT_ERR_NOMEM, "out of memory");
 	return 0;
 }
 
@@ -309,17 +288,41 @@ static int plan_subgraphs(planner *P, ox_plan *p, ox_node *N, int index, const c
 	return 0;
 }
 
-static int plan_call(planner *P, ox_node *N, const Onnx__FunctionProto *f, const char *label)
+/* ---- function bodies, planned once per key ------------------------------------------ */
+
+/* The key of a call: the function, the opsets in force and the call's attributes, each
+ * packed after its length; all that planning a body depends on. Input types are not part
+ * of it: the planner does not specialise on types (kernels dispatch on them at run time). */
+static const uint8_t *call_key(planner *P, const Onnx__FunctionProto *f, Onnx__OperatorSetIdProto **opsets,
+			       const Onnx__AttributeProto *const *ca, size_t n, size_t *len)
 {
-	if (P->depth >= OX_MAX_NESTING)
-		return fail(P, ONNXTXT_ERR_LIMIT, "%s: function calls nest deeper than %d (is the function recursive?)",
-			    label, OX_MAX_NESTING);
-	/* the call's attributes, then the function's defaults for the ones it leaves out */
-	size_t n = N->nattrs + f->n_attribute_proto;
+	size_t total = sizeof f + sizeof opsets;
+	for (size_t i = 0; i < n; i++)
+		total += sizeof(size_t) + protobuf_c_message_get_packed_size(&ca[i]->base);
+	uint8_t *b = alloc(P, total);
+	if (!b)
+		return NULL;
+	memcpy(b, &f, sizeof f);
+	memcpy(b + sizeof f, &opsets, sizeof opsets);
+	size_t off = sizeof f + sizeof opsets;
+	for (size_t i = 0; i < n; i++) {
+		size_t size = protobuf_c_message_get_packed_size(&ca[i]->base);
+		memcpy(b + off, &size, sizeof size);
+		off += sizeof size;
+		off += protobuf_c_message_pack(&ca[i]->base, b + off);
+	}
+	*len = total;
+	return b;
+}
+
+/* The call's attributes, then the function's defaults for the ones it leaves out. */
+static const Onnx__AttributeProto **call_attrs(planner *P, const ox_node *N, const Onnx__FunctionProto *f,
+					       size_t *count)
+{
+	size_t n = N->nattrs + f->n_attribute_proto, k = 0;
 	const Onnx__AttributeProto **ca = alloc(P, n * sizeof *ca);
 	if (!ca)
-		return -1;
-	size_t k = 0;
+		return NULL;
 	for (size_t i = 0; i < N->nattrs; i++)
 		ca[k++] = N->attrs[i];
 	for (size_t i = 0; i < f->n_attribute_proto; i++) {
@@ -329,21 +332,44 @@ static int plan_call(planner *P, ox_node *N, const Onnx__FunctionProto *f, const
 		if (!given)
 			ca[k++] = f->attribute_proto[i];
 	}
+	*count = k;
+	return ca;
+}
+
+static int plan_call(planner *P, ox_node *N, const Onnx__FunctionProto *f, const char *label)
+{
+	static const char deep[] = "%s: function calls nest deeper than %d (is the function recursive?)";
+	if (P->depth >= OX_MAX_NESTING)
+		return fail(P, ONNXTXT_ERR_LIMIT, deep, label, OX_MAX_NESTING);
 	planner Q = *P;
-	Q.call_attrs = ca;
-	Q.ncall_attrs = k;
+	if (!(Q.call_attrs = call_attrs(P, N, f, &Q.ncall_attrs)))
+		return -1;
 	Q.depth = P->depth + 1;
 	if (f->n_opset_import) {
 		Q.opsets = f->opset_import;
 		Q.nopsets = f->n_opset_import;
+	}
+	size_t len;
+	const uint8_t *key = call_key(P, f, Q.opsets, Q.call_attrs, Q.ncall_attrs, &len);
+	if (!key)
+		return -1;
+	const intptr_t *done = ox_names_find(P->fns, key, len);
+	if (done) {
+		/* planned at a shallower call site: its nesting must still fit from here */
+		ox_plan *shared = (ox_plan *)*done;
+		if (P->depth + shared->height >= OX_MAX_NESTING)
+			return fail(P, ONNXTXT_ERR_LIMIT, deep, label, OX_MAX_NESTING);
+		N->fn = shared;
+		return 0;
 	}
 	char what[300];
 	if (snprintf(what, sizeof what, "%s, function '%s'", label, f->name) < 0)
 		what[0] = '\0';
 	body b = {what, f->n_input, f->n_output, f->n_node, 0, (const char *const *)f->input,
 		  (const char *const *)f->output, f->node, NULL, 0};
-	N->fn = plan_body(&Q, &b, NULL, NULL);
-	return N->fn ? 0 : -1;
+	if (!(N->fn = plan_body(&Q, &b, NULL, NULL)))
+		return -1;
+	return ox_names_add(P->fns, key, len, (intptr_t)N->fn) ? 0 : fail(P, ONNXTXT_ERR_NOMEM, "out of memory");
 }
 
 /* The name is used before any node defines it: say whether some later node does. */
@@ -403,12 +429,98 @@ static int plan_outputs(planner *P, ox_plan *p, ox_node *N, size_t i, const char
 	return 0;
 }
 
+size_t ox_plan_limit = OX_MAX_PLANNED;
+
+/* The schema attribute nearest a misspelled name, for "did you mean". */
+static const char *near_attr(const ox_schema *s, const char *name)
+{
+	const char *best = NULL;
+	size_t bd = strlen(name) >= 5 ? 3 : 2;
+	for (size_t i = 0; i < s->n_attrs; i++) {
+		size_t d = ox_edit_distance(name, strlen(name), s->attrs[i].name, strlen(s->attrs[i].name), true);
+		if (d < bd) {
+			bd = d;
+			best = s->attrs[i].name;
+		}
+	}
+	return best;
+}
+
+static const char *attr_type(int type)
+{
+	const char *s = ox_attr_type_name(type);
+	return s ? s : "undefined";
+}
+
+/* The type an attribute holds: declared, else that of its one value. */
+static int held_type(const Onnx__AttributeProto *a)
+{
+	if (a->has_type && a->type)
+		return a->type;
+	if (a->has_f || a->has_i || a->has_s)
+		return a->has_f ? ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT
+		       : a->has_i ? ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT : ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+	return 0;
+}
+
+/* The node's attributes against its schema at the imported opset: none unknown, each of
+ * its type, every required one there; a session refuses the model otherwise, rather than
+ * run with a misspelled attribute silently ignored. */
+static int check_attrs(planner *P, const ox_node *N, const ox_schema *s, const char *label)
+{
+	for (size_t i = 0; i < N->nattrs; i++) {
+		const Onnx__AttributeProto *a = N->attrs[i];
+		const char *name = a->name ? a->name : "";
+		const ox_schema_attr *sa = ox_schema_attr_find(s, name);
+		const char *near = sa ? NULL : near_attr(s, name);
+		if (!sa)
+			return fail(P, ONNXTXT_ERR_EVAL, "%s: unknown attribute '%s' (%s has none such at opset %lld%s%s%s)",
+				    label, name, s->name, (long long)N->version, near ? "; did you mean '" : "", near ? near : "",
+				    near ? "'?" : "");
+		int type = held_type(a);
+		if (type && type != sa->type)
+			return fail(P, ONNXTXT_ERR_EVAL, "%s: attribute '%s' must be %s, not %s", label, name, attr_type(sa->type),
+				    attr_type(type));
+	}
+	for (size_t k = 0; k < s->n_attrs; k++) {
+		bool found = false;
+		for (size_t i = 0; i < N->nattrs && !found; i++)
+			found = N->attrs[i]->name && !strcmp(N->attrs[i]->name, s->attrs[k].name);
+		if (s->attrs[k].required && !found)
+			return fail(P, ONNXTXT_ERR_EVAL, "%s: required attribute '%s' is missing", label, s->attrs[k].name);
+	}
+	return 0;
+}
+
+/* The schema in force for a node with a kernel: the kernel runs the version of the operator
+ * the model's opset selects, so an operator newer than the opset is refused. A deprecated
+ * one (GroupNormalization-18) still runs: the checker is the one to object. */
+static int plan_schema(planner *P, ox_node *N, const char *dom, const char *label)
+{
+	const Onnx__NodeProto *n = N->proto;
+	size_t nv;
+	const ox_schema *v = ox_schema_versions(dom, n->op_type, &nv);
+	const ox_schema_domain *d = ox_schema_domain_find(dom);
+	if (!v || !d)
+		return 0; /* an operator the schemas do not describe */
+	N->schema = ox_schema_find(dom, n->op_type, N->version < d->max ? N->version : d->max);
+	if (!N->schema)
+		return fail(P, ONNXTXT_ERR_EVAL, "%s: the operator first appears in opset %d, but the model imports opset %lld",
+			    label, v[0].since, (long long)N->version);
+	return check_attrs(P, N, N->schema, label);
+}
+
 static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 {
 	ox_node *N = &p->nodes[i];
 	const Onnx__NodeProto *n = b->nodes[i];
 	char label[300];
 	node_label(n, i, label, sizeof label);
+	if ((*P->planned += 1 + n->n_attribute) > ox_plan_limit)
+		return fail(P, ONNXTXT_ERR_LIMIT,
+			    "%s: planning the model takes more than %zu nodes and attributes (each sub-graph counts, "
+			    "and each function once per distinct set of attribute values)",
+			    label, ox_plan_limit);
 	N->proto = n;
 	if (plan_inputs(P, p, b, i, N, label) < 0 || resolve_attrs(P, N) < 0)
 		return -1;
@@ -420,6 +532,8 @@ static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 	if (f ? plan_call(P, N, f, label) < 0 : !(N->op = ox_op_find(dom, n->op_type)))
 		return f ? -1 : fail(P, ONNXTXT_ERR_UNSUPPORTED, "%s: operator %s%s%s is not supported", label, dom,
 				     *dom ? "." : "", n->op_type);
+	if (!f && plan_schema(P, N, dom, label) < 0)
+		return -1;
 	if (plan_subgraphs(P, p, N, (int)i, label) < 0)
 		return -1;
 	return plan_outputs(P, p, N, i, label);
@@ -496,6 +610,16 @@ static int plan_outputs_of_body(planner *P, ox_plan *p, const body *b)
 	return 0;
 }
 
+/* How deep calls and sub-graphs nest below p, for bodies reused at deeper call sites. */
+static void note_height(ox_plan *p, const ox_node *N)
+{
+	if (N->fn && N->fn->height + 1 > p->height)
+		p->height = N->fn->height + 1;
+	for (size_t i = 0; i < N->nsubs; i++)
+		if (N->subs[i].plan->height + 1 > p->height)
+			p->height = N->subs[i].plan->height + 1;
+}
+
 static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx__GraphProto *g)
 {
 	ox_plan *p = alloc(P, sizeof *p);
@@ -513,9 +637,11 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 		return NULL;
 	for (size_t i = 0; g && i < g->n_input; i++)
 		p->input_info[i] = g->input[i];
-	for (size_t i = 0; i < b->nnodes; i++)
+	for (size_t i = 0; i < b->nnodes; i++) {
 		if (plan_node(P, p, b, i) < 0)
 			return NULL;
+		note_height(p, &p->nodes[i]);
+	}
 	if (plan_outputs_of_body(P, p, b) < 0 || plan_frees(P, p) < 0)
 		return NULL;
 	return p;
@@ -523,9 +649,11 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 
 static void release(ox_plan *p)
 {
-	for (; p; p = p->next)
+	for (; p; p = p->next) {
 		for (int s = 0; s < p->nslots; s++)
 			ox_val_unref(p->init[s]);
+		ox_names_free(&p->tab);
+	}
 }
 
 void ox_plan_free(ox_plan *p)
@@ -537,7 +665,9 @@ void ox_plan_free(ox_plan *p)
 ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st)
 {
 	ox_plan *all = NULL;
-	planner P = {a, m, st, 0, m->opset_import, m->n_opset_import, NULL, 0, &all};
+	ox_names fns = {0};
+	size_t planned = 0;
+	planner P = {a, m, st, 0, m->opset_import, m->n_opset_import, NULL, 0, &all, &fns, &planned};
 	st->code = 0;
 	st->msg[0] = '\0';
 	const Onnx__GraphProto *g = m->graph;
@@ -557,6 +687,7 @@ ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st)
 	body b = {what, g->n_input, g->n_output, g->n_node, g->n_initializer, in, out, g->node, g->initializer,
 		  g->n_sparse_initializer};
 	ox_plan *p = plan_body(&P, &b, NULL, g);
+	ox_names_free(&fns);
 	if (!p) {
 		release(all);
 		return NULL;
@@ -597,6 +728,10 @@ typedef struct frame {
 	ox_val **v;
 	struct frame *parent;
 	ox_status *st;
+	/* a limit of the run met inside a sub-graph of the node running: the message as the
+	 * sub-graph's run gave it, which the node's own wording ("iteration 5: ...") would
+	 * make depend on timing */
+	char limit[OX_MSG];
 } frame;
 
 static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t nin, ox_val **out, size_t nout,
@@ -625,7 +760,7 @@ static void describe_inputs(ox_val *const *in, int nin, char *buf, size_t size)
 		if (!v) {
 			n += (size_t)snprintf(buf + n, size - n, "(none)");
 		} else if (v->kind == OX_TENSOR) {
-			n += (size_t)snprintf(buf + n, size - n, "%s[", ox_type_name(v->type));
+			n += (size_t)snprintf(buf + n, size - n, "%s[", ox_elem_label(v->type));
 			for (int d = 0; d < v->rank && n + 24 < size; d++)
 				n += (size_t)snprintf(buf + n, size - n, "%s%lld", d ? "," : "", (long long)v->dims[d]);
 			n += (size_t)snprintf(buf + n, size - n, "]");
@@ -635,6 +770,32 @@ static void describe_inputs(ox_val *const *in, int nin, char *buf, size_t size)
 								  v->kind == OX_SEQUENCE ? "sequence" : "optional", v->nitems);
 		}
 	}
+}
+
+/* "label: inner", cut in the middle at a label when too long: a failure forty function
+ * calls deep would otherwise be forty labels, with the reason cut off at the end. */
+static int nested_fail(ox_status *st, int code, const char *label, const char *inner)
+{
+	size_t ll = strlen(label), il = strlen(inner);
+	if (ll + 2 + il < sizeof st->msg)
+		return run_fail(st, code, "%s: %s", label, inner);
+	/* cut once: an inner message cut already loses its first label instead */
+	const char *cut = strstr(inner, ": ... ");
+	if (cut && ll + 7 + strlen(cut + 6) < sizeof st->msg)
+		return run_fail(st, code, "%s: ... %s", label, cut + 6);
+	size_t keep = sizeof st->msg - 1 - ll - 6;
+	const char *tail = inner + il - keep, *next = strstr(tail, ": node ");
+	return run_fail(st, code, "%s: ... %s", label, next ? next + 2 : tail);
+}
+
+/* A run's limit (memory budget, deadline) met by the node: the path of nodes down to
+ * where it was met, then the limit, in the same words wherever the check fired. */
+static int limit_fail(frame *F, const char *label, const char *limit)
+{
+	char inner[OX_MSG];
+	snprintf(inner, sizeof inner, "%s", F->limit[0] ? F->limit : limit);
+	F->limit[0] = '\0';
+	return nested_fail(F->st, ONNXTXT_ERR_LIMIT, label, inner);
 }
 
 /* The label is formatted only on failure: loop bodies call kernels millions of times. */
@@ -647,12 +808,15 @@ static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val
 		if (run_plan(N->fn, NULL, in, (size_t)N->nin, out, (size_t)N->nout, &inner) == 0)
 			return 0;
 		node_label(N->proto, i, label, sizeof label);
-		return run_fail(F->st, inner.code, "%s: %s", label, inner.msg);
+		return nested_fail(F->st, inner.code, label, inner.msg);
 	}
-	ox_k k = {N, N->proto, N->version, in, N->nin, out, N->nout, N->attrs, N->nattrs, F, msg};
+	ox_k k = {N, N->proto, N->version, in, N->nin, out, N->nout, N->attrs, N->nattrs, F, msg, N->schema};
 	if (N->op->run(&k) == 0)
 		return 0;
 	node_label(N->proto, i, label, sizeof label);
+	const char *limit = ox_budget_tripped();
+	if (limit)
+		return limit_fail(F, label, limit);
 	char shapes[200];
 	describe_inputs(in, N->nin, shapes, sizeof shapes);
 	/* a kernel that ran out of memory says so in its message */
@@ -712,11 +876,18 @@ static ox_val *bind_input(const ox_plan *p, size_t i, ox_val *x)
 static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t nin, ox_val **out, size_t nout,
 		    ox_status *st)
 {
+	/* every graph entered (a Loop or Scan iteration, a function call) checks the clock */
+	const char *late;
+	if (ox_budget_check_time(&late) < 0) {
+		for (size_t o = 0; o < nout; o++)
+			out[o] = NULL;
+		return run_fail(st, ONNXTXT_ERR_LIMIT, "%s", late);
+	}
 	ox_val *buf[64];
 	ox_val **v = p->nslots <= 64 ? buf : calloc((size_t)p->nslots, sizeof *v);
 	if (!v)
 		return run_fail(st, ONNXTXT_ERR_NOMEM, "out of memory");
-	frame F = {p, v, parent, st};
+	frame F = {p, v, parent, st, ""};
 	for (int s = 0; s < p->nslots; s++)
 		v[s] = ox_val_ref(p->init[s]);
 	for (size_t c = 0; c < p->ncaps; c++)
@@ -771,9 +942,11 @@ int ox_run_graph(ox_k *k, const char *attr, ox_val *const *in, int nin, ox_val *
 	if (!s)
 		return ox_kfail(k, "attribute '%s' must hold a graph", attr);
 	ox_status st;
-	if (run_plan(s, k->exec, in, (size_t)nin, out, (size_t)nout, &st) < 0)
-		return ox_kfail(k, "in attribute '%s': %s", attr, st.msg);
-	return 0;
+	if (run_plan(s, k->exec, in, (size_t)nin, out, (size_t)nout, &st) == 0)
+		return 0;
+	if (ox_budget_tripped())
+		snprintf(((frame *)k->exec)->limit, OX_MSG, "%s", st.msg);
+	return ox_kfail(k, "in attribute '%s': %s", attr, st.msg);
 }
 
 int ox_graph_arity(ox_k *k, const char *attr, int *nout)

@@ -1,5 +1,6 @@
 /* The executor: a graph is planned once (names to slots, structural checks, last uses,
- * sub-graphs and function call sites expanded) and then run as often as asked. */
+ * sub-graphs and function bodies, one plan per distinct call) and then run as often as
+ * asked. */
 #ifndef OX_EVAL_EXEC_H
 #define OX_EVAL_EXEC_H
 
@@ -7,6 +8,11 @@
 #include "kernel.h"
 
 #define OX_MAX_NESTING 64 /* sub-graphs and function calls inside each other */
+/* Nodes and their attributes planned in all (each sub-graph, each function body once per
+ * distinct call): the bound on planning's time and memory (about 200 bytes a unit),
+ * whatever the model's function calls expand to. Tests lower ox_plan_limit. */
+#define OX_MAX_PLANNED ((size_t)1 << 20)
+extern size_t ox_plan_limit;
 
 typedef struct ox_plan ox_plan;
 

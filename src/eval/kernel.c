@@ -1,9 +1,12 @@
 /* The helpers kernels share: inputs, outputs, attributes, axes and broadcasting. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "convert.h"
 #include "kernel.h"
+#include "schema/schema.h"
 
 int ox_kfail(ox_k *k, const char *fmt, ...)
 {
@@ -68,7 +71,7 @@ int64_t ox_in_ints(ox_k *k, int i, int64_t *buf, int64_t cap, const char *what)
 	if (!t)
 		return -1;
 	if (t->type != OX_INT64 && t->type != OX_INT32)
-		return ox_kfail(k, "%s must be int64 or int32, not %s", what, ox_type_name(t->type));
+		return ox_kfail(k, "%s must be int64 or int32, not %s", what, ox_elem_label(t->type));
 	if (t->rank > 1)
 		return ox_kfail(k, "%s must be a scalar or 1-D tensor, not of rank %d", what, t->rank);
 	if (t->count > cap)
@@ -89,22 +92,33 @@ const Onnx__AttributeProto *ox_attr(const ox_k *k, const char *name)
 	return NULL;
 }
 
+/* The schema's default for an absent attribute of that type, or NULL. */
+static const ox_schema_attr *schema_default(const ox_k *k, const char *name, int type)
+{
+	const ox_schema_attr *sa = k->schema ? ox_schema_attr_find(k->schema, name) : NULL;
+	return sa && sa->has_default && sa->type == type ? sa : NULL;
+}
+
 int64_t ox_attr_int(const ox_k *k, const char *name, int64_t def)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
-	return a ? a->i : def;
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+	return a ? a->i : sa ? sa->i : def;
 }
 
 float ox_attr_float(const ox_k *k, const char *name, float def)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
-	return a ? a->f : def;
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
+	return a ? a->f : sa ? sa->f : def;
 }
 
 const char *ox_attr_str(const ox_k *k, const char *name, const char *def, size_t *len)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
 	if (!a) {
+		def = sa ? sa->s : def;
 		if (len)
 			*len = def ? strlen(def) : 0;
 		return def;
@@ -124,6 +138,11 @@ bool ox_attr_str_is(const ox_k *k, const char *name, const char *def, const char
 int64_t ox_attr_ints(const ox_k *k, const char *name, const int64_t **v)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
+	if (sa) {
+		*v = sa->ints;
+		return (int64_t)sa->n;
+	}
 	if (!a)
 		return -1;
 	*v = a->ints;
@@ -133,6 +152,11 @@ int64_t ox_attr_ints(const ox_k *k, const char *name, const int64_t **v)
 int64_t ox_attr_floats(const ox_k *k, const char *name, const float **v)
 {
 	const Onnx__AttributeProto *a = ox_attr(k, name);
+	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
+	if (sa) {
+		*v = sa->floats;
+		return (int64_t)sa->n;
+	}
 	if (!a)
 		return -1;
 	*v = a->floats;
@@ -165,6 +189,13 @@ int ox_axis(ox_k *k, int64_t axis, int rank)
 	if (a < 0 || a >= (rank ? rank : 1))
 		return ox_kfail(k, "axis %lld is out of range for rank %d", (long long)axis, rank);
 	return (int)a;
+}
+
+int ox_axis_attr(ox_k *k, const ox_val *x, const char *verb)
+{
+	if (x->rank == 0)
+		return ox_kfail(k, "cannot %s a scalar", verb);
+	return ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
 }
 
 int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank, int64_t *dout)
@@ -218,4 +249,123 @@ void ox_to_f64(const ox_val *t, double *d)
 			d[i] = ox_get_f64(t, i);
 		break;
 	}
+}
+
+/* ---- tensors as doubles ------------------------------------------------------------ */
+
+void *ox_scratch(ox_k *k, int64_t n, size_t size, const char *what)
+{
+	if (n < 0 || (n > 0 && (uint64_t)n > OX_MAX_BYTES / size)) {
+		ox_kfail(k, "%s: %lld elements of %zu bytes are more than the %zu bytes allowed", what, (long long)n,
+			 size, (size_t)OX_MAX_BYTES);
+		return NULL;
+	}
+	void *p = malloc(n ? (size_t)n * size : 1);
+	if (!p)
+		ox_kfail(k, "%s: out of memory", what);
+	return p;
+}
+
+double *ox_load_f64(ox_k *k, const ox_val *t, const char *what)
+{
+	double *d = ox_scratch(k, t->count, sizeof *d, what);
+	if (!d)
+		return NULL;
+	ox_to_f64(t, d);
+	return d;
+}
+
+/* Truncation toward zero, saturated to [lo, hi]; NaN becomes 0. */
+static double trunc_sat(double x, double lo, double hi)
+{
+	if (isnan(x))
+		return 0;
+	x = trunc(x);
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* The range of an integer type of at most 32 bits (wider ones saturate in ox_set_f64). */
+static bool int_range(int type, double *lo, double *hi)
+{
+	const ox_elem_type *e = ox_elem(type);
+	if (!e || e->bits > 32 || (e->cls != OX_CLASS_SIGNED && e->cls != OX_CLASS_UNSIGNED))
+		return false;
+	double span = ldexp(1.0, e->bits);
+	*lo = e->cls == OX_CLASS_SIGNED ? -span / 2 : 0;
+	*hi = *lo + span - 1;
+	return true;
+}
+
+void ox_store_f64(ox_val *t, const double *src)
+{
+	int64_t n = t->count;
+	double lo, hi;
+	if (t->type == OX_FLOAT) {
+		for (int64_t i = 0; i < n; i++)
+			((float *)t->data)[i] = (float)src[i];
+	} else if (t->type == OX_DOUBLE) {
+		if (n)
+			memcpy(t->data, src, (size_t)n * sizeof *src);
+	} else if (int_range(t->type, &lo, &hi)) {
+		for (int64_t i = 0; i < n; i++)
+			ox_set_i64(t, i, (int64_t)trunc_sat(src[i], lo, hi));
+	} else if (t->type == OX_UINT64) {
+		for (int64_t i = 0; i < n; i++)
+			ox_set_f64(t, i, src[i] < 0 || isnan(src[i]) ? 0 : src[i]);
+	} else {
+		/* int64 saturates in ox_set_f64; float types round there */
+		for (int64_t i = 0; i < n; i++)
+			ox_set_f64(t, i, src[i]);
+	}
+}
+
+bool ox_is_real(int type)
+{
+	return type == OX_FLOAT || type == OX_DOUBLE || type == OX_FLOAT16 || type == OX_BFLOAT16;
+}
+
+int ox_need_real(ox_k *k, const ox_val *t, const char *what)
+{
+	if (ox_is_real(t->type))
+		return 0;
+	return ox_kfail(k, "%s must be float, double, float16 or bfloat16, not %s", what, ox_elem_label(t->type));
+}
+
+int ox_check_type(ox_k *k, const ox_val *t, const char *what, const int *types)
+{
+	for (const int *p = types; *p; p++)
+		if (t->type == *p)
+			return 0;
+	char list[256];
+	size_t len = 0;
+	list[0] = 0;
+	for (const int *p = types; *p && len < sizeof list - 32; p++)
+		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", p == types ? "" : ", ",
+					ox_elem_label(*p));
+	return ox_kfail(k, "%s has element type %s; expected one of %s", what, ox_elem_label(t->type), list);
+}
+
+double ox_scalar_f64(const ox_val *t)
+{
+	return t->count ? ox_get_f64(t, 0) : 0;
+}
+
+int64_t ox_scalar_i64(const ox_val *t)
+{
+	return t->count ? ox_get_i64(t, 0) : 0;
+}
+
+int ox_in_int(ox_k *k, int i, int64_t *v, const char *what)
+{
+	int64_t n = ox_in_ints(k, i, v, 1, what);
+	if (n == 0)
+		return ox_kfail(k, "%s must hold one value, not none", what);
+	return n < 0 ? -1 : 0;
+}
+
+int64_t ox_mul_count(int64_t a, int64_t b)
+{
+	if (a < 0 || b < 0 || (b && a > OX_MAX_ELEMENTS / b) || a * b > OX_MAX_ELEMENTS)
+		return -1;
+	return a * b;
 }

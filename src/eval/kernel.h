@@ -27,6 +27,9 @@ typedef struct ox_k {
 	size_t nattrs;
 	void *exec;               /* the executor, for ox_run_graph */
 	char *msg;                /* error message buffer, OX_MSG bytes */
+	/* the operator's schema at that opset (src/schema): attribute defaults come from it; its
+	 * since is the version of the operator to run. NULL outside the standard domains. */
+	const struct ox_schema *schema;
 } ox_k;
 
 #define OX_MSG 512
@@ -57,6 +60,8 @@ int64_t ox_in_ints(ox_k *k, int i, int64_t *buf, int64_t cap, const char *what);
 
 /* ---- attributes ------------------------------------------------------------------ */
 
+/* The getters return the node's attribute, else the schema's default for the opset in
+ * force (so that a default changed between opsets is right), else def. */
 const Onnx__AttributeProto *ox_attr(const ox_k *k, const char *name);
 int64_t ox_attr_int(const ox_k *k, const char *name, int64_t def);
 float ox_attr_float(const ox_k *k, const char *name, float def);
@@ -75,6 +80,9 @@ const Onnx__GraphProto *ox_attr_graph(const ox_k *k, const char *name);
 
 /* Normalizes a possibly negative axis against rank; -1 after failing when out of range. */
 int ox_axis(ox_k *k, int64_t axis, int rank);
+/* The node's 'axis' attribute (default 0) normalized against x's rank; x may not be a
+ * scalar ("cannot VERB a scalar"). -1 after failing. */
+int ox_axis_attr(ox_k *k, const ox_val *x, const char *verb);
 /* Numpy broadcasting of two shapes into out (rank in *orank); fails when incompatible. */
 int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank,
 		       int64_t *dout);
@@ -84,6 +92,31 @@ void ox_broadcast_strides(int rank, const int64_t *dims, int orank, const int64_
 			  int64_t *strides);
 /* The elements of a numeric tensor as doubles, into d[0..count). */
 void ox_to_f64(const ox_val *t, double *d);
+
+/* ---- tensors as doubles: the working precision of kernels without a typed fast path -- */
+
+/* A malloc'd buffer of n elements of size bytes (never NULL for n == 0); NULL after
+ * failing with a message naming what when n * size overflows or exceeds OX_MAX_BYTES. */
+void *ox_scratch(ox_k *k, int64_t n, size_t size, const char *what);
+/* The elements of a numeric tensor as doubles (the real part of complex ones), in a
+ * buffer from ox_scratch; NULL after failing. */
+double *ox_load_f64(ox_k *k, const ox_val *t, const char *what);
+/* Stores src[0..t->count) into t: rounding to nearest for float types, truncation toward
+ * zero saturated to the type's range for integer types, nonzero for bool. */
+void ox_store_f64(ox_val *t, const double *src);
+/* float, double, float16 or bfloat16: the types most floating-point kernels accept. */
+bool ox_is_real(int type);
+/* Fails unless t (named what) is one of those. */
+int ox_need_real(ox_k *k, const ox_val *t, const char *what);
+/* Fails unless t (named what) has one of the element types of the 0-terminated list. */
+int ox_check_type(ox_k *k, const ox_val *t, const char *what, const int *types);
+/* The scalar value of a one-element tensor as a double or int64 (0 when empty). */
+double ox_scalar_f64(const ox_val *t);
+int64_t ox_scalar_i64(const ox_val *t);
+/* Input i as one integer (a scalar or one-element int32/int64 tensor); -1 after failing. */
+int ox_in_int(ox_k *k, int i, int64_t *v, const char *what);
+/* a * b for non-negative a and b, or -1 when it exceeds OX_MAX_ELEMENTS. */
+int64_t ox_mul_count(int64_t a, int64_t b);
 /* A tensor converted from an attribute's TensorProto (Constant, ConstantOfShape). */
 ox_val *ox_val_from_attr_tensor(ox_k *k, const Onnx__TensorProto *t);
 

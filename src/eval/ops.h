@@ -15,7 +15,12 @@
 	OX_OPS_SEQUENCE(X) \
 	OX_OPS_CONTROL(X) \
 	OX_OPS_RNN(X) \
-	OX_OPS_MORE(X)
+	OX_OPS_QUANT(X) \
+	OX_OPS_RESAMPLE(X) \
+	OX_OPS_SIGNAL(X) \
+	OX_OPS_RANDOM(X) \
+	OX_OPS_ATTENTION(X) \
+	OX_OPS_OTHER(X)
 
 /* core.c */
 #define OX_OPS_CORE(X) \
@@ -174,6 +179,7 @@
 	X(SpaceToDepth) \
 	X(Split) \
 	X(Squeeze) \
+	X(TensorScatter) \
 	X(Tile) \
 	X(Transpose) \
 	X(Trilu) \
@@ -211,40 +217,53 @@
 	X(LSTM) \
 	X(RNN)
 
-/* quant.c, resize.c, gridsample.c, einsum.c, signal.c, random.c, attention.c, loss.c,
- * misc.c: quantization, resampling, Einsum, signal processing, random generators and the
- * remaining operators (ImageDecoder is left out: it needs image codecs) */
-#define OX_OPS_MORE(X) \
-	X(AffineGrid) \
-	X(Attention) \
-	X(Bernoulli) \
-	X(BlackmanWindow) \
-	X(DFT) \
-	X(DeformConv) \
+/* quant.c: quantization */
+#define OX_OPS_QUANT(X) \
 	X(DequantizeLinear) \
 	X(DynamicQuantizeLinear) \
-	X(Einsum) \
+	X(QLinearConv) \
+	X(QLinearMatMul) \
+	X(QuantizeLinear)
+
+/* resize.c, gridsample.c: resampling */
+#define OX_OPS_RESAMPLE(X) \
+	X(AffineGrid) \
 	X(GridSample) \
+	X(Resize) \
+	X(Upsample)
+
+/* signal.c: transforms and windows */
+#define OX_OPS_SIGNAL(X) \
+	X(BlackmanWindow) \
+	X(DFT) \
 	X(HammingWindow) \
 	X(HannWindow) \
 	X(MelWeightMatrix) \
+	X(STFT)
+
+/* random.c: seeded generators */
+#define OX_OPS_RANDOM(X) \
+	X(Bernoulli) \
 	X(Multinomial) \
-	X(NegativeLogLikelihoodLoss) \
-	X(NonMaxSuppression) \
-	X(QLinearConv) \
-	X(QLinearMatMul) \
-	X(QuantizeLinear) \
 	X(RandomNormal) \
 	X(RandomNormalLike) \
 	X(RandomUniform) \
-	X(RandomUniformLike) \
-	X(Resize) \
-	X(RotaryEmbedding) \
-	X(STFT) \
+	X(RandomUniformLike)
+
+/* attention.c */
+#define OX_OPS_ATTENTION(X) \
+	X(Attention) \
+	X(RotaryEmbedding)
+
+/* einsum.c, deformconv.c, loss.c, detection.c, tfidf.c (ImageDecoder is left out: it needs image
+ * codecs) */
+#define OX_OPS_OTHER(X) \
+	X(DeformConv) \
+	X(Einsum) \
+	X(NegativeLogLikelihoodLoss) \
+	X(NonMaxSuppression) \
 	X(SoftmaxCrossEntropyLoss) \
-	X(TensorScatter) \
-	X(TfIdfVectorizer) \
-	X(Upsample)
+	X(TfIdfVectorizer)
 
 /* The ai.onnx.ml domain. ml_feature.c: feature transforms; ml_encode.c: encoders;
  * ml_map.c: ZipMap, CastMap, DictVectorizer; ml_linear.c, ml_svm.c, ml_tree.c: the models

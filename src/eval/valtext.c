@@ -173,7 +173,7 @@ static ox_val *map_column(scan *S, int type, size_t n, const buf *body, size_t a
 {
 	buf t = {0};
 	char head[64];
-	snprintf(head, sizeof head, "%s[%zu] {", ox_type_name(type), n);
+	snprintf(head, sizeof head, "%s[%zu] {", ox_elem_label(type), n);
 	put(&t, head, strlen(head));
 	put(&t, body->p ? body->p : "", body->n);
 	put(&t, "}", 1);
@@ -249,7 +249,7 @@ static ox_val *parse_map(scan *S)
 		return NULL;
 	if (!ox_map_key_ok(kt)) {
 		scan_fail(S, ONNXTXT_ERR_VALUE, at, "a map key is an integer of 8 to 64 bits or a string, not %s",
-			  ox_type_name(kt));
+			  ox_elem_label(kt));
 		return NULL;
 	}
 	buf kb = {0}, vb = {0};
@@ -330,7 +330,7 @@ static ox_val *parse_value(scan *S, int depth)
 {
 	skip_space(S);
 	if (depth > ONNXTXT_MAX_DEPTH) {
-		scan_fail(S, ONNXTXT_ERR_LIMIT, S->pos, "sequences nest deeper than %s", ONNXTXT_STR(ONNXTXT_MAX_DEPTH));
+		scan_fail(S, ONNXTXT_ERR_LIMIT, S->pos, "sequences nest deeper than %s", OX_STR(ONNXTXT_MAX_DEPTH));
 		return NULL;
 	}
 	if (S->pos < S->len && S->t[S->pos] == '[')
@@ -427,7 +427,7 @@ static void put_map(buf *b, const ox_val *v, OnnxError *err)
 {
 	const ox_val *keys = v->items[0], *vals = v->items[1];
 	char head[64];
-	snprintf(head, sizeof head, "map(%s, %s) {", ox_type_name(keys->type), ox_type_name(vals->type));
+	snprintf(head, sizeof head, "map(%s, %s) {", ox_elem_label(keys->type), ox_elem_label(vals->type));
 	put(b, head, strlen(head));
 	for (int64_t i = 0; i < keys->count && !b->failed; i++) {
 		if (i)
@@ -511,7 +511,7 @@ static bool element_equal(const ox_val *g, const ox_val *e, int64_t i, double rt
 		snprintf(want, 64, "\"%.*s\"", (int)(b->n < 40 ? b->n : 40), b->p ? b->p : "");
 		return a->n == b->n && (!a->n || memcmp(a->p, b->p, a->n) == 0);
 	}
-	if (!ox_type_is_float(g->type) && g->type != OX_COMPLEX64 && g->type != OX_COMPLEX128) {
+	if (!ox_elem_is_float(g->type) && g->type != OX_COMPLEX64 && g->type != OX_COMPLEX128) {
 		int64_t a = ox_get_i64(g, i), b = ox_get_i64(e, i);
 		snprintf(got, 64, g->type == OX_UINT64 ? "%llu" : "%lld", (long long)a);
 		snprintf(want, 64, g->type == OX_UINT64 ? "%llu" : "%lld", (long long)b);
@@ -547,7 +547,7 @@ static int say(char *msg, size_t size, const char *fmt, const char *a, const cha
 
 static void shape_text(const ox_val *v, char *out, size_t size)
 {
-	size_t n = (size_t)snprintf(out, size, "%s[", ox_type_name(v->type));
+	size_t n = (size_t)snprintf(out, size, "%s[", ox_elem_label(v->type));
 	for (int d = 0; d < v->rank && n < size; d++)
 		n += (size_t)snprintf(out + n, size - n, "%s%lld", d ? "," : "", (long long)v->dims[d]);
 	if (n < size)
@@ -588,8 +588,8 @@ static int map_equal(const ox_val *g, const ox_val *e, double rtol, double atol,
 {
 	const ox_val *gk = g->items[0], *gv = g->items[1], *ek = e->items[0], *ev = e->items[1];
 	char a[64], b[64];
-	snprintf(a, sizeof a, "map(%s, %s) of %lld", ox_type_name(gk->type), ox_type_name(gv->type), (long long)gk->count);
-	snprintf(b, sizeof b, "map(%s, %s) of %lld", ox_type_name(ek->type), ox_type_name(ev->type), (long long)ek->count);
+	snprintf(a, sizeof a, "map(%s, %s) of %lld", ox_elem_label(gk->type), ox_elem_label(gv->type), (long long)gk->count);
+	snprintf(b, sizeof b, "map(%s, %s) of %lld", ox_elem_label(ek->type), ox_elem_label(ev->type), (long long)ek->count);
 	if (gk->type != ek->type || gv->type != ev->type || gk->count != ek->count)
 		return say(msg, size, "got %s, expected %s", a, b);
 	for (int64_t j = 0; j < ek->count; j++) {
@@ -615,12 +615,9 @@ static int map_equal(const ox_val *g, const ox_val *e, double rtol, double atol,
 	return 1;
 }
 
-int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol, char *msg,
-		    size_t size)
+/* Whether g matches e; when not, msg says where and how. */
+static int values_equal(const ox_val *g, const ox_val *e, double rtol, double atol, char *msg, size_t size)
 {
-	const ox_val *g = VAL(got), *e = VAL(expected);
-	if (!g || !e)
-		return say(msg, size, "%s%s", "a value is missing", "");
 	/* an optional holding a value matches that value */
 	if (g->kind == OX_OPTIONAL && e->kind != OX_OPTIONAL && g->nitems)
 		g = g->items[0];
@@ -642,8 +639,7 @@ int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol
 	}
 	for (size_t i = 0; i < g->nitems; i++) {
 		char inner[400];
-		if (!OnnxValue_Equal((const OnnxValue *)g->items[i], (const OnnxValue *)e->items[i], rtol, atol, inner,
-				     sizeof inner)) {
+		if (!values_equal(g->items[i], e->items[i], rtol, atol, inner, sizeof inner)) {
 			char at[32];
 			if (snprintf(at, sizeof at, "item %zu", i) < 0)
 				at[0] = '\0';
@@ -651,6 +647,21 @@ int OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol
 		}
 	}
 	return 1;
+}
+
+OnnxStatus OnnxValue_Equal(const OnnxValue *got, const OnnxValue *expected, double rtol, double atol,
+			   OnnxError *err)
+{
+	const ox_val *g = VAL(got), *e = VAL(expected);
+	if (!g || !e) {
+		ox_error_set(err, ONNXTXT_ERR_ARG, "a value is missing");
+		return ONNXTXT_ERR_ARG;
+	}
+	char msg[sizeof err->message];
+	if (values_equal(g, e, rtol, atol, msg, sizeof msg))
+		return ONNXTXT_OK;
+	ox_error_set(err, ONNXTXT_ERR_MISMATCH, "%s", msg);
+	return ONNXTXT_ERR_MISMATCH;
 }
 
 /* ---- test-case lines ------------------------------------------------------------------- */

@@ -5,56 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "value.h"
-
-static const unsigned char elem_sizes[OX_NTYPES] = {
-	[OX_FLOAT] = 4, [OX_UINT8] = 1, [OX_INT8] = 1, [OX_UINT16] = 2, [OX_INT16] = 2,
-	[OX_INT32] = 4, [OX_INT64] = 8, [OX_STRING] = sizeof(ox_str), [OX_BOOL] = 1,
-	[OX_FLOAT16] = 2, [OX_DOUBLE] = 8, [OX_UINT32] = 4, [OX_UINT64] = 8, [OX_COMPLEX64] = 8,
-	[OX_COMPLEX128] = 16, [OX_BFLOAT16] = 2, [OX_FLOAT8E4M3FN] = 1, [OX_FLOAT8E4M3FNUZ] = 1,
-	[OX_FLOAT8E5M2] = 1, [OX_FLOAT8E5M2FNUZ] = 1, [OX_UINT4] = 1, [OX_INT4] = 1,
-	[OX_FLOAT4E2M1] = 1, [OX_FLOAT8E8M0] = 1, [OX_UINT2] = 1, [OX_INT2] = 1,
-};
-
-static const char *const type_names[OX_NTYPES] = {
-	"undefined", "float", "uint8", "int8", "uint16", "int16", "int32", "int64", "string",
-	"bool", "float16", "double", "uint32", "uint64", "complex64", "complex128", "bfloat16",
-	"float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4", "int4",
-	"float4e2m1", "float8e8m0", "uint2", "int2",
-};
-
-size_t ox_elem_size(int type)
-{
-	return type > 0 && type < OX_NTYPES ? elem_sizes[type] : 0;
-}
-
-const char *ox_type_name(int type)
-{
-	return type >= 0 && type < OX_NTYPES ? type_names[type] : "unknown";
-}
-
-bool ox_type_is_float(int type)
-{
-	switch (type) {
-	case OX_FLOAT: case OX_DOUBLE: case OX_FLOAT16: case OX_BFLOAT16: case OX_FLOAT8E4M3FN:
-	case OX_FLOAT8E4M3FNUZ: case OX_FLOAT8E5M2: case OX_FLOAT8E5M2FNUZ: case OX_FLOAT4E2M1:
-	case OX_FLOAT8E8M0:
-		return true;
-	default:
-		return false;
-	}
-}
-
-bool ox_type_is_int(int type)
-{
-	switch (type) {
-	case OX_UINT8: case OX_INT8: case OX_UINT16: case OX_INT16: case OX_INT32: case OX_INT64:
-	case OX_UINT32: case OX_UINT64: case OX_UINT4: case OX_INT4: case OX_UINT2: case OX_INT2:
-		return true;
-	default:
-		return false;
-	}
-}
 
 int64_t ox_shape_count(int rank, const int64_t *dims)
 {
@@ -185,20 +137,26 @@ ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why)
 							 : "shape is negative or too large";
 		return NULL;
 	}
+	size_t bytes = (size_t)count * es;
+	ox_budget *budget;
+	if (ox_budget_charge(bytes, &budget, why) < 0)
+		return NULL;
 	ox_val *v = value_new(OX_TENSOR);
 	if (!v) {
+		ox_budget_credit(budget, bytes);
 		*why = "out of memory";
 		return NULL;
 	}
+	v->budget = budget;
 	v->type = type;
 	v->rank = rank;
 	if (rank)
 		memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
 	v->count = count;
 	/* an empty tensor gets a block too: see value.h */
-	size_t bytes = (size_t)count * es;
 	v->data = data_alloc(bytes ? bytes : 1);
 	if (!v->data) {
+		ox_budget_credit(budget, bytes);
 		free(v);
 		*why = "out of memory";
 		return NULL;
@@ -309,6 +267,7 @@ void ox_val_unref(ox_val *v)
 			for (int64_t i = 0; i < v->count; i++)
 				free(((ox_str *)v->data)[i].p);
 		data_free(v->data, (size_t)v->count * ox_elem_size(v->type));
+		ox_budget_credit(v->budget, (size_t)v->count * ox_elem_size(v->type));
 	}
 	for (size_t i = 0; i < v->nitems; i++)
 		ox_val_unref(v->items[i]);
@@ -399,8 +358,8 @@ uint16_t ox_f32_to_bf16(float f)
 	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
 }
 
-/* The float8 formats: exponent and mantissa bits, bias, and whether the format is "FNUZ"
- * (one NaN at 0x80, no negative zero, no infinity) or "FN" (NaN at all ones, no
+/* The float8 formats of the element-type table, as the conversions below use them:
+ * "FNUZ" (one NaN at 0x80, no negative zero, no infinity), "FN" (NaN at all ones, no
  * infinity) or IEEE-like (E5M2: infinities and NaNs). */
 typedef struct f8fmt {
 	int mbits, bias;
@@ -410,12 +369,8 @@ typedef struct f8fmt {
 
 static f8fmt f8_format(int type)
 {
-	switch (type) {
-	case OX_FLOAT8E4M3FN: return (f8fmt){3, 7, false, true, 448.0f};
-	case OX_FLOAT8E4M3FNUZ: return (f8fmt){3, 8, true, false, 240.0f};
-	case OX_FLOAT8E5M2: return (f8fmt){2, 15, false, false, 57344.0f};
-	default: return (f8fmt){2, 16, true, false, 57344.0f}; /* E5M2FNUZ */
-	}
+	const ox_float_format *f = ox_elem_narrow(type);
+	return (f8fmt){f->mbits, f->bias, f->nan == OX_NAN_FNUZ, f->nan == OX_NAN_ALL_ONES, (float)f->max};
 }
 
 float ox_f8_to_f32(int type, uint8_t b)

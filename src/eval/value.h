@@ -1,5 +1,5 @@
-/* Runtime values of the evaluator: tensors of every element type, sequences, optionals and
- * maps.
+/* Runtime values of the evaluator: tensors of every element type (stored as src/types.h
+ * says), sequences, optionals and maps.
  * Values are reference-counted and immutable once a kernel has produced them, so Identity,
  * Reshape and friends share data instead of copying it. */
 #ifndef OX_EVAL_VALUE_H
@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "types.h"
+
 #define OX_MAX_RANK 16           /* dims of one tensor */
 #define OX_MAX_ELEMENTS (INT64_C(1) << 36) /* elements of one tensor */
 #ifndef OX_MAX_BYTES /* the fuzz build lowers it (meson.build) */
@@ -17,26 +19,6 @@
 #define OX_ALIGN 64
 
 enum ox_kind { OX_TENSOR = 1, OX_SEQUENCE, OX_OPTIONAL, OX_MAP };
-
-/* Element types are TensorProto.DataType numbers. Storage: one element per slot, little
- * endian; float16/bfloat16 as uint16_t bits; float8 and float4 as one uint8_t of bits;
- * int4/uint4/int2/uint2 unpacked, one int8_t/uint8_t each; bool as one byte 0/1;
- * complex as pairs of float/double; strings as ox_str. */
-enum {
-	OX_UNDEFINED = 0, OX_FLOAT = 1, OX_UINT8 = 2, OX_INT8 = 3, OX_UINT16 = 4, OX_INT16 = 5,
-	OX_INT32 = 6, OX_INT64 = 7, OX_STRING = 8, OX_BOOL = 9, OX_FLOAT16 = 10, OX_DOUBLE = 11,
-	OX_UINT32 = 12, OX_UINT64 = 13, OX_COMPLEX64 = 14, OX_COMPLEX128 = 15, OX_BFLOAT16 = 16,
-	OX_FLOAT8E4M3FN = 17, OX_FLOAT8E4M3FNUZ = 18, OX_FLOAT8E5M2 = 19, OX_FLOAT8E5M2FNUZ = 20,
-	OX_UINT4 = 21, OX_INT4 = 22, OX_FLOAT4E2M1 = 23, OX_FLOAT8E8M0 = 24, OX_UINT2 = 25,
-	OX_INT2 = 26, OX_NTYPES
-};
-
-/* A string element: n bytes at p (malloc'd, NUL-terminated for convenience; NULL when
- * n is 0). Strings may hold NUL bytes. */
-typedef struct ox_str {
-	char *p;
-	size_t n;
-} ox_str;
 
 typedef struct ox_val {
 	int kind;
@@ -53,6 +35,7 @@ typedef struct ox_val {
 	 * may offset it by 0 (NULL + 0 is undefined; clang's UBSan in the fuzz build says so) */
 	void *data;
 	struct ox_val *owner; /* the value whose data this one shares, or NULL */
+	struct ox_budget *budget; /* the run's budget its data is charged to, or NULL */
 	/* Sequence: items[0..nitems). Optional: nitems is 0 (none) or 1. Map: nitems is 2,
 	 * items[0] the keys and items[1] the values, two 1-D tensors of the same length (keys
 	 * unique; type is the key type). The ai.onnx.ml operators only use maps of scalars. */
@@ -60,18 +43,12 @@ typedef struct ox_val {
 	size_t nitems;
 } ox_val;
 
-/* Bytes per stored element (see above); 0 for OX_UNDEFINED and unknown types. */
-size_t ox_elem_size(int type);
-bool ox_type_is_float(int type); /* float, double, float16, bfloat16, float8, float4 */
-bool ox_type_is_int(int type);   /* signed and unsigned integers of every width */
-const char *ox_type_name(int type);
-
 /* Product of dims, or -1 when it overflows or exceeds OX_MAX_ELEMENTS, or a dim is
  * negative. */
 int64_t ox_shape_count(int rank, const int64_t *dims);
 
-/* A new tensor with uninitialized data (strings are empty); NULL when out of memory or
- * beyond the limits above (reason in *why when given). */
+/* A new tensor with uninitialized data (strings are empty); NULL when out of memory,
+ * beyond the limits above or the current run's budget (reason in *why when given). */
 ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why);
 /* A new tensor with the data of base and another shape of the same element count. */
 ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims);

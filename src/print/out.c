@@ -25,6 +25,7 @@ void ox_out_init(ox_out *o, FILE *f, unsigned flags, bool *nomem)
 	o->indent = 0;
 	o->last.open = false;
 	o->nbreaks = 0;
+	o->attrs_apart = NULL;
 }
 
 void ox_out_free(ox_out *o)
@@ -179,24 +180,25 @@ static void as_literal(ox_out *o, const char *s, size_t n)
 	ox_put(o, ".0", 2);
 }
 
-void ox_put_float(ox_out *o, float v, bool literal)
+/* The n characters of a shortest float at tmp, as a FLOAT literal when literal. */
+static void put_number(ox_out *o, const char *tmp, size_t n, bool literal)
 {
-	char tmp[40];
-	size_t n = ox_fmt_float(v, tmp);
 	if (literal)
 		as_literal(o, tmp, n);
 	else
 		ox_put(o, tmp, n);
 }
 
+void ox_put_float(ox_out *o, float v, bool literal)
+{
+	char tmp[40];
+	put_number(o, tmp, ox_fmt_float(v, tmp), literal);
+}
+
 void ox_put_double(ox_out *o, double v, bool literal)
 {
 	char tmp[40];
-	size_t n = ox_fmt_double(v, tmp);
-	if (literal)
-		as_literal(o, tmp, n);
-	else
-		ox_put(o, tmp, n);
+	put_number(o, tmp, ox_fmt_double(v, tmp), literal);
 }
 
 void ox_put_string(ox_out *o, const char *s, size_t n)

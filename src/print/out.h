@@ -30,6 +30,10 @@ typedef struct ox_out {
 	size_t line;  /* where the current line starts, counted from the first byte ever */
 	size_t limit;  /* if not 0, writing past this many bytes fails: for measuring */
 	ox_break last; /* of the list item that ended last */
+	/* when set and true for a node, its attributes go one per line: the formatter asks
+	 * for it where the source has a comment inside the node */
+	bool (*attrs_apart)(const void *ctx, const void *node);
+	const void *attrs_ctx;
 	int nbreaks;
 	/* last, so that ox_out_init, run for every scratch buffer, need not clear it */
 	ox_break breaks[OX_MAX_BREAKS]; /* of the list items being written, outermost first */

@@ -900,7 +900,8 @@ static void print_node(ox_out *o, const Onnx__NodeProto *n, const node_ctx *ctx)
 		size_t inputs = 3; /* " (...)", names roughly as written */
 		for (size_t i = 0; i < n->n_input; i++)
 			inputs += strlen(n->input[i]) + (i ? 2 : 0) + (ox_is_ident(n->input[i]) ? 0 : 2);
-		bool multiline = attrs_multiline(o, 0, NULL, n->n_attribute, n->attribute, inputs);
+		bool multiline = (o->attrs_apart && o->attrs_apart(o->attrs_ctx, n)) ||
+				 attrs_multiline(o, 0, NULL, n->n_attribute, n->attribute, inputs);
 		ox_putc(o, ' ');
 		print_attrs(o, 0, NULL, n->n_attribute, n->attribute, multiline);
 	}
@@ -1382,7 +1383,8 @@ static OnnxStatus print_into(ox_out *o, const void *message, OnnxError *err)
 	return ONNXTXT_OK;
 }
 
-OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, char **text, size_t *len, OnnxError *err)
+OnnxStatus ox_print_apart(const void *message, unsigned flags, bool (*attrs_apart)(const void *, const void *),
+			  const void *ctx, char **text, size_t *len, OnnxError *err)
 {
 	OnnxError local;
 	if (!err)
@@ -1395,6 +1397,8 @@ OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, char **text, s
 	ox_out o;
 	bool nomem = false;
 	ox_out_init(&o, NULL, flags, &nomem);
+	o.attrs_apart = attrs_apart;
+	o.attrs_ctx = ctx;
 	OnnxStatus st = print_into(&o, message, err);
 	if (st == ONNXTXT_OK)
 		ox_putc(&o, '\0');
@@ -1411,6 +1415,11 @@ OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, char **text, s
 	if (len)
 		*len = o.len - 1;
 	return ONNXTXT_OK;
+}
+
+OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, char **text, size_t *len, OnnxError *err)
+{
+	return ox_print_apart(message, flags, NULL, NULL, text, len, err);
 }
 
 OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxError *err)

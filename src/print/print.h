@@ -27,4 +27,9 @@ void ox_print_tensor_values(ox_out *o, const Onnx__TensorProto *t);
  * value info); false for other message types. */
 bool ox_print_message(ox_out *o, const ProtobufCMessage *m);
 
+/* OnnxPrinter_Print, but the nodes for which attrs_apart(ctx, node) is true have their
+ * attributes one per line (the formatter's request). */
+OnnxStatus ox_print_apart(const void *message, unsigned flags, bool (*attrs_apart)(const void *, const void *),
+			  const void *ctx, char **text, size_t *len, OnnxError *err);
+
 #endif

@@ -9,7 +9,6 @@
 #include "literal.h"
 #include "types.h"
 
-#define DT(x) ONNX__TENSOR_PROTO__DATA_TYPE__##x
 
 /* Values of the data type, twice as many for complex; SIZE_MAX when the dims cannot
  * hold data (negative) or overflow. */
@@ -21,7 +20,7 @@ static size_t value_count(const Onnx__TensorProto *t)
 			return SIZE_MAX;
 		n *= (uint64_t)t->dims[i];
 	}
-	if (t->data_type == DT(COMPLEX64) || t->data_type == DT(COMPLEX128))
+	if (t->data_type == OX_COMPLEX64 || t->data_type == OX_COMPLEX128)
 		n *= 2;
 	return n > SIZE_MAX / 16 ? SIZE_MAX : (size_t)n;
 }
@@ -29,7 +28,7 @@ static size_t value_count(const Onnx__TensorProto *t)
 static int bits_of(const Onnx__TensorProto *t)
 {
 	int bits = ox_elem_bits(t->data_type);
-	if (t->data_type == DT(COMPLEX64) || t->data_type == DT(COMPLEX128))
+	if (t->data_type == OX_COMPLEX64 || t->data_type == OX_COMPLEX128)
 		bits /= 2;
 	return bits;
 }
@@ -43,21 +42,16 @@ static size_t packed_count(int bits, size_t n)
 
 static size_t typed_count(const Onnx__TensorProto *t)
 {
-	return t->n_float_data + t->n_int32_data + t->n_string_data + t->n_int64_data + t->n_double_data +
-	       t->n_uint64_data;
+	size_t n = 0;
+	for (int f = 0; f < OX_NFIELDS; f++)
+		n += ox_field_count(t, f);
+	return n;
 }
 
-/* The field the parser fills for the data type, and how many entries it holds. */
+/* How many entries the field the parser fills for the data type holds. */
 static size_t own_field_count(const Onnx__TensorProto *t)
 {
-	switch (t->data_type) {
-	case DT(FLOAT): case DT(COMPLEX64): return t->n_float_data;
-	case DT(DOUBLE): case DT(COMPLEX128): return t->n_double_data;
-	case DT(INT64): return t->n_int64_data;
-	case DT(UINT32): case DT(UINT64): return t->n_uint64_data;
-	case DT(STRING): return t->n_string_data;
-	default: return t->n_int32_data;
-	}
+	return ox_field_count(t, ox_elem_field(t->data_type));
 }
 
 /* Raw values as the parser would store them in int32_data (sign-extended where the type
@@ -66,10 +60,10 @@ static int64_t raw_int(const Onnx__TensorProto *t, size_t i)
 {
 	const uint8_t *r = t->raw_data.data;
 	switch (t->data_type) {
-	case DT(INT8): return (int8_t)r[i];
-	case DT(INT16): return (int16_t)(r[2 * i] | r[2 * i + 1] << 8);
-	case DT(UINT16): case DT(FLOAT16): case DT(BFLOAT16): return (uint16_t)(r[2 * i] | r[2 * i + 1] << 8);
-	case DT(INT32): {
+	case OX_INT8: return (int8_t)r[i];
+	case OX_INT16: return (int16_t)(r[2 * i] | r[2 * i + 1] << 8);
+	case OX_UINT16: case OX_FLOAT16: case OX_BFLOAT16: return (uint16_t)(r[2 * i] | r[2 * i + 1] << 8);
+	case OX_INT32: {
 		uint32_t v = (uint32_t)r[4 * i] | (uint32_t)r[4 * i + 1] << 8 | (uint32_t)r[4 * i + 2] << 16 |
 			     (uint32_t)r[4 * i + 3] << 24;
 		return (int32_t)v;
@@ -91,11 +85,11 @@ static bool int32_entries_ok(const Onnx__TensorProto *t, size_t entries, size_t 
 	int64_t lo = 0, hi;
 	if (bits < 8) {
 		hi = 255;
-	} else if (t->data_type == DT(INT8) || t->data_type == DT(INT16) || t->data_type == DT(INT32)) {
+	} else if (t->data_type == OX_INT8 || t->data_type == OX_INT16 || t->data_type == OX_INT32) {
 		lo = -(INT64_C(1) << (bits - 1));
 		hi = (INT64_C(1) << (bits - 1)) - 1;
 	} else {
-		hi = t->data_type == DT(BOOL) ? 1 : (INT64_C(1) << bits) - 1;
+		hi = t->data_type == OX_BOOL ? 1 : (INT64_C(1) << bits) - 1;
 	}
 	for (size_t i = 0; i < entries; i++) {
 		int64_t v = int32_view(t, i);
@@ -128,8 +122,8 @@ static double double_at(const Onnx__TensorProto *t, size_t i);
 /* Float data whose NaNs would not survive as text. */
 static bool floats_exact(const Onnx__TensorProto *t, size_t n)
 {
-	bool dbl = t->data_type == DT(DOUBLE) || t->data_type == DT(COMPLEX128);
-	if (!dbl && t->data_type != DT(FLOAT) && t->data_type != DT(COMPLEX64))
+	bool dbl = t->data_type == OX_DOUBLE || t->data_type == OX_COMPLEX128;
+	if (!dbl && t->data_type != OX_FLOAT && t->data_type != OX_COMPLEX64)
 		return true;
 	for (size_t i = 0; i < n; i++)
 		if (dbl ? !ox_double_exact(double_at(t, i)) : !ox_float_exact(float_at(t, i)))
@@ -165,17 +159,17 @@ enum ox_data_kind ox_tensor_data_kind(const Onnx__TensorProto *t)
 	if (n == SIZE_MAX || (typed && t->has_raw_data))
 		return OX_DATA_OTHER;
 	if (t->has_raw_data) {
-		if (t->data_type == DT(STRING) || t->raw_data.len != packed_count(bits, n) * (bits < 8 ? 1 : (size_t)bits / 8))
+		if (t->data_type == OX_STRING || t->raw_data.len != packed_count(bits, n) * (bits < 8 ? 1 : (size_t)bits / 8))
 			return OX_DATA_OTHER;
 	} else if (own_field_count(t) != typed || typed != packed_count(bits, n)) {
 		return OX_DATA_OTHER;
 	}
-	bool int32 = t->data_type != DT(FLOAT) && t->data_type != DT(COMPLEX64) && t->data_type != DT(DOUBLE) &&
-		     t->data_type != DT(COMPLEX128) && t->data_type != DT(INT64) && t->data_type != DT(UINT32) &&
-		     t->data_type != DT(UINT64) && t->data_type != DT(STRING);
+	bool int32 = t->data_type != OX_FLOAT && t->data_type != OX_COMPLEX64 && t->data_type != OX_DOUBLE &&
+		     t->data_type != OX_COMPLEX128 && t->data_type != OX_INT64 && t->data_type != OX_UINT32 &&
+		     t->data_type != OX_UINT64 && t->data_type != OX_STRING;
 	if (int32 && !int32_entries_ok(t, packed_count(bits, n), n))
 		return OX_DATA_OTHER;
-	if (t->data_type == DT(UINT32) && !t->has_raw_data)
+	if (t->data_type == OX_UINT32 && !t->has_raw_data)
 		for (size_t i = 0; i < t->n_uint64_data; i++)
 			if (t->uint64_data[i] > UINT32_MAX)
 				return OX_DATA_OTHER;
@@ -220,7 +214,7 @@ static int64_t subbyte_at(const Onnx__TensorProto *t, size_t i, int bits)
 	size_t per = 8 / (size_t)bits;
 	uint32_t byte = (uint32_t)int32_view(t, i / per);
 	uint32_t v = byte >> (i % per * (size_t)bits) & ((1u << bits) - 1);
-	bool is_signed = t->data_type == DT(INT4) || t->data_type == DT(INT2);
+	bool is_signed = t->data_type == OX_INT4 || t->data_type == OX_INT2;
 	return is_signed && (v >> (bits - 1)) ? (int64_t)v - (1 << bits) : (int64_t)v;
 }
 
@@ -263,21 +257,21 @@ static void value_at(ox_out *o, const Onnx__TensorProto *t, size_t i)
 	int dtype = t->data_type;
 	bool literals = o->flags & ONNXTXT_PRINT_FLOAT_LITERALS;
 	switch (dtype) {
-	case DT(FLOAT): case DT(COMPLEX64): ox_put_float(o, float_at(t, i), false); return;
-	case DT(DOUBLE): case DT(COMPLEX128): ox_put_double(o, double_at(t, i), false); return;
-	case DT(INT64):
+	case OX_FLOAT: case OX_COMPLEX64: ox_put_float(o, float_at(t, i), false); return;
+	case OX_DOUBLE: case OX_COMPLEX128: ox_put_double(o, double_at(t, i), false); return;
+	case OX_INT64:
 		ox_put_int(o, t->has_raw_data ? (int64_t)raw_u64(t->raw_data.data + 8 * i, 8) : t->int64_data[i]);
 		return;
-	case DT(UINT32): case DT(UINT64): {
-		size_t w = dtype == DT(UINT32) ? 4 : 8;
+	case OX_UINT32: case OX_UINT64: {
+		size_t w = dtype == OX_UINT32 ? 4 : 8;
 		ox_put_uint(o, t->has_raw_data ? raw_u64(t->raw_data.data + w * i, w) : t->uint64_data[i]);
 		return;
 	}
-	case DT(STRING): ox_put_string(o, (const char *)t->string_data[i].data, t->string_data[i].len); return;
+	case OX_STRING: ox_put_string(o, (const char *)t->string_data[i].data, t->string_data[i].len); return;
 	}
 	int bits = bits_of(t);
 	int64_t v = bits < 8 ? subbyte_at(t, i, bits) : int32_view(t, i);
-	if (literals && ox_is_narrow_float(dtype))
+	if (literals && ox_elem_narrow(dtype))
 		narrow_value(o, dtype, (uint32_t)v);
 	else
 		ox_put_int(o, v);

@@ -74,18 +74,14 @@ ox_annval *ox_annval_token(ox_parser *P, int kind, ox_tok t)
 
 ox_annval *ox_annval_list(ox_parser *P, size_t mark)
 {
-	ox_annval *v = ox_alloc(P, sizeof *v);
-	v->kind = OX_AV_LIST;
-	v->tok = P->prev;
+	ox_annval *v = ox_annval_token(P, OX_AV_LIST, P->prev);
 	v->items = (ox_annval **)ox_take(P, mark, &v->n);
 	return v;
 }
 
 ox_annval *ox_annval_entries(ox_parser *P, size_t mark)
 {
-	ox_annval *v = ox_alloc(P, sizeof *v);
-	v->kind = OX_AV_ENTRIES;
-	v->tok = P->prev;
+	ox_annval *v = ox_annval_token(P, OX_AV_ENTRIES, P->prev);
 	v->entries = (Onnx__StringStringEntryProto **)ox_take(P, mark, &v->n);
 	return v;
 }

@@ -3,6 +3,7 @@
 #ifndef OX_LEXER_H
 #define OX_LEXER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,11 +17,13 @@ typedef struct ox_tok {
 
 typedef struct ox_lexer {
 	const char *cur, *lim;
+	bool comments; /* return comments as OX_TOK_COMMENT tokens instead of skipping them */
 } ox_lexer;
 
-/* Token codes come from lemon's generated header; these two never reach the parser. */
+/* Token codes come from lemon's generated header; these three never reach the parser. */
 #define OX_TOK_EOF 0
 #define OX_TOK_ERROR (-1)
+#define OX_TOK_COMMENT (-2) /* only when asked for (ox_lexer.comments), as the formatter does */
 
 /* ox_tok.v of an OX_TOK_ERROR token. */
 enum ox_lex_error {

@@ -371,10 +371,22 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, ox_si
 	return *out ? ONNXTXT_OK : err->code;
 }
 
-OnnxStatus OnnxParser_Parse(const char *text, size_t len, Onnx__ModelProto **out, OnnxError *err)
-{
-	return run(TK_ENTRY_MODEL, text, len, (void **)out, NULL, NULL, err);
-}
+/* The entry points differ only in the grammar's start token and the message type. */
+#define ENTRY(name, type, token)                                                          \
+	OnnxStatus OnnxParser_##name(const char *text, size_t len, type **out, OnnxError *err) \
+	{                                                                                      \
+		return run(token, text, len, (void **)out, NULL, NULL, err);                    \
+	}
+ENTRY(Parse, Onnx__ModelProto, TK_ENTRY_MODEL)
+ENTRY(ParseGraph, Onnx__GraphProto, TK_ENTRY_GRAPH)
+ENTRY(ParseFunction, Onnx__FunctionProto, TK_ENTRY_FUNCTION)
+ENTRY(ParseNode, Onnx__NodeProto, TK_ENTRY_NODE)
+ENTRY(ParseNodeList, Onnx__GraphProto, TK_ENTRY_NODES)
+ENTRY(ParseType, Onnx__TypeProto, TK_ENTRY_TYPE)
+ENTRY(ParseTensor, Onnx__TensorProto, TK_ENTRY_TENSOR)
+ENTRY(ParseAttribute, Onnx__AttributeProto, TK_ENTRY_ATTRIBUTE)
+ENTRY(ParseValueInfo, Onnx__ValueInfoProto, TK_ENTRY_VALUE_INFO)
+#undef ENTRY
 
 OnnxStatus ox_parse_model_spans(const char *text, size_t len, Onnx__ModelProto **out, ox_spans *spans,
 				OnnxError *err)
@@ -382,46 +394,6 @@ OnnxStatus ox_parse_model_spans(const char *text, size_t len, Onnx__ModelProto *
 	OnnxStatus st = run(TK_ENTRY_MODEL, text, len, (void **)out, NULL, spans, err);
 	ox_spans_sort(spans);
 	return st;
-}
-
-OnnxStatus OnnxParser_ParseGraph(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err)
-{
-	return run(TK_ENTRY_GRAPH, text, len, (void **)out, NULL, NULL, err);
-}
-
-OnnxStatus OnnxParser_ParseFunction(const char *text, size_t len, Onnx__FunctionProto **out, OnnxError *err)
-{
-	return run(TK_ENTRY_FUNCTION, text, len, (void **)out, NULL, NULL, err);
-}
-
-OnnxStatus OnnxParser_ParseNode(const char *text, size_t len, Onnx__NodeProto **out, OnnxError *err)
-{
-	return run(TK_ENTRY_NODE, text, len, (void **)out, NULL, NULL, err);
-}
-
-OnnxStatus OnnxParser_ParseNodeList(const char *text, size_t len, Onnx__GraphProto **out, OnnxError *err)
-{
-	return run(TK_ENTRY_NODES, text, len, (void **)out, NULL, NULL, err);
-}
-
-OnnxStatus OnnxParser_ParseType(const char *text, size_t len, Onnx__TypeProto **out, OnnxError *err)
-{
-	return run(TK_ENTRY_TYPE, text, len, (void **)out, NULL, NULL, err);
-}
-
-OnnxStatus OnnxParser_ParseTensor(const char *text, size_t len, Onnx__TensorProto **out, OnnxError *err)
-{
-	return run(TK_ENTRY_TENSOR, text, len, (void **)out, NULL, NULL, err);
-}
-
-OnnxStatus OnnxParser_ParseAttribute(const char *text, size_t len, Onnx__AttributeProto **out, OnnxError *err)
-{
-	return run(TK_ENTRY_ATTRIBUTE, text, len, (void **)out, NULL, NULL, err);
-}
-
-OnnxStatus OnnxParser_ParseValueInfo(const char *text, size_t len, Onnx__ValueInfoProto **out, OnnxError *err)
-{
-	return run(TK_ENTRY_VALUE_INFO, text, len, (void **)out, NULL, NULL, err);
 }
 
 OnnxStatus OnnxParser_ParseToBinary(const char *text, size_t len, FILE *f, OnnxError *err)
@@ -478,7 +450,7 @@ void OnnxProto_Free(const void *message)
 		ox_arena_free(ox_root_arena(message));
 }
 
-const char *OnnxTxt_Version(void)
+const char *OnnxLibrary_Version(void)
 {
 	return ONNXTXT_VERSION;
 }

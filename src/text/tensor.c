@@ -11,29 +11,6 @@
 #include "onnx.h"
 #include "types.h"
 
-enum field { F_INT32, F_INT64, F_UINT64, F_FLOAT, F_DOUBLE, F_STRING };
-
-static enum field field_of(int dtype)
-{
-	switch (dtype) {
-	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return F_INT64;
-	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
-	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return F_UINT64;
-	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
-	case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64: return F_FLOAT;
-	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
-	case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128: return F_DOUBLE;
-	case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: return F_STRING;
-	default: return F_INT32;
-	}
-}
-
-static size_t field_size(enum field f)
-{
-	static const size_t sizes[] = {4, 8, 8, 4, 8, sizeof(ProtobufCBinaryData)};
-	return sizes[f];
-}
-
 /* Range of INT literals for the types stored in int32_data. Narrow floats take their bit
  * pattern, as in the reference. */
 static void int_range(int dtype, int64_t *lo, int64_t *hi)
@@ -57,12 +34,6 @@ static void int_range(int dtype, int64_t *lo, int64_t *hi)
 		*hi = (INT64_C(1) << bits) - 1;
 		return;
 	}
-}
-
-static const char *dtype_name(int dtype)
-{
-	const char *s = ox_elem_name(dtype);
-	return s ? s : "undefined";
 }
 
 static void check_tensor_type(ox_parser *P, const Onnx__TypeProto *tp, const ox_tok *at)
@@ -126,8 +97,8 @@ void ox_tdata_open(ox_parser *P, ox_tok brace)
 	ox_tdata *td = &P->td;
 	td->open = brace;
 	td->n = 0;
-	td->field = field_of(td->t->data_type);
-	td->elem_size = field_size(td->field);
+	td->field = ox_elem_field(td->t->data_type);
+	td->elem_size = ox_field_entry_size(td->field);
 }
 
 static void *next_slot(ox_parser *P)
@@ -146,33 +117,33 @@ static void *next_slot(ox_parser *P)
 
 static _Noreturn void wrong_literal(ox_parser *P, const ox_tok *lit, const char *want, int dtype)
 {
-	ox_fail(P, lit, ONNXTXT_ERR_VALUE, "expected %s in %s data, found %.*s", want, dtype_name(dtype),
+	ox_fail(P, lit, ONNXTXT_ERR_VALUE, "expected %s in %s data, found %.*s", want, ox_elem_label(dtype),
 		(int)(lit->n > 40 ? 40 : lit->n), lit->p);
 }
 
 static _Noreturn void out_of_range(ox_parser *P, const ox_tok *lit, int dtype)
 {
 	ox_fail(P, lit, ONNXTXT_ERR_VALUE, "value %.*s is out of range for %s", (int)(lit->n > 40 ? 40 : lit->n),
-		lit->p, dtype_name(dtype));
+		lit->p, ox_elem_label(dtype));
 }
 
 static int32_t int32_value(ox_parser *P, int dtype, int code, const ox_tok *lit)
 {
-	if (code == TK_FLOAT && ox_is_narrow_float(dtype)) {
+	if (code == TK_FLOAT && ox_elem_narrow(dtype)) {
 		uint32_t bits;
 		if (ox_parse_narrow_float(dtype, lit->p, lit->n, &bits) != OX_NUM_OK)
 			out_of_range(P, lit, dtype);
 		return (int32_t)bits;
 	}
 	if (code != TK_INT)
-		wrong_literal(P, lit, ox_is_narrow_float(dtype) ? "a number" : "an integer", dtype);
+		wrong_literal(P, lit, ox_elem_narrow(dtype) ? "a number" : "an integer", dtype);
 	int64_t v, lo, hi;
 	int_range(dtype, &lo, &hi);
 	bool in_range = ox_parse_i64(lit->p, lit->n, &v) == OX_NUM_OK && v >= lo && v <= hi;
-	if (!in_range && ox_is_narrow_float(dtype))
+	if (!in_range && ox_elem_narrow(dtype))
 		ox_fail(P, lit, ONNXTXT_ERR_VALUE,
 			"integer %.*s is read as a %s bit pattern, which must lie in 0..%lld; write %.*s.0 for the number",
-			(int)lit->n, lit->p, dtype_name(dtype), (long long)hi, (int)lit->n, lit->p);
+			(int)lit->n, lit->p, ox_elem_label(dtype), (long long)hi, (int)lit->n, lit->p);
 	if (!in_range)
 		out_of_range(P, lit, dtype);
 	return (int32_t)v;
@@ -180,7 +151,7 @@ static int32_t int32_value(ox_parser *P, int dtype, int code, const ox_tok *lit)
 
 bool ox_tdata_floats(const ox_parser *P)
 {
-	return P->td.field == F_FLOAT;
+	return P->td.field == OX_FIELD_FLOAT;
 }
 
 void ox_tdata_float(ox_parser *P, float v)
@@ -191,41 +162,41 @@ void ox_tdata_float(ox_parser *P, float v)
 void ox_tdata_value(ox_parser *P, int code, ox_tok lit)
 {
 	int dtype = P->td.t->data_type;
-	enum field f = P->td.field;
-	if (f == F_FLOAT && code != TK_STRING) { /* the common case first */
+	enum ox_field f = P->td.field;
+	if (f == OX_FIELD_FLOAT && code != TK_STRING) { /* the common case first */
 		if (ox_parse_float(lit.p, lit.n, next_slot(P)) != OX_NUM_OK)
 			out_of_range(P, &lit, dtype);
 		return;
 	}
-	if ((f == F_STRING) != (code == TK_STRING))
-		wrong_literal(P, &lit, f == F_STRING ? "a string" : "a number", dtype);
+	if ((f == OX_FIELD_STRING) != (code == TK_STRING))
+		wrong_literal(P, &lit, f == OX_FIELD_STRING ? "a string" : "a number", dtype);
 	void *slot = next_slot(P);
 	switch (f) {
-	case F_INT32:
+	case OX_FIELD_INT32:
 		*(int32_t *)slot = int32_value(P, dtype, code, &lit);
 		break;
-	case F_INT64:
+	case OX_FIELD_INT64:
 		if (code != TK_INT)
 			wrong_literal(P, &lit, "an integer", dtype);
 		if (ox_parse_i64(lit.p, lit.n, slot) != OX_NUM_OK)
 			out_of_range(P, &lit, dtype);
 		break;
-	case F_UINT64:
+	case OX_FIELD_UINT64:
 		if (code != TK_INT)
 			wrong_literal(P, &lit, "an integer", dtype);
 		if (ox_parse_u64(lit.p, lit.n, slot) != OX_NUM_OK ||
 		    (dtype == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 && *(uint64_t *)slot > UINT32_MAX))
 			out_of_range(P, &lit, dtype);
 		break;
-	case F_FLOAT:
+	case OX_FIELD_FLOAT:
 		if (ox_parse_float(lit.p, lit.n, slot) != OX_NUM_OK)
 			out_of_range(P, &lit, dtype);
 		break;
-	case F_DOUBLE:
+	case OX_FIELD_DOUBLE:
 		if (ox_parse_double(lit.p, lit.n, slot) != OX_NUM_OK)
 			out_of_range(P, &lit, dtype);
 		break;
-	case F_STRING:
+	case OX_FIELD_STRING:
 		*(ProtobufCBinaryData *)slot = ox_bytes(P, lit);
 		break;
 	}
@@ -286,14 +257,7 @@ void ox_tdata_close(ox_parser *P, ox_tok brace)
 	void *data = n ? ox_arena_memdup(P->arena, td->buf, n * td->elem_size) : NULL;
 	if (n && !data)
 		ox_fail_memory(P);
-	switch (field_of(t->data_type)) {
-	case F_INT32: t->n_int32_data = n; t->int32_data = data; break;
-	case F_INT64: t->n_int64_data = n; t->int64_data = data; break;
-	case F_UINT64: t->n_uint64_data = n; t->uint64_data = data; break;
-	case F_FLOAT: t->n_float_data = n; t->float_data = data; break;
-	case F_DOUBLE: t->n_double_data = n; t->double_data = data; break;
-	case F_STRING: t->n_string_data = n; t->string_data = data; break;
-	}
+	ox_field_set(t, td->field, n, data);
 }
 
 void ox_tdata_external(ox_parser *P, size_t mark)

@@ -12,4 +12,8 @@
  * String tensors have no raw form and are left alone. */
 bool ox_tensor_make_raw(ox_arena *a, Onnx__TensorProto *t);
 
+/* Whether an external data location stays inside the model's directory: relative, no
+ * "..", no empty part (symbolic links are only known when the file is opened). */
+bool ox_external_location_ok(const char *loc);
+
 #endif

@@ -338,6 +338,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "usage: bench_parse cold FILE | warm FILE N | print FILE | print-warm FILE N |\n"
 			"       strip IN OUT | spawn K [--in FILE] [--out FILE] -- CMD [ARGS...]\n"
-			"library: onnxtxt %s\n", OnnxTxt_Version());
+			"library: onnxtxt %s\n", OnnxLibrary_Version());
 	return 2;
 }

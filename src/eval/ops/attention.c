@@ -7,8 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "eval/kernel.h"
+#include "eval/move.h"
 
-#include "moreutil.h"
 
 static const int float_types[] = {OX_FLOAT, OX_FLOAT16, OX_DOUBLE, OX_BFLOAT16, 0};
 
@@ -52,9 +53,9 @@ typedef struct attn {
 /* present = concat(past, new) along the sequence, as [B, Hk, total, D] doubles. */
 static double *present(attn *A, const ox_val *past, const ox_val *cur, const heads *h, int64_t d)
 {
-	double *out = ox_more_alloc(A->k, h->b * h->h * A->total * d, sizeof *out, "present cache");
-	double *p = out && past ? ox_more_load(A->k, past, "past cache") : NULL;
-	double *c = out && (!past || p) ? ox_more_load(A->k, cur, "key/value") : NULL;
+	double *out = ox_scratch(A->k, h->b * h->h * A->total * d, sizeof *out, "present cache");
+	double *p = out && past ? ox_load_f64(A->k, past, "past cache") : NULL;
+	double *c = out && (!past || p) ? ox_load_f64(A->k, cur, "key/value") : NULL;
 	if (!c) {
 		free(out), free(p);
 		return NULL;
@@ -138,7 +139,7 @@ static int mask_layout(attn *A)
 	int64_t want[4] = {A->q.b, A->q.h, A->q.s, A->total}, st[OX_MAX_RANK];
 	if (m->rank < 1 || m->rank > 4)
 		return ox_kfail(A->k, "attn_mask must have rank 1 to 4, not %d", m->rank);
-	ox_more_strides(m->rank, m->dims, st);
+	ox_strides(m->rank, m->dims, st);
 	A->mlast = m->dims[m->rank - 1];
 	for (int i = 0; i < 4; i++) {
 		int j = i - (4 - m->rank);
@@ -199,8 +200,8 @@ static int attn_outputs(ox_k *k, attn *A, const ox_val *q, const ox_val *kk, con
 
 static int attn_run(attn *A, ox_val *const *out)
 {
-	double *row = ox_more_alloc(A->k, A->total, sizeof *row, "scores");
-	double *yrow = row ? ox_more_alloc(A->k, A->v.d, sizeof *yrow, "output row") : NULL;
+	double *row = ox_scratch(A->k, A->total, sizeof *row, "scores");
+	double *yrow = row ? ox_scratch(A->k, A->v.d, sizeof *yrow, "output row") : NULL;
 	if (!yrow) {
 		free(row);
 		return -1;
@@ -225,8 +226,8 @@ static int attn_inputs(ox_k *k, ox_val **in)
 		if ((i < 3 && !in[i]) || (!in[i] && ox_in(k, i)))
 			return -1;
 	}
-	if (ox_more_check_type(k, in[0], "Q", float_types) < 0 || ox_more_check_type(k, in[1], "K", float_types) < 0 ||
-	    ox_more_check_type(k, in[2], "V", float_types) < 0)
+	if (ox_check_type(k, in[0], "Q", float_types) < 0 || ox_check_type(k, in[1], "K", float_types) < 0 ||
+	    ox_check_type(k, in[2], "V", float_types) < 0)
 		return -1;
 	if (in[6] && (in[6]->type != OX_INT64 || in[6]->rank != 1 || in[6]->dims[0] != in[0]->dims[0]))
 		return ox_kfail(k, "nonpad_kv_seqlen must be an int64 vector of one length per batch");
@@ -252,18 +253,18 @@ int ox_op_Attention(ox_k *k)
 	if ((A.mask && mask_layout(&A) < 0) || attn_outputs(k, &A, in[0], in[1], in[2], out) < 0)
 		return -1;
 	int rc = -1;
-	if ((A.qd = ox_more_load(k, in[0], "Q")) && (A.kd = present(&A, in[4], in[1], &A.k_, A.q.d)) &&
-	    (A.vd = present(&A, in[5], in[2], &A.v, A.v.d)) && (!A.mask || (A.maskd = ox_more_load(k, A.mask, "mask"))) &&
-	    (A.y = ox_more_alloc(k, out[0]->count, sizeof *A.y, "output")) &&
-	    (!out[3] || (A.qk = ox_more_alloc(k, out[3]->count, sizeof *A.qk, "qk output")))) {
+	if ((A.qd = ox_load_f64(k, in[0], "Q")) && (A.kd = present(&A, in[4], in[1], &A.k_, A.q.d)) &&
+	    (A.vd = present(&A, in[5], in[2], &A.v, A.v.d)) && (!A.mask || (A.maskd = ox_load_f64(k, A.mask, "mask"))) &&
+	    (A.y = ox_scratch(k, out[0]->count, sizeof *A.y, "output")) &&
+	    (!out[3] || (A.qk = ox_scratch(k, out[3]->count, sizeof *A.qk, "qk output")))) {
 		rc = attn_run(&A, out);
-		ox_more_store(out[0], A.y);
+		ox_store_f64(out[0], A.y);
 		if (out[1])
-			ox_more_store(out[1], A.kd);
+			ox_store_f64(out[1], A.kd);
 		if (out[2])
-			ox_more_store(out[2], A.vd);
+			ox_store_f64(out[2], A.vd);
 		if (out[3])
-			ox_more_store(out[3], A.qk);
+			ox_store_f64(out[3], A.qk);
 	}
 	free(A.qd), free(A.kd), free(A.vd), free(A.maskd), free(A.y), free(A.qk);
 	return rc;
@@ -339,12 +340,12 @@ int ox_op_RotaryEmbedding(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *c = ox_in_tensor(k, 1, true), *s = ox_in_tensor(k, 2, true);
 	ox_val *pos = ox_in_tensor(k, 3, false);
 	rope R = {.cos = c, .sin = s, .pos = pos};
-	if (!x || !c || !s || (!pos && ox_in(k, 3)) || ox_more_check_type(k, x, "input", float_types) < 0 ||
+	if (!x || !c || !s || (!pos && ox_in(k, 3)) || ox_check_type(k, x, "input", float_types) < 0 ||
 	    rope_check(k, x, &R) < 0)
 		return -1;
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, x->dims);
-	double *xd = y ? ox_more_load(k, x, "input") : NULL, *cd = xd ? ox_more_load(k, c, "cos_cache") : NULL;
-	double *sd = cd ? ox_more_load(k, s, "sin_cache") : NULL;
+	double *xd = y ? ox_load_f64(k, x, "input") : NULL, *cd = xd ? ox_load_f64(k, c, "cos_cache") : NULL;
+	double *sd = cd ? ox_load_f64(k, s, "sin_cache") : NULL;
 	int rc = sd ? 0 : -1;
 	for (int64_t b = 0; rc == 0 && b < R.x.b; b++)
 		for (int64_t i = 0; rc == 0 && i < R.x.s; i++) {
@@ -354,7 +355,7 @@ int ox_op_RotaryEmbedding(ox_k *k)
 				rotate(&R, xd + b * R.x.sb + h * R.x.sh + i * R.x.ss, cd + row * R.half, sd + row * R.half);
 		}
 	if (rc == 0)
-		ox_more_store(y, xd);
+		ox_store_f64(y, xd);
 	free(xd), free(cd), free(sd);
 	return rc;
 }

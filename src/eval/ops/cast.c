@@ -189,7 +189,7 @@ static void write_i(ox_val *t, size_t o, size_t n, const int64_t *buf, bool from
 /* Number text of element i of a numeric tensor into buf (OX_FMT_FLOAT_BUF bytes). */
 static void format_elem(const ox_val *t, size_t i, char *buf)
 {
-	if (!ox_type_is_float(t->type)) {
+	if (!ox_elem_is_float(t->type)) {
 		int64_t v;
 		read_i(t, i, 1, &v);
 		if (t->type == OX_UINT64)
@@ -221,16 +221,6 @@ static int to_strings(ox_val *dst, const ox_val *src, char *msg)
 	return 0;
 }
 
-static bool word_is(const char *p, size_t n, const char *w)
-{
-	size_t k = strlen(w);
-	if (n != k)
-		return false;
-	for (size_t i = 0; i < k; i++)
-		if ((p[i] | 0x20) != w[i])
-			return false;
-	return true;
-}
 
 /* The number in s (blanks around it and a leading '+' allowed) for a target type: an
  * integer in *v for integer targets when the text is one (*is_int; uint64 bits for
@@ -246,11 +236,11 @@ static bool parse_number(const ox_str *s, int target, double *d, int64_t *v, boo
 	if (n > 1 && p[0] == '+' && p[1] != '-')
 		p++, n--;
 	*is_int = false;
-	if (target == OX_BOOL && (word_is(p, n, "true") || word_is(p, n, "false"))) {
+	if (target == OX_BOOL && (ox_word_is(p, n, "true") || ox_word_is(p, n, "false"))) {
 		*d = (p[0] | 0x20) == 't';
 		return true;
 	}
-	if (ox_type_is_int(target) || target == OX_BOOL) { /* exact beyond 2^53 */
+	if (ox_elem_is_int(target) || target == OX_BOOL) { /* exact beyond 2^53 */
 		uint64_t u;
 		if (target == OX_UINT64)
 			*is_int = ox_parse_u64(p, n, &u) == OX_NUM_OK;
@@ -333,7 +323,7 @@ int ox_ew_convert(ox_val *dst, const ox_val *src, const ox_cast_opts *o, char *m
 		return 0;
 	double fb[BLOCK];
 	int64_t ib[BLOCK];
-	bool fl = ox_type_is_float(src->type);
+	bool fl = ox_elem_is_float(src->type);
 	for (int64_t off = 0; off < src->count; off += BLOCK) {
 		size_t n = (size_t)(src->count - off < BLOCK ? src->count - off : BLOCK);
 		if (fl) {
@@ -360,9 +350,9 @@ static int cast_to(ox_k *k, int to)
 	if (!x)
 		return -1;
 	if (!castable(x->type))
-		return ox_kfail(k, "cannot cast from %s", ox_type_name(x->type));
+		return ox_kfail(k, "cannot cast from %s", ox_elem_label(x->type));
 	if (!castable(to))
-		return ox_kfail(k, "cannot cast to %s (type %d)", ox_type_name(to), to);
+		return ox_kfail(k, "cannot cast to %s (type %d)", ox_elem_label(to), to);
 	ox_cast_opts o = {true, OX_ROUND_UP};
 	if (k->version >= 19)
 		o.saturate = ox_attr_int(k, "saturate", 1) != 0;
@@ -421,7 +411,7 @@ int ox_op_BitCast(ox_k *k)
 	int type = to ? (int)to->i : 0, bits = spec_bits(x->type);
 	if (!to || !bits || spec_bits(type) != bits)
 		return ox_kfail(k, "attribute 'to' must name a non-string type of %d bits, like the input's %s", bits,
-				ox_type_name(x->type));
+				ox_elem_label(x->type));
 	ox_val *y = ox_out_tensor(k, 0, type, x->rank, x->dims);
 	if (!y)
 		return -1;

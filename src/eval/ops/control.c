@@ -20,7 +20,7 @@ static const char *describe(const ox_val *v, char *buf, size_t size)
 		return "an optional";
 	if (v->kind == OX_MAP)
 		return "a map";
-	size_t n = (size_t)snprintf(buf, size, "%s[", ox_type_name(v->type));
+	size_t n = (size_t)snprintf(buf, size, "%s[", ox_elem_label(v->type));
 	for (int i = 0; i < v->rank && n < size; i++)
 		n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? "," : "", (long long)v->dims[i]);
 	if (n < size)
@@ -67,7 +67,7 @@ static ox_val *zeros(ox_k *k, int type, int rank, const int64_t *dims)
 	const char *why;
 	ox_val *v = ox_tensor_new(type, rank, dims, &why);
 	if (!v)
-		ox_kfail(k, "cannot make a %s tensor: %s", ox_type_name(type), why);
+		ox_kfail(k, "cannot make a %s tensor: %s", ox_elem_label(type), why);
 	else if (v->count && type != OX_STRING)
 		memset(v->data, 0, (size_t)v->count * ox_elem_size(type));
 	return v;
@@ -92,7 +92,7 @@ static int slot_tensor(ox_k *k, ox_val **slot, int type, int rank, const int64_t
 	ox_val_unref(*slot);
 	const char *why;
 	if (!(*slot = ox_tensor_new(type, rank, dims, &why)))
-		return ox_kfail(k, "cannot slice %s: %s", ox_type_name(type), why);
+		return ox_kfail(k, "cannot slice %s: %s", ox_elem_label(type), why);
 	return 0;
 }
 

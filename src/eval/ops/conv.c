@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conv.h"
+#include "geometry.h"
 #include "eval/simd/cpu.h"
 #include "eval/simd/gemm.h"
 #include "eval/kernel.h"
@@ -13,9 +14,6 @@
 #if OX_X86
 #include <immintrin.h>
 #endif
-
-/* Attribute values beyond this are refused, which keeps every size product below 2^63. */
-#define ATTR_MAX (INT64_C(1) << 24)
 
 static int64_t count_of(int n, const int64_t *dims)
 {
@@ -577,27 +575,6 @@ static int convt_f64(const ox_conv_geom *g, const double *x, const double *w, co
 
 /* ---- attributes to geometry ------------------------------------------------------ */
 
-/* An INTS attribute of n values in [lo, ATTR_MAX], or def everywhere when absent. */
-static int attr_ints(ox_k *k, const char *name, int n, int64_t lo, int64_t def, int64_t *out)
-{
-	const int64_t *v;
-	int64_t c = ox_attr_ints(k, name, &v);
-	if (c < 0) {
-		for (int i = 0; i < n; i++)
-			out[i] = def;
-		return 0;
-	}
-	if (c != n)
-		return ox_kfail(k, "attribute '%s' has %lld values; expected %d", name, (long long)c, n);
-	for (int i = 0; i < n; i++) {
-		if (v[i] < lo || v[i] > ATTR_MAX)
-			return ox_kfail(k, "attribute '%s' value %lld is out of range [%lld, %lld]", name,
-					(long long)v[i], (long long)lo, (long long)ATTR_MAX);
-		out[i] = v[i];
-	}
-	return 0;
-}
-
 /* Shape checks shared by the three ops, and the attributes other than auto_pad. */
 static int geom_common(ox_k *k, const ox_val *x, const ox_val *w, ox_conv_geom *g, bool transpose)
 {
@@ -610,9 +587,9 @@ static int geom_common(ox_k *k, const ox_val *x, const ox_val *w, ox_conv_geom *
 	g->batch = x->dims[0];
 	g->cin = x->dims[1];
 	g->group = ox_attr_int(k, "group", 1);
-	if (g->group < 1 || g->group > ATTR_MAX)
+	if (g->group < 1 || g->group > OX_WINDOW_MAX)
 		return ox_kfail(k, "attribute 'group' is %lld; expected 1 to %lld", (long long)g->group,
-				(long long)ATTR_MAX);
+				(long long)OX_WINDOW_MAX);
 	if (g->cin % g->group)
 		return ox_kfail(k, "X has %lld channels, not divisible by group %lld", (long long)g->cin,
 				(long long)g->group);
@@ -633,75 +610,6 @@ static int geom_common(ox_k *k, const ox_val *x, const ox_val *w, ox_conv_geom *
 	return 0;
 }
 
-static int geom_attrs(ox_k *k, const ox_val *x, const ox_val *w, ox_conv_geom *g)
-{
-	int n = g->nsp;
-	int64_t ks[OX_MAX_RANK], pads[2 * OX_MAX_RANK];
-	for (int i = 0; i < n; i++) {
-		g->in[i] = x->dims[i + 2];
-		g->kernel[i] = w->dims[i + 2];
-		if (g->kernel[i] < 1)
-			return ox_kfail(k, "W's spatial dimension %d is %lld; expected at least 1", i,
-					(long long)g->kernel[i]);
-	}
-	if (attr_ints(k, "kernel_shape", n, 1, 1, ks) < 0)
-		return -1;
-	for (int i = 0; ox_attr(k, "kernel_shape") && i < n; i++)
-		if (ks[i] != g->kernel[i])
-			return ox_kfail(k, "kernel_shape[%d] is %lld but W's spatial dimension is %lld", i,
-					(long long)ks[i], (long long)g->kernel[i]);
-	if (attr_ints(k, "strides", n, 1, 1, g->stride) < 0 || attr_ints(k, "dilations", n, 1, 1, g->dil) < 0 ||
-	    attr_ints(k, "pads", 2 * n, 0, 0, pads) < 0)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		g->pad0[i] = pads[i];
-		g->pad1[i] = pads[n + i];
-	}
-	return 0;
-}
-
-enum { PAD_NOTSET, PAD_VALID, PAD_UPPER, PAD_LOWER };
-
-static int auto_pad(ox_k *k)
-{
-	if (ox_attr_str_is(k, "auto_pad", "NOTSET", "NOTSET"))
-		return PAD_NOTSET;
-	if (ox_attr_str_is(k, "auto_pad", "NOTSET", "VALID"))
-		return PAD_VALID;
-	if (ox_attr_str_is(k, "auto_pad", "NOTSET", "SAME_UPPER"))
-		return PAD_UPPER;
-	if (ox_attr_str_is(k, "auto_pad", "NOTSET", "SAME_LOWER"))
-		return PAD_LOWER;
-	return ox_kfail(k, "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
-}
-
-/* Conv's output shape, and its pads when auto_pad chooses them. */
-static int conv_out(ox_k *k, ox_conv_geom *g)
-{
-	int ap = auto_pad(k);
-	if (ap < 0)
-		return -1;
-	for (int i = 0; i < g->nsp; i++) {
-		int64_t dk = (g->kernel[i] - 1) * g->dil[i] + 1, s = g->stride[i];
-		if (ap == PAD_UPPER || ap == PAD_LOWER) {
-			g->out[i] = (g->in[i] + s - 1) / s;
-			int64_t total = (g->out[i] - 1) * s + dk - g->in[i];
-			total = total < 0 ? 0 : total;
-			g->pad0[i] = ap == PAD_UPPER ? total / 2 : total - total / 2;
-			g->pad1[i] = total - g->pad0[i];
-			continue;
-		}
-		if (ap == PAD_VALID)
-			g->pad0[i] = g->pad1[i] = 0;
-		int64_t span = g->in[i] + g->pad0[i] + g->pad1[i] - dk;
-		if (span < 0)
-			return ox_kfail(k, "spatial axis %d: the padded input (%lld) is smaller than the dilated kernel (%lld)",
-					i, (long long)(g->in[i] + g->pad0[i] + g->pad1[i]), (long long)dk);
-		g->out[i] = span / s + 1;
-	}
-	return 0;
-}
-
 /* Half of x rounded down, also below zero: the spec's pads split total padding that an
  * output_shape larger than the full output makes negative the way its examples do. */
 static int64_t floor_half(int64_t x)
@@ -712,11 +620,11 @@ static int64_t floor_half(int64_t x)
 /* ConvTranspose's output shape and pads: from output_shape, auto_pad, or the pads given. */
 static int convt_out(ox_k *k, ox_conv_geom *g)
 {
-	int n = g->nsp, ap = auto_pad(k);
+	int n = g->nsp, ap = ox_auto_pad(k);
 	int64_t opad[OX_MAX_RANK], os[OX_MAX_RANK + 2];
 	const int64_t *v;
 	int64_t nos = ox_attr_ints(k, "output_shape", &v);
-	if (ap < 0 || attr_ints(k, "output_padding", n, 0, 0, opad) < 0)
+	if (ap < 0 || ox_window_ints(k, "output_padding", n, 0, 0, opad) < 0)
 		return -1;
 	if (nos >= 0 && nos != n && nos != n + 2)
 		return ox_kfail(k, "attribute 'output_shape' has %lld values; expected %d", (long long)nos, n);
@@ -727,14 +635,14 @@ static int convt_out(ox_k *k, ox_conv_geom *g)
 	}
 	for (int i = 0; i < n; i++) {
 		int64_t full = g->stride[i] * (g->in[i] - 1) + opad[i] + (g->kernel[i] - 1) * g->dil[i] + 1;
-		if (nos >= 0 || ap == PAD_UPPER || ap == PAD_LOWER) {
+		if (nos >= 0 || ap == OX_PAD_SAME_UPPER || ap == OX_PAD_SAME_LOWER) {
 			g->out[i] = nos >= 0 ? os[i] : g->in[i] * g->stride[i];
 			int64_t total = full - g->out[i];
-			g->pad0[i] = ap == PAD_UPPER ? floor_half(total) : total - floor_half(total);
+			g->pad0[i] = ap == OX_PAD_SAME_UPPER ? floor_half(total) : total - floor_half(total);
 			g->pad1[i] = total - g->pad0[i];
 			continue;
 		}
-		if (ap == PAD_VALID)
+		if (ap == OX_PAD_VALID)
 			g->pad0[i] = g->pad1[i] = 0;
 		g->out[i] = full - g->pad0[i] - g->pad1[i];
 		if (g->out[i] < 0)
@@ -819,10 +727,10 @@ static int check_float(ox_k *k, const ox_val *x, const ox_val *w, const ox_val *
 {
 	int t = x->type;
 	if (t != OX_FLOAT && t != OX_DOUBLE && t != OX_FLOAT16 && t != OX_BFLOAT16)
-		return ox_kfail(k, "X has type %s; expected float, double, float16 or bfloat16", ox_type_name(t));
+		return ox_kfail(k, "X has type %s; expected float, double, float16 or bfloat16", ox_elem_label(t));
 	if (w->type != t || (b && b->type != t))
-		return ox_kfail(k, "W and B must have X's type %s, not %s", ox_type_name(t),
-				ox_type_name(w->type != t ? w->type : b->type));
+		return ox_kfail(k, "W and B must have X's type %s, not %s", ox_elem_label(t),
+				ox_elem_label(w->type != t ? w->type : b->type));
 	if (b && (b->rank != 1 || b->dims[0] != cout))
 		return ox_kfail(k, "B must be 1-D with %lld values, one per output channel", (long long)cout);
 	return 0;
@@ -841,8 +749,8 @@ static int conv_op(ox_k *k, bool transpose)
 	ox_conv_geom g;
 	if (!w || (ox_in(k, 2) && !(b = ox_in_tensor(k, 2, false))))
 		return -1;
-	if (geom_common(k, x, w, &g, transpose) < 0 || geom_attrs(k, x, w, &g) < 0 ||
-	    check_float(k, x, w, b, g.cout) < 0 || (transpose ? convt_out(k, &g) : conv_out(k, &g)) < 0 ||
+	if (geom_common(k, x, w, &g, transpose) < 0 || ox_conv_attrs(k, x, w, &g) < 0 ||
+	    check_float(k, x, w, b, g.cout) < 0 || (transpose ? convt_out(k, &g) : ox_conv_out(k, &g)) < 0 ||
 	    !(y = out_shape(k, &g, x->type)))
 		return -1;
 	if (y->count == 0)
@@ -867,8 +775,8 @@ static int check_zero_point(ox_k *k, const ox_val *zp, const ox_val *of, int64_t
 	if (!zp)
 		return 0;
 	if (zp->type != of->type)
-		return ox_kfail(k, "%s has type %s; expected %s like its input", what, ox_type_name(zp->type),
-				ox_type_name(of->type));
+		return ox_kfail(k, "%s has type %s; expected %s like its input", what, ox_elem_label(zp->type),
+				ox_elem_label(of->type));
 	if (zp->count != 1 && (per_count < 0 || zp->rank != 1 || zp->count != per_count))
 		return ox_kfail(k, "%s must be a scalar%s", what,
 				per_count < 0 ? "" : " or 1-D with one value per output channel");
@@ -964,9 +872,9 @@ int ox_op_ConvInteger(ox_k *k)
 	for (int i = 0; i < 2; i++) {
 		int t = (i ? w : x)->type;
 		if (t != OX_UINT8 && t != OX_INT8)
-			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? "w" : "x", ox_type_name(t));
+			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? "w" : "x", ox_elem_label(t));
 	}
-	if (geom_common(k, x, w, &g, false) < 0 || geom_attrs(k, x, w, &g) < 0 || conv_out(k, &g) < 0 ||
+	if (geom_common(k, x, w, &g, false) < 0 || ox_conv_attrs(k, x, w, &g) < 0 || ox_conv_out(k, &g) < 0 ||
 	    check_zero_point(k, xz, x, -1, "x_zero_point") < 0 || check_zero_point(k, wz, w, g.cout, "w_zero_point") < 0 ||
 	    !(y = out_shape(k, &g, OX_INT32)))
 		return -1;

@@ -5,8 +5,9 @@
  * Float types compute in double, integer types in int64 (wrapping). */
 #include <stdlib.h>
 #include <string.h>
+#include "eval/kernel.h"
+#include "eval/move.h"
 
-#include "moreutil.h"
 
 #define NLETTERS 52
 #define MAXL (NLETTERS + OX_MAX_RANK) /* labels: letters, then ellipsis dims */
@@ -204,8 +205,22 @@ static int term_alloc(einsum *E, term *t)
 	t->count = ox_shape_count(t->nl, t->dims);
 	if (t->count < 0)
 		return ox_kfail(E->k, "an intermediate result would have too many elements");
-	t->data = ox_more_alloc(E->k, t->count, 8, "intermediate");
+	t->data = ox_scratch(E->k, t->count, 8, "intermediate");
 	return t->data ? 0 : -1;
+}
+
+/* The offset of the next row of an odometer over dims[0..rank-1) with strides st (the
+ * last axis is the row), given the current offset; idx holds the position. */
+static int64_t next_row(int rank, const int64_t *dims, const int64_t *st, int64_t *idx, int64_t off)
+{
+	for (int d = rank - 2; d >= 0; d--) {
+		off += st[d];
+		if (++idx[d] < dims[d])
+			break;
+		off -= st[d] * dims[d];
+		idx[d] = 0;
+	}
+	return off;
 }
 
 /* dst[i] = src[offset(i)] for every index i of dims, offsets from per-dim source strides. */
@@ -221,13 +236,7 @@ static void strided_copy(uint64_t *dst, const uint64_t *src, int rank, const int
 	for (int64_t i = 0; i < n; i += in) {
 		for (int64_t j = 0; j < in; j++)
 			dst[i + j] = src[off + j * is];
-		for (int d = rank - 2; d >= 0; d--) {
-			off += st[d];
-			if (++idx[d] < dims[d])
-				break;
-			off -= st[d] * dims[d];
-			idx[d] = 0;
-		}
+		off = next_row(rank, dims, st, idx, off);
 	}
 }
 
@@ -243,13 +252,7 @@ static void strided_sum(bool is_int, void *dst, const void *src, int rank, const
 		else
 			for (int64_t j = 0; j < in; j++)
 				((double *)dst)[off + j * is] += ((const double *)src)[i + j];
-		for (int d = rank - 2; d >= 0; d--) {
-			off += st[d];
-			if (++idx[d] < dims[d])
-				break;
-			off -= st[d] * dims[d];
-			idx[d] = 0;
-		}
+		off = next_row(rank, dims, st, idx, off);
 	}
 }
 
@@ -276,7 +279,7 @@ static int sum_out(einsum *E, term *t, const bool *drop)
 	if (term_alloc(E, &r) < 0)
 		return -1;
 	memset(r.data, 0, (size_t)r.count * 8);
-	ox_more_strides(r.nl, r.dims, rst);
+	ox_strides(r.nl, r.dims, rst);
 	for (int i = 0, j = 0; i < t->nl; i++)
 		st[i] = drop[t->lab[i]] ? 0 : rst[j++];
 	strided_sum(E->is_int, r.data, t->data, t->nl, t->dims, st);
@@ -291,7 +294,7 @@ static int permute(einsum *E, term *t, const int *lab, const int64_t *dims, int 
 	term r = {0};
 	int64_t st[MAXL], tst[MAXL];
 	bool same = n == t->nl;
-	ox_more_strides(t->nl, t->dims, tst);
+	ox_strides(t->nl, t->dims, tst);
 	for (int i = 0; i < n; i++) {
 		int j = find(t->lab, t->nl, lab[i]);
 		r.lab[i] = lab[i], r.dims[i] = dims[i];
@@ -338,7 +341,7 @@ static int load_input(einsum *E, int i, const int *lab, int nl, term *t)
 {
 	const ox_val *x = E->k->in[i];
 	int64_t xst[OX_MAX_RANK], st[MAXL];
-	ox_more_strides(x->rank, x->dims, xst);
+	ox_strides(x->rank, x->dims, xst);
 	t->nl = 0;
 	for (int j = 0; j < nl; j++) {
 		int at = find(t->lab, t->nl, lab[j]);
@@ -351,7 +354,7 @@ static int load_input(einsum *E, int i, const int *lab, int nl, term *t)
 		}
 		t->lab[t->nl] = lab[j], t->dims[t->nl] = x->dims[j], st[t->nl++] = xst[j];
 	}
-	uint64_t *all = ox_more_alloc(E->k, x->count, 8, "input");
+	uint64_t *all = ox_scratch(E->k, x->count, 8, "input");
 	if (!all || term_alloc(E, t) < 0) {
 		free(all);
 		return -1;
@@ -478,11 +481,11 @@ static int check_inputs(ox_k *k)
 		return ox_kfail(k, "Einsum needs at least one input");
 	for (int i = 0; i < k->nin; i++) {
 		ox_val *x = ox_in_tensor(k, i, true);
-		if (!x || ox_more_check_type(k, x, "input", einsum_types) < 0)
+		if (!x || ox_check_type(k, x, "input", einsum_types) < 0)
 			return -1;
 		if (x->type != k->in[0]->type)
-			return ox_kfail(k, "input %d has type %s; expected %s like input 0", i, ox_type_name(x->type),
-					ox_type_name(k->in[0]->type));
+			return ox_kfail(k, "input %d has type %s; expected %s like input 0", i, ox_elem_label(x->type),
+					ox_elem_label(k->in[0]->type));
 	}
 	return 0;
 }
@@ -520,10 +523,10 @@ int ox_op_Einsum(ox_k *k)
 {
 	if (check_inputs(k) < 0)
 		return -1;
-	einsum E = {k, ox_type_is_int(k->in[0]->type), k->nin, 0, 0, {0}, {0}, NULL};
-	int (*lab)[MAXL] = ox_more_alloc(k, k->nin, sizeof *lab, "labels");
-	int *nl = lab ? ox_more_alloc(k, k->nin, sizeof *nl, "labels") : NULL;
-	E.t = nl ? ox_more_alloc(k, k->nin, sizeof *E.t, "operands") : NULL;
+	einsum E = {k, ox_elem_is_int(k->in[0]->type), k->nin, 0, 0, {0}, {0}, NULL};
+	int (*lab)[MAXL] = ox_scratch(k, k->nin, sizeof *lab, "labels");
+	int *nl = lab ? ox_scratch(k, k->nin, sizeof *nl, "labels") : NULL;
+	E.t = nl ? ox_scratch(k, k->nin, sizeof *E.t, "operands") : NULL;
 	int rc = -1;
 	if (E.t) {
 		memset(E.t, 0, (size_t)k->nin * sizeof *E.t);

@@ -114,8 +114,8 @@ static int check_type(ox_k *k, int i, const ox_val *x, uint32_t mask)
 	list[0] = '\0';
 	for (int t = 1; t < OX_NTYPES && len < sizeof list; t++)
 		if (mask & TB(t))
-			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", ox_type_name(t));
-	return ox_kfail(k, "input %d has element type %s; expected %s", i, ox_type_name(x->type), list);
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", ox_elem_label(t));
+	return ox_kfail(k, "input %d has element type %s; expected %s", i, ox_elem_label(x->type), list);
 }
 
 /* Input j (b) must have the element type of input i (a). */
@@ -123,8 +123,8 @@ static int same_types(ox_k *k, int i, int j, const ox_val *a, const ox_val *b)
 {
 	if (a->type == b->type)
 		return 0;
-	return ox_kfail(k, "input %d has element type %s, unlike input %d (%s)", j, ox_type_name(b->type), i,
-			ox_type_name(a->type));
+	return ox_kfail(k, "input %d has element type %s, unlike input %d (%s)", j, ox_elem_label(b->type), i,
+			ox_elem_label(a->type));
 }
 
 /* The type a kernel computes in: float32 for the narrow floats. */
@@ -305,7 +305,7 @@ static int unary_type(const unop *op, int type)
 {
 	if (type == OX_DOUBLE || type == OX_FLOAT)
 		return type;
-	if (ox_type_is_float(type))
+	if (ox_elem_is_float(type))
 		return OX_FLOAT;
 	return op->ints && op->ints[type] ? type : OX_DOUBLE;
 }
@@ -336,12 +336,13 @@ static int unary(ox_k *k, const unop *op, const double *p, int np, const void *i
 	return cy ? out_end(k, cy) : -1;
 }
 
-#define MATH_OP(Op, name)                                                               \
+#define UNARY_OP(Op, types, f32, f64, ints)                                             \
 	int ox_op_##Op(ox_k *k)                                                         \
 	{                                                                               \
-		static const unop u = {T_FLOATS, name##_f32, name##_f64, NULL};        \
+		static const unop u = {types, f32, f64, ints};                          \
 		return unary(k, &u, NULL, 0, NULL);                                     \
 	}
+#define MATH_OP(Op, name) UNARY_OP(Op, T_FLOATS, name##_f32, name##_f64, NULL)
 #define SIMD_OP(Op, name, types, ints)                                                  \
 	int ox_op_##Op(ox_k *k)                                                         \
 	{                                                                               \
@@ -378,29 +379,10 @@ SIMD_OP(Tanh, tanh, T_FLOATS, NULL)
 SIMD_OP(Sigmoid, sigmoid, T_FLOATS, NULL)
 
 /* Erf allows integers (computed in double, then truncated), Sign integers of their own */
-int ox_op_Erf(ox_k *k)
-{
-	static const unop u = {T_NUM, erf_f32, erf_f64, NULL};
-	return unary(k, &u, NULL, 0, NULL);
-}
-
-int ox_op_Sign(ox_k *k)
-{
-	static const unop u = {T_NUM, sign_f32, sign_f64, sign_ints};
-	return unary(k, &u, NULL, 0, NULL);
-}
-
-int ox_op_Not(ox_k *k)
-{
-	static const unop u = {T_BOOL, NULL, NULL, not_ints};
-	return unary(k, &u, NULL, 0, NULL);
-}
-
-int ox_op_BitwiseNot(ox_k *k)
-{
-	static const unop u = {T_INTS, NULL, NULL, bitwise_not_ints};
-	return unary(k, &u, NULL, 0, NULL);
-}
+UNARY_OP(Erf, T_NUM, erf_f32, erf_f64, NULL)
+UNARY_OP(Sign, T_NUM, sign_f32, sign_f64, sign_ints)
+UNARY_OP(Not, T_BOOL, NULL, NULL, not_ints)
+UNARY_OP(BitwiseNot, T_INTS, NULL, NULL, bitwise_not_ints)
 
 /* Activations with float attributes, each with its default */
 #define ATTR_OP(Op, name, types, ...)                                                   \
@@ -824,7 +806,7 @@ int ox_op_Pow(ox_k *k)
 	ox_val *a = ox_in_tensor(k, 0, true), *b = a ? ox_in_tensor(k, 1, true) : NULL;
 	if (!b || check_type(k, 0, a, op.types) || check_type(k, 1, b, T_NUM))
 		return -1;
-	int ct = ox_type_is_int(a->type) ? (ox_type_is_int(b->type) ? OX_INT64 : OX_DOUBLE) : compute_type(a->type);
+	int ct = ox_elem_is_int(a->type) ? (ox_elem_is_int(b->type) ? OX_INT64 : OX_DOUBLE) : compute_type(a->type);
 	int rank;
 	int64_t dims[OX_MAX_RANK];
 	ox_val *ca = as_type(k, a, ct), *cb = ca ? as_type(k, b, ct) : NULL, *bv = NULL, *y = NULL;
@@ -992,7 +974,7 @@ int ox_op_Where(ox_k *k)
 	if (!b || same_types(k, 1, 2, a, b))
 		return -1;
 	if (c->type != OX_BOOL)
-		return ox_kfail(k, "input 0 (condition) has element type %s; expected bool", ox_type_name(c->type));
+		return ox_kfail(k, "input 0 (condition) has element type %s; expected bool", ox_elem_label(c->type));
 	if (ox_broadcast_shape(k, c->rank, c->dims, a->rank, a->dims, &r1, d1) ||
 	    ox_broadcast_shape(k, r1, d1, b->rank, b->dims, &rank, dims))
 		return -1;

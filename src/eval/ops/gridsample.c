@@ -7,8 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "eval/kernel.h"
+#include "eval/move.h"
 
-#include "moreutil.h"
 
 enum { G_LINEAR, G_NEAREST, G_CUBIC };
 enum { P_ZEROS, P_BORDER, P_REFLECTION };
@@ -196,28 +197,28 @@ int ox_op_GridSample(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *grid = ox_in_tensor(k, 1, true);
 	gs G;
 	static const int gt[] = {OX_FLOAT, OX_FLOAT16, OX_DOUBLE, OX_BFLOAT16, 0};
-	if (!x || !grid || ox_more_check_type(k, grid, "grid", gt) < 0 || gs_params(k, x, grid, &G) < 0)
+	if (!x || !grid || ox_check_type(k, grid, "grid", gt) < 0 || gs_params(k, x, grid, &G) < 0)
 		return -1;
-	if (!ox_type_is_float(x->type) && !ox_type_is_int(x->type))
-		return ox_kfail(k, "X must be numeric, not %s", ox_type_name(x->type));
+	if (!ox_elem_is_float(x->type) && !ox_elem_is_int(x->type))
+		return ox_kfail(k, "X must be numeric, not %s", ox_elem_label(x->type));
 	int64_t dims[OX_MAX_RANK], st[OX_MAX_RANK], npts = 1;
 	dims[0] = x->dims[0], dims[1] = x->dims[1];
 	for (int d = 0; d < G.nsp; d++) {
 		dims[2 + d] = grid->dims[1 + d];
 		npts *= grid->dims[1 + d];
 	}
-	ox_more_strides(G.nsp, G.in, st);
+	ox_strides(G.nsp, G.in, st);
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, dims);
 	gsbuf B = {0};
 	int rc = -1;
-	if (y && (B.x = ox_more_load(k, x, "X")) && (B.grid = ox_more_load(k, grid, "grid")) &&
-	    (B.y = ox_more_alloc(k, y->count, sizeof *B.y, "output")) &&
-	    (B.off = ox_more_alloc(k, MAXTAPS, sizeof *B.off, "taps")) &&
-	    (B.wt = ox_more_alloc(k, MAXTAPS, sizeof *B.wt, "taps"))) {
+	if (y && (B.x = ox_load_f64(k, x, "X")) && (B.grid = ox_load_f64(k, grid, "grid")) &&
+	    (B.y = ox_scratch(k, y->count, sizeof *B.y, "output")) &&
+	    (B.off = ox_scratch(k, MAXTAPS, sizeof *B.off, "taps")) &&
+	    (B.wt = ox_scratch(k, MAXTAPS, sizeof *B.wt, "taps"))) {
 		for (int64_t n = 0; n < x->dims[0]; n++)
 			for (int64_t p = 0; p < npts; p++)
 				sample_point(&G, x, &B, n, p, npts, st);
-		ox_more_store(y, B.y);
+		ox_store_f64(y, B.y);
 		rc = 0;
 	}
 	free(B.x), free(B.grid), free(B.y), free(B.off), free(B.wt);
@@ -258,7 +259,7 @@ int ox_op_AffineGrid(ox_k *k)
 	ox_val *theta = ox_in_tensor(k, 0, true);
 	int64_t size[5];
 	int64_t ns = theta ? ox_in_ints(k, 1, size, 5, "size") : -1;
-	if (!theta || ns < 0 || ox_more_check_type(k, theta, "theta", tt) < 0)
+	if (!theta || ns < 0 || ox_check_type(k, theta, "theta", tt) < 0)
 		return -1;
 	int r = (int)ns - 2; /* spatial dims: 2 or 3 */
 	if ((ns != 4 && ns != 5) || theta->rank != 3 || theta->dims[0] != size[0] || theta->dims[1] != r ||
@@ -271,8 +272,8 @@ int ox_op_AffineGrid(ox_k *k)
 	dims[1 + r] = r;
 	ox_val *y = ox_out_tensor(k, 0, theta->type, r + 2, dims);
 	int64_t npts = y && y->count ? y->count / (size[0] * r) : 0;
-	double *th = y ? ox_more_load(k, theta, "theta") : NULL;
-	double *out = th ? ox_more_alloc(k, y->count, sizeof *out, "grid") : NULL;
+	double *th = y ? ox_load_f64(k, theta, "theta") : NULL;
+	double *out = th ? ox_scratch(k, y->count, sizeof *out, "grid") : NULL;
 	if (!out) {
 		free(th);
 		return -1;
@@ -280,7 +281,7 @@ int ox_op_AffineGrid(ox_k *k)
 	for (int64_t n = 0; n < size[0]; n++)
 		for (int64_t p = 0; p < npts; p++)
 			affine_point(th + n * r * (r + 1), size + 2, r, p, align, out + (n * npts + p) * r);
-	ox_more_store(y, out);
+	ox_store_f64(y, out);
 	free(th), free(out);
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* Index manipulation: Gather, GatherElements, GatherND, Scatter, ScatterElements,
- * ScatterND, NonZero, Compress, OneHot and ReverseSequence. Indices may be negative
+ * ScatterND, TensorScatter, NonZero, Compress, OneHot and ReverseSequence. Indices may be negative
  * (counting from the end) and are checked against their dim before any data moves. */
 #include <math.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@ static int index_input(ox_k *k, int i, ox_val **t)
 	if (!*t)
 		return -1;
 	if ((*t)->type != OX_INT64 && (*t)->type != OX_INT32)
-		return ox_kfail(k, "input %d (indices) must be int32 or int64, not %s", i, ox_type_name((*t)->type));
+		return ox_kfail(k, "input %d (indices) must be int32 or int64, not %s", i, ox_elem_label((*t)->type));
 	return 0;
 }
 
@@ -59,9 +59,7 @@ int ox_op_Gather(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *ind;
 	if (!x || index_input(k, 1, &ind) < 0)
 		return -1;
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot gather from a scalar");
-	int axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = ox_axis_attr(k, x, "gather from");
 	if (axis < 0)
 		return -1;
 	int r = x->rank - 1 + ind->rank;
@@ -129,9 +127,7 @@ int ox_op_GatherElements(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *ind;
 	if (!x || index_input(k, 1, &ind) < 0)
 		return -1;
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot gather from a scalar");
-	int axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = ox_axis_attr(k, x, "gather from");
 	int64_t *off = axis < 0 ? NULL : element_offsets(k, x, ind, axis);
 	if (!off)
 		return -1;
@@ -240,7 +236,7 @@ static int reduction(ox_k *k, int type)
 	for (int i = 1; i < n; i++)
 		if (ox_attr_str_is(k, "reduction", "none", names[i])) {
 			if (type == OX_STRING || type == OX_COMPLEX64 || type == OX_COMPLEX128)
-				return ox_kfail(k, "reduction '%s' does not apply to %s", names[i], ox_type_name(type));
+				return ox_kfail(k, "reduction '%s' does not apply to %s", names[i], ox_elem_label(type));
 			return i;
 		}
 	return ox_kfail(k, "reduction must be none, add, mul%s", k->version >= 18 ? ", max or min" : "");
@@ -282,7 +278,7 @@ static void reduce_at(ox_val *y, int64_t i, const ox_val *u, int64_t j, int red)
 		break;
 	}
 	default:
-		if (ox_type_is_int(y->type) || y->type == OX_BOOL)
+		if (ox_elem_is_int(y->type) || y->type == OX_BOOL)
 			ox_set_i64(y, i, red_i(red, ox_get_i64(y, i), ox_get_i64(u, j)));
 		else
 			ox_set_f64(y, i, red_f(red, ox_get_f64(y, i), ox_get_f64(u, j)));
@@ -311,7 +307,7 @@ static int scatter_run(ox_k *k, ox_val *y, const ox_val *u, const int64_t *off, 
 static ox_val *scatter_out(ox_k *k, ox_val *x, const ox_val *u)
 {
 	if (u->type != x->type)
-		return ox_kfail(k, "updates are %s, but data is %s", ox_type_name(u->type), ox_type_name(x->type)), NULL;
+		return ox_kfail(k, "updates are %s, but data is %s", ox_elem_label(u->type), ox_elem_label(x->type)), NULL;
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, x->dims);
 	if (y && !ox_tensor_copy_data(y, x))
 		return ox_kfail(k, "out of memory"), NULL;
@@ -330,9 +326,7 @@ int ox_op_ScatterElements(ox_k *k)
 		return -1;
 	if (!same_shape(ind, u))
 		return ox_kfail(k, "updates must have the shape of indices");
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot scatter into a scalar");
-	int red = reduction(k, x->type), axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = ox_axis_attr(k, x, "scatter into"), red = axis < 0 ? -1 : reduction(k, x->type);
 	if (red < 0 || axis < 0)
 		return -1;
 	int64_t *off = element_offsets(k, x, ind, axis);
@@ -383,7 +377,7 @@ static bool nonzero_at(const ox_val *x, int64_t i)
 	case OX_COMPLEX64: return ((const float *)d)[2 * i] != 0 || ((const float *)d)[2 * i + 1] != 0;
 	case OX_COMPLEX128: return ((const double *)d)[2 * i] != 0 || ((const double *)d)[2 * i + 1] != 0;
 	default:
-		if (ox_type_is_float(x->type))
+		if (ox_elem_is_float(x->type))
 			return ox_get_f64(x, i) != 0;
 		for (size_t b = 0; b < ox_elem_size(x->type); b++)
 			if (((const uint8_t *)d)[(size_t)i * ox_elem_size(x->type) + b])
@@ -548,4 +542,70 @@ int ox_op_ReverseSequence(ox_k *k)
 			       (const char *)x->data + (b * str[ba] + from * str[ta]) * (int64_t)es, (size_t)blk);
 		}
 	return ox_out_own(k, y);
+}
+
+/* ---- TensorScatter ----------------------------------------------------------------- */
+
+/* Copies element run [from, from + n) of src to [to, to + n) of dst (any element type). */
+static int copy_run(ox_k *k, ox_val *dst, int64_t to, const ox_val *src, int64_t from, int64_t n)
+{
+	if (dst->type != OX_STRING) {
+		size_t es = ox_elem_size(dst->type);
+		memcpy((char *)dst->data + (size_t)to * es, (const char *)src->data + (size_t)from * es, (size_t)n * es);
+		return 0;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		const ox_str *s = &((const ox_str *)src->data)[from + i];
+		if (!ox_str_set(&((ox_str *)dst->data)[to + i], s->p, s->n))
+			return ox_kfail(k, "out of memory");
+	}
+	return 0;
+}
+
+static int scatter_check(ox_k *k, const ox_val *cache, const ox_val *upd, const ox_val *wi, int axis)
+{
+	if (upd->type != cache->type || upd->rank != cache->rank)
+		return ox_kfail(k, "update must have past_cache's type and rank");
+	for (int i = 0; i < cache->rank; i++)
+		if (i == axis ? upd->dims[i] > cache->dims[i] : upd->dims[i] != cache->dims[i])
+			return ox_kfail(k, "update's dimension %d (%lld) does not fit past_cache's (%lld)", i,
+					(long long)upd->dims[i], (long long)cache->dims[i]);
+	if (wi && (wi->type != OX_INT64 || wi->rank != 1 || wi->dims[0] != cache->dims[0]))
+		return ox_kfail(k, "write_indices must be an int64 vector of one index per batch");
+	return 0;
+}
+
+int ox_op_TensorScatter(ox_k *k)
+{
+	ox_val *cache = ox_in_tensor(k, 0, true), *upd = ox_in_tensor(k, 1, true), *wi = ox_in_tensor(k, 2, false);
+	if (!cache || !upd || (!wi && ox_in(k, 2)))
+		return -1;
+	int axis = ox_axis(k, ox_attr_int(k, "axis", -2), cache->rank);
+	bool circular = ox_attr_str_is(k, "mode", "linear", "circular");
+	if (axis < 0 || scatter_check(k, cache, upd, wi, axis) < 0)
+		return -1;
+	if (axis == 0)
+		return ox_kfail(k, "axis must not be the batch axis 0");
+	if (!circular && !ox_attr_str_is(k, "mode", "linear", "linear"))
+		return ox_kfail(k, "mode must be linear or circular");
+	ox_val *y = ox_out_tensor(k, 0, cache->type, cache->rank, cache->dims);
+	if (!y || !ox_tensor_copy_data(y, cache))
+		return y ? ox_kfail(k, "out of memory") : -1;
+	int64_t outer = 1, inner = 1, max = cache->dims[axis], len = upd->dims[axis];
+	for (int i = 0; i < axis; i++)
+		outer *= cache->dims[i];
+	for (int i = axis + 1; i < cache->rank; i++)
+		inner *= cache->dims[i];
+	int64_t per_batch = cache->dims[0] ? outer / cache->dims[0] : 0;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t s = 0; s < len; s++) {
+			int64_t at = (wi ? ((const int64_t *)wi->data)[o / per_batch] : 0) + s;
+			at = circular && max ? ((at % max) + max) % max : at;
+			if (at < 0 || at >= max)
+				return ox_kfail(k, "write index %lld is outside the cache's %lld positions", (long long)at,
+						(long long)max);
+			if (copy_run(k, y, (o * max + at) * inner, upd, (o * len + s) * inner, inner) < 0)
+				return -1;
+		}
+	return 0;
 }

@@ -174,10 +174,10 @@ static int check_types(ox_k *k, const ox_val *a, const ox_val *b, const ox_val *
 {
 	if (!numeric_type(a->type))
 		return ox_kfail(k, "A has type %s; expected a float or 32/64-bit integer type",
-				ox_type_name(a->type));
+				ox_elem_label(a->type));
 	if (b->type != a->type || (c && c->type != a->type))
 		return ox_kfail(k, "%s has type %s; expected %s like A", b->type != a->type ? "B" : "C",
-				ox_type_name(b->type != a->type ? b->type : c->type), ox_type_name(a->type));
+				ox_elem_label(b->type != a->type ? b->type : c->type), ox_elem_label(a->type));
 	return 0;
 }
 
@@ -335,7 +335,7 @@ static int check_zp(ox_k *k, const ox_val *zp, const ox_val *of, int64_t per, in
 	if (!zp)
 		return 0;
 	if (zp->type != of->type)
-		return ox_kfail(k, "%s has type %s; expected %s", what, ox_type_name(zp->type), ox_type_name(of->type));
+		return ox_kfail(k, "%s has type %s; expected %s", what, ox_elem_label(zp->type), ox_elem_label(of->type));
 	if (zp->count != 1 && zp->count != per && zp->count != per * nmat)
 		return ox_kfail(k, "%s has %lld values; expected 1, %lld or %lld", what, (long long)zp->count,
 				(long long)per, (long long)(per * nmat));
@@ -392,7 +392,7 @@ int ox_op_MatMulInteger(ox_k *k)
 	for (int i = 0; i < 2; i++) {
 		int t = (i ? b : a)->type;
 		if (t != OX_UINT8 && t != OX_INT8)
-			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? "B" : "A", ox_type_name(t));
+			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? "B" : "A", ox_elem_label(t));
 	}
 	if (mm_shape(k, a, b, &s) < 0)
 		return -1;

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "eval/kernel.h"
 
-#include "moreutil.h"
 
 static const int float_types[] = {OX_FLOAT, OX_FLOAT16, OX_DOUBLE, OX_BFLOAT16, 0};
 static const int index_types[] = {OX_INT32, OX_INT64, 0};
@@ -22,8 +22,8 @@ typedef struct loss {
 
 static int loss_setup(ox_k *k, const ox_val *x, const ox_val *t, const ox_val *w, loss *L)
 {
-	if (ox_more_check_type(k, x, "input", float_types) < 0 || ox_more_check_type(k, t, "target", index_types) < 0 ||
-	    (w && ox_more_check_type(k, w, "weight", float_types) < 0))
+	if (ox_check_type(k, x, "input", float_types) < 0 || ox_check_type(k, t, "target", index_types) < 0 ||
+	    (w && ox_check_type(k, w, "weight", float_types) < 0))
 		return -1;
 	if (x->rank < 2 || t->rank != x->rank - 1 || t->dims[0] != x->dims[0] ||
 	    memcmp(t->dims + 1, x->dims + 2, (size_t)(t->rank - 1) * sizeof *t->dims) != 0)
@@ -50,7 +50,7 @@ static int loss_setup(ox_k *k, const ox_val *x, const ox_val *t, const ox_val *w
 static int loss_finish(ox_k *k, const loss *L, const double *logp, const ox_val *t, const ox_val *w, const ox_val *x)
 {
 	int64_t m = L->n * L->d;
-	double *per = ox_more_alloc(k, m, sizeof *per, "losses"), sum = 0, wsum = 0;
+	double *per = ox_scratch(k, m, sizeof *per, "losses"), sum = 0, wsum = 0;
 	if (!per)
 		return -1;
 	for (int64_t i = 0; i < m; i++) {
@@ -70,7 +70,7 @@ static int loss_finish(ox_k *k, const loss *L, const double *logp, const ox_val 
 	ox_val *y = L->reduction == R_NONE ? ox_out_tensor(k, 0, x->type, t->rank, t->dims)
 					   : ox_out_tensor(k, 0, x->type, 0, NULL);
 	if (y && L->reduction == R_NONE)
-		ox_more_store(y, per);
+		ox_store_f64(y, per);
 	else if (y)
 		ox_set_f64(y, 0, L->reduction == R_SUM ? sum : sum / (w || L->has_ignore ? wsum : (double)m));
 	free(per);
@@ -83,7 +83,7 @@ int ox_op_NegativeLogLikelihoodLoss(ox_k *k)
 	loss L;
 	if (!x || !t || (!w && ox_in(k, 2)) || loss_setup(k, x, t, w, &L) < 0)
 		return -1;
-	double *xd = ox_more_load(k, x, "input");
+	double *xd = ox_load_f64(k, x, "input");
 	int rc = xd ? loss_finish(k, &L, xd, t, w, x) : -1;
 	free(xd);
 	return rc;
@@ -111,7 +111,7 @@ int ox_op_SoftmaxCrossEntropyLoss(ox_k *k)
 	loss L;
 	if (!x || !t || (!w && ox_in(k, 2)) || loss_setup(k, x, t, w, &L) < 0)
 		return -1;
-	double *xd = ox_more_load(k, x, "scores");
+	double *xd = ox_load_f64(k, x, "scores");
 	if (!xd)
 		return -1;
 	log_softmax(&L, xd);
@@ -119,7 +119,7 @@ int ox_op_SoftmaxCrossEntropyLoss(ox_k *k)
 	if (rc == 0 && ox_out_wanted(k, 1)) {
 		ox_val *lp = ox_out_tensor(k, 1, x->type, x->rank, x->dims);
 		if (lp)
-			ox_more_store(lp, xd);
+			ox_store_f64(lp, xd);
 		rc = lp ? 0 : -1;
 	}
 	free(xd);

@@ -64,7 +64,7 @@ int ox_op_EyeLike(ox_k *k)
 		return ox_kfail(k, "input must have rank 2, not %d", x->rank);
 	int type = (int)ox_attr_int(k, "dtype", x->type);
 	if (type == OX_STRING || !ox_elem_size(type))
-		return ox_kfail(k, "EyeLike cannot make %s", ox_type_name(type));
+		return ox_kfail(k, "EyeLike cannot make %s", ox_elem_label(type));
 	int64_t diag = ox_attr_int(k, "k", 0);
 	ox_val *y = ox_out_tensor(k, 0, type, 2, x->dims);
 	if (!y)
@@ -112,8 +112,8 @@ int ox_op_Det(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true);
 	if (!x)
 		return -1;
-	if (!ox_type_is_float(x->type))
-		return ox_kfail(k, "Det takes floating-point tensors, not %s", ox_type_name(x->type));
+	if (!ox_elem_is_float(x->type))
+		return ox_kfail(k, "Det takes floating-point tensors, not %s", ox_elem_label(x->type));
 	if (x->rank < 2 || x->dims[x->rank - 1] != x->dims[x->rank - 2])
 		return ox_kfail(k, "input must be square matrices [*, M, M]");
 	int64_t n = x->dims[x->rank - 1];

@@ -38,7 +38,7 @@ static int cmp_sort(const void *a, const void *b)
 
 static int key_class(int type)
 {
-	return type == OX_STRING ? OX_STRING : ox_type_is_float(type) ? OX_DOUBLE : OX_INT64;
+	return type == OX_STRING ? OX_STRING : ox_elem_is_float(type) ? OX_DOUBLE : OX_INT64;
 }
 
 static key key_of(const ox_val *t, int64_t i)
@@ -75,8 +75,8 @@ static int encode(ox_k *k, const ox_val *x, const ox_val *keys, const ox_val *va
 {
 	bool nan_match = k->version >= 4;
 	if (key_class(x->type) != key_class(keys->type))
-		return ox_kfail(k, "input X has element type %s but the keys are %s", ox_type_name(x->type),
-				ox_type_name(keys->type));
+		return ox_kfail(k, "input X has element type %s but the keys are %s", ox_elem_label(x->type),
+				ox_elem_label(keys->type));
 	if (keys->count != vals->count)
 		return ox_kfail(k, "%lld keys but %lld values", (long long)keys->count, (long long)vals->count);
 	key *idx = malloc((size_t)(keys->count ? keys->count : 1) * sizeof *idx);
@@ -160,8 +160,8 @@ static ox_val *encoder_default(ox_k *k, int t)
 	if (tp) {
 		ox_val *d = ox_val_from_attr_tensor(k, tp);
 		if (d && (d->type != t || d->count != 1)) {
-			ox_kfail(k, "default_tensor is %s of %lld elements; expected one %s", ox_type_name(d->type),
-				 (long long)d->count, ox_type_name(t));
+			ox_kfail(k, "default_tensor is %s of %lld elements; expected one %s", ox_elem_label(d->type),
+				 (long long)d->count, ox_elem_label(t));
 			ox_val_unref(d);
 			return NULL;
 		}
@@ -180,7 +180,7 @@ static ox_val *encoder_default(ox_k *k, int t)
 			ox_kfail(k, "out of memory");
 			return NULL;
 		}
-	} else if (ox_type_is_float(t)) {
+	} else if (ox_elem_is_float(t)) {
 		ox_set_f64(d, 0, ox_attr_float(k, "default_float", -0.0f));
 	} else {
 		ox_set_i64(d, 0, ox_attr_int(k, "default_int64", -1));
@@ -196,7 +196,7 @@ static int label_encoder_1(ox_k *k, const ox_val *x)
 		return ox_kfail(k, "attribute classes_strings is required");
 	bool to_int = x->type == OX_STRING;
 	if (!to_int && x->type != OX_INT64)
-		return ox_kfail(k, "input X has element type %s; expected string or int64", ox_type_name(x->type));
+		return ox_kfail(k, "input X has element type %s; expected string or int64", ox_elem_label(x->type));
 	int64_t n = (int64_t)a->n_strings;
 	ox_val *names = attr_column(k, a, OX_STRING), *ids = ox_tensor_new(OX_INT64, 1, &n, NULL);
 	ox_val *dflt = encoder_default(k, to_int ? OX_INT64 : OX_STRING);
@@ -237,7 +237,7 @@ int ox_ml_CategoryMapper(ox_k *k)
 	if (!x)
 		return -1;
 	if (x->type != OX_STRING && x->type != OX_INT64)
-		return ox_kfail(k, "input X has element type %s; expected string or int64", ox_type_name(x->type));
+		return ox_kfail(k, "input X has element type %s; expected string or int64", ox_elem_label(x->type));
 	const Onnx__AttributeProto *as = ox_attr(k, "cats_strings"), *ai = ox_attr(k, "cats_int64s");
 	if (!as || !ai || as->n_strings != ai->n_ints)
 		return ox_kfail(k, "cats_strings and cats_int64s are required and of the same length");
@@ -260,11 +260,11 @@ int ox_ml_OneHotEncoder(ox_k *k)
 	bool str = x->type == OX_STRING;
 	if (!str && x->type != OX_INT64 && x->type != OX_INT32 && x->type != OX_FLOAT && x->type != OX_DOUBLE)
 		return ox_kfail(k, "input X has element type %s; expected string, int64, int32, float or double",
-				ox_type_name(x->type));
+				ox_elem_label(x->type));
 	const Onnx__AttributeProto *a = ox_attr(k, str ? "cats_strings" : "cats_int64s");
 	if (!a || !(str ? a->n_strings : a->n_ints))
 		return ox_kfail(k, "attribute %s is required for %s input", str ? "cats_strings" : "cats_int64s",
-				ox_type_name(x->type));
+				ox_elem_label(x->type));
 	if (x->rank >= OX_MAX_RANK)
 		return ox_kfail(k, "input X has rank %d; the output would exceed rank 16", x->rank);
 	ox_val *cats = attr_column(k, a, str ? OX_STRING : OX_INT64);

@@ -18,7 +18,7 @@ int ox_ml_ArrayFeatureExtractor(ox_k *k)
 	if (!x || !y)
 		return -1;
 	if (y->type != OX_INT64)
-		return ox_kfail(k, "input Y has element type %s; expected int64", ox_type_name(y->type));
+		return ox_kfail(k, "input Y has element type %s; expected int64", ox_elem_label(y->type));
 	if (x->rank < 1)
 		return ox_kfail(k, "input X is a scalar; expected rank 1 or more");
 	int64_t c = x->dims[x->rank - 1], dims[OX_MAX_RANK];
@@ -58,7 +58,7 @@ int ox_ml_Binarizer(ox_k *k)
 	if (!x)
 		return -1;
 	if (!ml_numeric(x->type))
-		return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_type_name(x->type));
+		return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
 	double th = ox_attr_float(k, "threshold", 0.0f);
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, x->dims);
 	if (!y)
@@ -118,8 +118,8 @@ int ox_ml_Imputer(ox_k *k)
 	if (!x)
 		return -1;
 	if (!ml_numeric(x->type))
-		return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_type_name(x->type));
-	bool isf = ox_type_is_float(x->type);
+		return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
+	bool isf = ox_elem_is_float(x->type);
 	const float *fv;
 	const int64_t *iv;
 	int64_t n = isf ? ox_attr_floats(k, "imputed_value_floats", &fv) : ox_attr_ints(k, "imputed_value_int64s", &iv);
@@ -186,7 +186,7 @@ int ox_ml_Scaler(ox_k *k)
 	if (!x)
 		return -1;
 	if (!ml_numeric(x->type))
-		return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_type_name(x->type));
+		return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
 	const float *off, *sc;
 	int64_t no = ox_attr_floats(k, "offset", &off), ns = ox_attr_floats(k, "scale", &sc);
 	int64_t c = x->rank ? x->dims[x->rank - 1] : 1;

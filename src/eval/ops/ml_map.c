@@ -12,7 +12,7 @@ int ox_ml_ZipMap(ox_k *k)
 	if (!x)
 		return -1;
 	if (x->type != OX_FLOAT)
-		return ox_kfail(k, "input X has element type %s; expected float", ox_type_name(x->type));
+		return ox_kfail(k, "input X has element type %s; expected float", ox_elem_label(x->type));
 	const Onnx__AttributeProto *as = ox_attr(k, "classlabels_strings"), *ai = ox_attr(k, "classlabels_int64s");
 	if (!!as == !!ai)
 		return ox_kfail(k, "expected exactly one of classlabels_strings and classlabels_int64s");
@@ -52,8 +52,8 @@ static const ox_val *in_map(ox_k *k, int want_key)
 	else if (m->kind != OX_MAP)
 		ox_kfail(k, "input 0 must be a map");
 	else if (want_key && m->items[0]->type != want_key)
-		ox_kfail(k, "input 0 is a map(%s, %s); expected %s keys", ox_type_name(m->items[0]->type),
-			 ox_type_name(m->items[1]->type), ox_type_name(want_key));
+		ox_kfail(k, "input 0 is a map(%s, %s); expected %s keys", ox_elem_label(m->items[0]->type),
+			 ox_elem_label(m->items[1]->type), ox_elem_label(want_key));
 	else
 		return m;
 	return NULL;
@@ -157,11 +157,11 @@ int ox_ml_DictVectorizer(ox_k *k)
 	const ox_val *keys = m->items[0], *vals = m->items[1];
 	bool str = keys->type == OX_STRING;
 	if (!str && keys->type != OX_INT64)
-		return ox_kfail(k, "map keys are %s; expected string or int64", ox_type_name(keys->type));
+		return ox_kfail(k, "map keys are %s; expected string or int64", ox_elem_label(keys->type));
 	const Onnx__AttributeProto *voc = ox_attr(k, str ? "string_vocabulary" : "int64_vocabulary");
 	if (!voc)
 		return ox_kfail(k, "attribute %s is required for %s keys", str ? "string_vocabulary" : "int64_vocabulary",
-				ox_type_name(keys->type));
+				ox_elem_label(keys->type));
 	int64_t nv = str ? (int64_t)voc->n_strings : (int64_t)voc->n_ints, dims[2] = {1, nv};
 	ox_val *y = ox_out_tensor(k, 0, vals->type, 2, dims);
 	if (!y)

@@ -514,7 +514,7 @@ static double *tensor_attr(ox_k *k, const char *name, int64_t *n)
 		return NULL;
 	double *d = NULL;
 	if (t->type == OX_STRING || t->type == OX_COMPLEX64 || t->type == OX_COMPLEX128)
-		ox_kfail(k, "attribute %s has element type %s; expected numbers", name, ox_type_name(t->type));
+		ox_kfail(k, "attribute %s has element type %s; expected numbers", name, ox_elem_label(t->type));
 	else if (!(d = malloc((size_t)(t->count ? t->count : 1) * sizeof *d)))
 		ox_kfail(k, "out of memory");
 	else
@@ -623,7 +623,7 @@ int ox_ml_TreeEnsemble(ox_k *k)
 	if (!xv)
 		return -1;
 	if (xv->type != OX_FLOAT && xv->type != OX_DOUBLE && xv->type != OX_FLOAT16)
-		return ox_kfail(k, "input X has element type %s; expected float, double or float16", ox_type_name(xv->type));
+		return ox_kfail(k, "input X has element type %s; expected float, double or float16", ox_elem_label(xv->type));
 	const Onnx__AttributeProto *na = ox_attr(k, "n_targets");
 	int64_t nt = na ? na->i : 0, agg = ox_attr_int(k, "aggregate_function", 1), pt = ox_attr_int(k, "post_transform", 0);
 	if (nt < 1 || nt > OX_MAX_ELEMENTS)

@@ -8,7 +8,7 @@
 double *ox_ml_rows(ox_k *k, const ox_val *x, int64_t *n, int64_t *c)
 {
 	if (x->type != OX_FLOAT && x->type != OX_DOUBLE && x->type != OX_INT64 && x->type != OX_INT32) {
-		ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_type_name(x->type));
+		ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
 		return NULL;
 	}
 	return ox_ml_rows_any(k, x, n, c);
@@ -108,7 +108,7 @@ int ox_ml_floats(ox_k *k, const char *name, double **v, int64_t *n)
 		return -1;
 	if (t && t->type != OX_FLOAT && t->type != OX_DOUBLE) {
 		ox_val_unref(t);
-		return ox_kfail(k, "attribute %s has element type %s; expected float or double", tname, ox_type_name(t->type));
+		return ox_kfail(k, "attribute %s has element type %s; expected float or double", tname, ox_elem_label(t->type));
 	}
 	int64_t cnt = t ? t->count : nf;
 	if (!(*v = malloc((size_t)(cnt ? cnt : 1) * sizeof **v))) {

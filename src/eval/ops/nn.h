@@ -1,24 +1,11 @@
-/* Internal to the pooling, normalization and reduction kernels (pool.c, norm.c, reduce.c):
- * working-precision conversions they share, and the float32 vector kernels of nn_simd.c,
- * one table per CPU level with the scalar table as the reference. */
+/* The float32 vector kernels of pooling, normalization and reductions (pool.c, norm.c,
+ * reduce.c), in simd/nn_simd.c: one table per CPU level, the scalar table the reference. */
 #ifndef OX_EVAL_NN_H
 #define OX_EVAL_NN_H
 
 #include <stdint.h>
 
 #include "eval/kernel.h"
-
-/* ---- working precision ------------------------------------------------------------- */
-
-/* Kernels without a float32 fast path compute in double: the elements of t as doubles in
- * a new buffer (at least one element long, to be freed), or NULL after failing. */
-double *ox_nn_load(ox_k *k, const ox_val *t);
-/* Stores t->count doubles into t, rounding (or truncating, for integers) to its type. */
-void ox_nn_store(ox_val *t, const double *v);
-/* Scratch of n doubles (n may be 0), or NULL after failing. */
-double *ox_nn_alloc(ox_k *k, int64_t n);
-/* Fails unless t holds floating-point numbers (float, double, float16 or bfloat16). */
-int ox_nn_need_float(ox_k *k, const ox_val *t, const char *what);
 
 /* ---- float32 vector kernels -------------------------------------------------------- */
 

@@ -21,13 +21,13 @@ static int64_t prod(const int64_t *d, int from, int to)
 static double *load_param(ox_k *k, int i, int64_t count, const char *what)
 {
 	ox_val *p = ox_in_tensor(k, i, true);
-	if (!p || ox_nn_need_float(k, p, what))
+	if (!p || ox_need_real(k, p, what))
 		return NULL;
 	if (p->count != count) {
 		ox_kfail(k, "%s has %lld elements; %lld expected", what, (long long)p->count, (long long)count);
 		return NULL;
 	}
-	return ox_nn_load(k, p);
+	return ox_load_f64(k, p, "input");
 }
 
 /* Input i broadcast (numpy rules, towards the front) to the shape dims[0..n) as a full
@@ -35,7 +35,7 @@ static double *load_param(ox_k *k, int i, int64_t count, const char *what)
 static double *expand_param(ox_k *k, int i, int n, const int64_t *dims, const char *what)
 {
 	ox_val *p = ox_in_tensor(k, i, true);
-	if (!p || ox_nn_need_float(k, p, what))
+	if (!p || ox_need_real(k, p, what))
 		return NULL;
 	bool ok = p->rank <= n;
 	for (int j = 0; ok && j < p->rank; j++) {
@@ -48,7 +48,7 @@ static double *expand_param(ox_k *k, int i, int n, const int64_t *dims, const ch
 	}
 	int64_t st[OX_MAX_RANK], pos[OX_MAX_RANK] = {0}, total = prod(dims, 0, n), off = 0;
 	ox_broadcast_strides(p->rank, p->dims, n, dims, st);
-	double *src = ox_nn_load(k, p), *d = src ? ox_nn_alloc(k, total) : NULL;
+	double *src = ox_load_f64(k, p, "input"), *d = src ? ox_scratch(k, total, sizeof(double), "scratch") : NULL;
 	for (int64_t j = 0; d && j < total; j++) {
 		d[j] = src[off];
 		for (int a = n - 1; a >= 0; a--) { /* odometer over dims, off following */
@@ -80,8 +80,8 @@ static void moments(const double *x, int64_t n, double *mean, double *var)
 static int begin(ox_k *k, const ox_val *x, ox_val **y, double **xd, double **yd)
 {
 	*xd = *yd = NULL;
-	if (!(*y = ox_out_tensor(k, 0, x->type, x->rank, x->dims)) || !(*xd = ox_nn_load(k, x)) ||
-	    !(*yd = ox_nn_alloc(k, x->count)))
+	if (!(*y = ox_out_tensor(k, 0, x->type, x->rank, x->dims)) || !(*xd = ox_load_f64(k, x, "input")) ||
+	    !(*yd = ox_scratch(k, x->count, sizeof(double), "scratch")))
 		return -1;
 	return 0;
 }
@@ -90,7 +90,7 @@ static int begin(ox_k *k, const ox_val *x, ox_val **y, double **xd, double **yd)
 static int finish(int rc, ox_val *y, double *xd, double *yd)
 {
 	if (rc == 0)
-		ox_nn_store(y, yd);
+		ox_store_f64(y, yd);
 	free(xd);
 	free(yd);
 	return rc;
@@ -150,7 +150,7 @@ static int bn_stat_out(ox_k *k, int i, const double *v)
 		return 0;
 	ox_val *m = ox_in(k, 3), *o = ox_out_tensor(k, i, m->type, m->rank, m->dims);
 	if (o)
-		ox_nn_store(o, v);
+		ox_store_f64(o, v);
 	return o ? 0 : -1;
 }
 
@@ -158,7 +158,7 @@ static int bn_stat_out(ox_k *k, int i, const double *v)
  * Opset 14 on outputs running mean and var; before, also the batch's (saved) ones. */
 static int bn_train(ox_k *k, const bn *b, const double *x, double *y)
 {
-	double *st = ox_nn_alloc(k, 4 * b->f);
+	double *st = ox_scratch(k, 4 * b->f, sizeof(double), "scratch");
 	if (!st)
 		return -1;
 	double *cm = st, *cv = st + b->f, *rm = st + 2 * b->f, *rv = st + 3 * b->f;
@@ -201,7 +201,7 @@ static bool bn_training(ox_k *k)
 
 static int bn_setup(ox_k *k, const ox_val *x, bn *b)
 {
-	if (ox_nn_need_float(k, x, "input X"))
+	if (ox_need_real(k, x, "input X"))
 		return -1;
 	if (x->rank < 2)
 		return ox_kfail(k, "input X must have rank 2 or more (N x C x D1 ...), not %d", x->rank);
@@ -280,7 +280,7 @@ static void normalize_rows(const rows *r, const double *x, double *y)
 int ox_op_InstanceNormalization(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL;
-	if (!x || ox_nn_need_float(k, x, "input"))
+	if (!x || ox_need_real(k, x, "input"))
 		return -1;
 	if (x->rank < 2)
 		return ox_kfail(k, "input must have rank 2 or more (N x C x D1 ...), not %d", x->rank);
@@ -303,7 +303,7 @@ int ox_op_GroupNormalization(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL, *s = ox_in_tensor(k, 1, true);
 	int64_t G = ox_attr_int(k, "num_groups", 0);
-	if (!x || !s || ox_nn_need_float(k, x, "input X"))
+	if (!x || !s || ox_need_real(k, x, "input X"))
 		return -1;
 	if (x->rank < 2)
 		return ox_kfail(k, "input X must have rank 2 or more (N x C x D1 ...), not %d", x->rank);
@@ -361,14 +361,14 @@ static double *stat_output(ox_k *k, int i, const ox_val *x, int axis, ox_val **o
 	for (int j = 0; j < x->rank; j++)
 		dims[j] = j < axis ? x->dims[j] : 1;
 	*o = ox_out_tensor(k, i, (int)st, x->rank, dims);
-	return *o ? ox_nn_alloc(k, (*o)->count) : NULL;
+	return *o ? ox_scratch(k, (*o)->count, sizeof(double), "scratch") : NULL;
 }
 
 int ox_op_LayerNormalization(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL, *mo, *io;
 	int axis;
-	if (!x || ox_nn_need_float(k, x, "input X") || (axis = first_axis(k, x->rank)) < 0)
+	if (!x || ox_need_real(k, x, "input X") || (axis = first_axis(k, x->rank)) < 0)
 		return -1;
 	int from = param_from(k, x, axis), n = x->rank - from;
 	double *scale = expand_param(k, 1, n, x->dims + from, "input Scale"), *bias = NULL;
@@ -382,9 +382,9 @@ int ox_op_LayerNormalization(ox_k *k)
 		rows r = {outer, inner, 1, np ? np : 1, ox_attr_float(k, "epsilon", 1e-5f), scale, bias, mean, inv};
 		normalize_rows(&r, xd, yd);
 		if (mo)
-			ox_nn_store(mo, mean);
+			ox_store_f64(mo, mean);
 		if (io)
-			ox_nn_store(io, inv);
+			ox_store_f64(io, inv);
 	}
 	free(scale), free(bias), free(mean), free(inv);
 	return rc ? (free(xd), free(yd), -1) : finish(0, y, xd, yd);
@@ -395,7 +395,7 @@ int ox_op_RMSNormalization(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL;
 	int axis;
-	if (!x || ox_nn_need_float(k, x, "input X") || (axis = first_axis(k, x->rank)) < 0)
+	if (!x || ox_need_real(k, x, "input X") || (axis = first_axis(k, x->rank)) < 0)
 		return -1;
 	int from = param_from(k, x, axis);
 	double *scale = expand_param(k, 1, x->rank - from, x->dims + from, "input scale"), *xd = NULL, *yd = NULL;
@@ -443,7 +443,7 @@ static void group_index(int rank, const int64_t *dims, const bool *red, int64_t 
 int ox_op_MeanVarianceNormalization(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL;
-	if (!x || ox_nn_need_float(k, x, "input X"))
+	if (!x || ox_need_real(k, x, "input X"))
 		return -1;
 	static const int64_t def[3] = {0, 2, 3};
 	const int64_t *axes = def;
@@ -462,7 +462,7 @@ int ox_op_MeanVarianceNormalization(ox_k *k)
 	int64_t groups = 1;
 	for (int i = 0; i < x->rank; i++)
 		groups *= red[i] ? 1 : x->dims[i];
-	double *xd = NULL, *yd = NULL, *st = ox_nn_alloc(k, 2 * groups);
+	double *xd = NULL, *yd = NULL, *st = ox_scratch(k, 2 * groups, sizeof(double), "scratch");
 	int64_t *g = st ? malloc((size_t)(x->count + 1) * sizeof *g) : NULL;
 	int rc = g ? begin(k, x, &y, &xd, &yd) : st ? ox_kfail(k, "out of memory") : -1;
 	if (rc == 0) {
@@ -497,7 +497,7 @@ int ox_op_LpNormalization(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL;
 	int a;
 	int64_t p = ox_attr_int(k, "p", 2), outer, n, inner;
-	if (!x || ox_nn_need_float(k, x, "input") || (a = ox_axis(k, ox_attr_int(k, "axis", -1), x->rank)) < 0)
+	if (!x || ox_need_real(k, x, "input") || (a = ox_axis(k, ox_attr_int(k, "axis", -1), x->rank)) < 0)
 		return -1;
 	if (p != 1 && p != 2)
 		return ox_kfail(k, "p must be 1 or 2, not %lld", (long long)p);
@@ -523,7 +523,7 @@ int ox_op_LRN(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL;
 	int64_t size = ox_attr_int(k, "size", 0);
-	if (!x || ox_nn_need_float(k, x, "input X"))
+	if (!x || ox_need_real(k, x, "input X"))
 		return -1;
 	if (x->rank < 2)
 		return ox_kfail(k, "input X must have rank 2 or more (N x C x D1 ...), not %d", x->rank);
@@ -599,7 +599,7 @@ static int softmax(ox_k *k, int kind)
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL;
 	bool old = k->version < 13;
 	int a;
-	if (!x || ox_nn_need_float(k, x, "input") || (a = ox_axis(k, ox_attr_int(k, "axis", old ? 1 : -1), x->rank)) < 0)
+	if (!x || ox_need_real(k, x, "input") || (a = ox_axis(k, ox_attr_int(k, "axis", old ? 1 : -1), x->rank)) < 0)
 		return -1;
 	int64_t outer, n, inner;
 	around(x, a, &outer, &n, &inner);
@@ -666,7 +666,7 @@ static int dropout_mode(ox_k *k, double *ratio, bool *train)
 		ox_val *r = ox_in(k, 1) ? ox_in_tensor(k, 1, true) : NULL, *t = ox_in(k, 2) ? ox_in_tensor(k, 2, true) : NULL;
 		if ((ox_in(k, 1) && !r) || (ox_in(k, 2) && !t))
 			return -1;
-		if (r && (r->count != 1 || !ox_type_is_float(r->type)))
+		if (r && (r->count != 1 || !ox_elem_is_float(r->type)))
 			return ox_kfail(k, "input ratio must be a floating-point scalar");
 		if (t && (t->count != 1 || t->type != OX_BOOL))
 			return ox_kfail(k, "input training_mode must be a bool scalar");
@@ -686,7 +686,7 @@ int ox_op_Dropout(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *mask = NULL, *y = NULL;
 	double ratio;
 	bool train;
-	if (!x || ox_nn_need_float(k, x, "input data") || dropout_mode(k, &ratio, &train))
+	if (!x || ox_need_real(k, x, "input data") || dropout_mode(k, &ratio, &train))
 		return -1;
 	if (ox_out_wanted(k, 1) && !(mask = ox_out_tensor(k, 1, k->version < 10 ? x->type : OX_BOOL, x->rank, x->dims)))
 		return -1;

@@ -173,8 +173,8 @@ static int pad_fill(ox_k *k, const ox_val *x, char *fill)
 	if (v->count == 0)
 		return 0;
 	if (v->type != x->type || v->count != 1)
-		return ox_kfail(k, "constant_value must be one %s, not %lld %s", ox_type_name(x->type), (long long)v->count,
-				ox_type_name(v->type));
+		return ox_kfail(k, "constant_value must be one %s, not %lld %s", ox_elem_label(x->type), (long long)v->count,
+				ox_elem_label(v->type));
 	memcpy(fill, v->data, ox_elem_size(x->type));
 	return 0;
 }
@@ -341,8 +341,8 @@ int ox_op_Col2Im(ox_k *k)
 	c2i c;
 	if (!x || c2i_plan(k, x, &c) < 0)
 		return -1;
-	if (!ox_type_is_float(x->type) && !ox_type_is_int(x->type))
-		return ox_kfail(k, "Col2Im does not take %s", ox_type_name(x->type));
+	if (!ox_elem_is_float(x->type) && !ox_elem_is_int(x->type))
+		return ox_kfail(k, "Col2Im does not take %s", ox_elem_label(x->type));
 	int64_t dims[OX_MAX_RANK] = {x->dims[0], x->dims[1] / c.K};
 	memcpy(dims + 2, c.img, (size_t)c.n * sizeof *dims);
 	ox_val *y = ox_out_tensor(k, 0, x->type, c.n + 2, dims);
@@ -361,7 +361,7 @@ int ox_op_Col2Im(ox_k *k)
 					((float *)y->data)[t] += ((const float *)x->data)[i];
 				else if (x->type == OX_DOUBLE)
 					((double *)y->data)[t] += ((const double *)x->data)[i];
-				else if (ox_type_is_int(x->type))
+				else if (ox_elem_is_int(x->type))
 					ox_set_i64(y, t, (int64_t)((uint64_t)ox_get_i64(y, t) + (uint64_t)ox_get_i64(x, i)));
 				else
 					ox_set_f64(y, t, ox_get_f64(y, t) + ox_get_f64(x, i));

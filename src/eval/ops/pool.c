@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
 #include "nn.h"
 
 enum { LP = OX_POOL_AVG_PAD + 1 }; /* the other modes are nn.h's OX_POOL_* */
 
-#define ATTR_MAX INT64_C(0x7fffffff) /* kernel, stride, dilation and pad values */
+#define ATTR_MAX INT64_C(0x7fffffff) /* RoI pooling output sizes */
 #define TAPS_MAX (INT64_C(1) << 40)
 
 /* The geometry of a pooling node: planes of N * C, each pooled over nsp dimensions. */
@@ -20,28 +21,6 @@ typedef struct pool {
 	int64_t pb[OX_MAX_RANK], pe[OX_MAX_RANK]; /* pads at the beginning and the end */
 } pool;
 
-/* The n values of attribute name, each in [min, ATTR_MAX], into v; def when it is absent
- * or empty. */
-static int attr_dims(ox_k *k, const char *name, int n, int64_t min, int64_t def, int64_t *v)
-{
-	const int64_t *a;
-	int64_t na = ox_attr_ints(k, name, &a);
-	if (na <= 0) {
-		for (int i = 0; i < n; i++)
-			v[i] = def;
-		return 0;
-	}
-	if (na != n)
-		return ox_kfail(k, "attribute '%s' has %lld values; %d expected", name, (long long)na, n);
-	for (int i = 0; i < n; i++) {
-		if (a[i] < min || a[i] > ATTR_MAX)
-			return ox_kfail(k, "attribute '%s' value %lld (position %d) is out of range [%lld, %lld]", name,
-					(long long)a[i], i, (long long)min, (long long)ATTR_MAX);
-		v[i] = a[i];
-	}
-	return 0;
-}
-
 static void step(int64_t *pos, const int64_t *dims, int n)
 {
 	for (int i = n - 1; i >= 0; i--) {
@@ -51,42 +30,26 @@ static void step(int64_t *pos, const int64_t *dims, int n)
 	}
 }
 
-/* Output size and pads of spatial axis i from auto_pad (0 NOTSET, 1 SAME_UPPER,
- * 2 SAME_LOWER, 3 VALID) and ceil_mode, by the formulas of the MaxPool spec. */
+/* Output size and pads of spatial axis i from auto_pad and ceil_mode, by the formulas of
+ * the MaxPool spec. */
 static int axis_geometry(ox_k *k, pool *g, int i, int autopad, bool ceil_mode)
 {
 	int64_t in = g->in[i], s = g->s[i], ek = (g->k[i] - 1) * g->d[i] + 1;
-	if (autopad == 1 || autopad == 2) {
-		g->out[i] = (in + s - 1) / s;
-		int64_t total = g->out[i] ? (g->out[i] - 1) * s + ek - in : 0;
-		if (total < 0)
-			total = 0;
-		g->pb[i] = autopad == 1 ? total / 2 : total - total / 2;
-		g->pe[i] = total - g->pb[i];
+	if (autopad == OX_PAD_SAME_UPPER || autopad == OX_PAD_SAME_LOWER) {
+		g->out[i] = ox_same_pads(in, s, ek, autopad == OX_PAD_SAME_LOWER, &g->pb[i], &g->pe[i]);
 		return 0;
 	}
-	if (autopad == 3)
+	if (autopad == OX_PAD_VALID)
 		g->pb[i] = g->pe[i] = 0;
 	int64_t num = in + g->pb[i] + g->pe[i] - ek;
 	if (num < 0)
 		return ox_kfail(k, "the kernel spans %lld elements along spatial axis %d, more than the %lld of the padded input",
 				(long long)ek, i, (long long)(in + g->pb[i] + g->pe[i]));
-	bool up = ceil_mode && autopad == 0;
+	bool up = ceil_mode && autopad == OX_PAD_NOTSET;
 	g->out[i] = (up ? (num + s - 1) / s : num / s) + 1;
 	if (up && g->out[i] > 1 && (g->out[i] - 1) * s >= in + g->pb[i])
 		g->out[i]--; /* rounding up may not add a window starting in the end padding */
 	return 0;
-}
-
-static int auto_pad(ox_k *k)
-{
-	static const char *const names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
-	for (int i = 0; i < 4; i++)
-		if (ox_attr_str_is(k, "auto_pad", "NOTSET", names[i]))
-			return i;
-	size_t n;
-	const char *v = ox_attr_str(k, "auto_pad", "", &n);
-	return ox_kfail(k, "auto_pad '%.*s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", (int)n, v);
 }
 
 static int64_t product(const int64_t *v, int n)
@@ -107,9 +70,9 @@ static int pool_geometry(ox_k *k, const ox_val *x, pool *g)
 	if (ox_attr_ints(k, "kernel_shape", &ks) != n)
 		return ox_kfail(k, "attribute 'kernel_shape' is required, with one value per spatial axis (%d)", n);
 	int64_t pads[2 * OX_MAX_RANK];
-	int ap = auto_pad(k);
-	if (ap < 0 || attr_dims(k, "kernel_shape", n, 1, 1, g->k) || attr_dims(k, "strides", n, 1, 1, g->s) ||
-	    attr_dims(k, "dilations", n, 1, 1, g->d) || attr_dims(k, "pads", 2 * n, 0, 0, pads))
+	int ap = ox_auto_pad(k);
+	if (ap < 0 || ox_window_ints(k, "kernel_shape", n, 1, 1, g->k) || ox_window_ints(k, "strides", n, 1, 1, g->s) ||
+	    ox_window_ints(k, "dilations", n, 1, 1, g->d) || ox_window_ints(k, "pads", 2 * n, 0, 0, pads))
 		return -1;
 	g->taps = product(g->k, n);
 	if (g->taps > TAPS_MAX)
@@ -191,7 +154,7 @@ static int pool_generic(ox_k *k, const ox_val *x, const pool *g, ox_val *y, ox_v
 {
 	if (!y->count)
 		return 0;
-	double *xd = ox_nn_load(k, x), *yd = xd ? ox_nn_alloc(k, y->count) : NULL;
+	double *xd = ox_load_f64(k, x, "input"), *yd = xd ? ox_scratch(k, y->count, sizeof(double), "scratch") : NULL;
 	if (!yd) {
 		free(xd);
 		return -1;
@@ -206,7 +169,7 @@ static int pool_generic(ox_k *k, const ox_val *x, const pool *g, ox_val *y, ox_v
 				id[o] = arg < 0 ? -1 : plane * g->isz + (colmajor ? col_major(g, arg) : arg);
 		}
 	}
-	ox_nn_store(y, yd);
+	ox_store_f64(y, yd);
 	free(xd);
 	free(yd);
 	return 0;
@@ -238,8 +201,8 @@ int ox_op_MaxPool(ox_k *k)
 	pool g;
 	if (!x || pool_geometry(k, x, &g))
 		return -1;
-	if (!ox_type_is_float(x->type) && x->type != OX_INT8 && x->type != OX_UINT8)
-		return ox_kfail(k, "input X must be a float type, int8 or uint8, not %s", ox_type_name(x->type));
+	if (!ox_elem_is_float(x->type) && x->type != OX_INT8 && x->type != OX_UINT8)
+		return ox_kfail(k, "input X must be a float type, int8 or uint8, not %s", ox_elem_label(x->type));
 	int64_t order = ox_attr_int(k, "storage_order", 0);
 	if (order != 0 && order != 1)
 		return ox_kfail(k, "storage_order must be 0 (row major) or 1 (column major), not %lld", (long long)order);
@@ -255,7 +218,7 @@ int ox_op_AveragePool(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	pool g;
-	if (!x || ox_nn_need_float(k, x, "input X") || pool_geometry(k, x, &g))
+	if (!x || ox_need_real(k, x, "input X") || pool_geometry(k, x, &g))
 		return -1;
 	int mode = ox_attr_int(k, "count_include_pad", 0) ? OX_POOL_AVG_PAD : OX_POOL_AVG;
 	ox_val *y = pool_output(k, 0, x, &g, x->type);
@@ -279,7 +242,7 @@ int ox_op_LpPool(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *y;
 	pool g;
 	double p;
-	if (!x || ox_nn_need_float(k, x, "input X") || lp_order(k, &p) || pool_geometry(k, x, &g) ||
+	if (!x || ox_need_real(k, x, "input X") || lp_order(k, &p) || pool_geometry(k, x, &g) ||
 	    !(y = pool_output(k, 0, x, &g, x->type)))
 		return -1;
 	return pool_generic(k, x, &g, y, NULL, LP, p, false);
@@ -305,7 +268,7 @@ static double global_plane(const double *q, int64_t n, int mode, double p)
 static int global_pool(ox_k *k, int mode, double p)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || ox_nn_need_float(k, x, "input X"))
+	if (!x || ox_need_real(k, x, "input X"))
 		return -1;
 	if (x->rank < 2)
 		return ox_kfail(k, "input X must have rank 2 or more (N x C x D1 ...), not %d", x->rank);
@@ -324,11 +287,11 @@ static int global_pool(ox_k *k, int mode, double p)
 			yf[i] = mode == OX_POOL_MAX ? v->max(xf + i * n, n) : v->sum(xf + i * n, n) / (float)n;
 		return 0;
 	}
-	double *xd = ox_nn_load(k, x), *yd = xd ? ox_nn_alloc(k, planes) : NULL;
+	double *xd = ox_load_f64(k, x, "input"), *yd = xd ? ox_scratch(k, planes, sizeof(double), "scratch") : NULL;
 	for (int64_t i = 0; yd && i < planes; i++)
 		yd[i] = global_plane(xd + i * n, n, mode, p);
 	if (yd)
-		ox_nn_store(y, yd);
+		ox_store_f64(y, yd);
 	free(xd);
 	free(yd);
 	return yd ? 0 : -1;
@@ -396,6 +359,17 @@ static double roi_bin_max(const double *plane, int64_t w, int64_t ha, int64_t hb
 	return m;
 }
 
+/* Stores the RoI pooling output computed in yd when rc is 0, and frees the buffers. */
+static int roi_finish(ox_val *y, int rc, double *xd, double *rd, double *yd)
+{
+	if (rc == 0)
+		ox_store_f64(y, yd);
+	free(xd);
+	free(rd);
+	free(yd);
+	return rc;
+}
+
 /* One region (batch index, x1, y1, x2, y2) of MaxRoiPool into y (C x ph x pw). */
 static int max_roi(ox_k *k, const ox_val *x, const double *xd, const double *roi, float scale, const int64_t *ps,
 		   double *y)
@@ -425,7 +399,7 @@ static int max_roi(ox_k *k, const ox_val *x, const double *xd, const double *roi
 int ox_op_MaxRoiPool(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *rois = ox_in_tensor(k, 1, true);
-	if (!x || !rois || ox_nn_need_float(k, x, "input X") || ox_nn_need_float(k, rois, "input rois"))
+	if (!x || !rois || ox_need_real(k, x, "input X") || ox_need_real(k, rois, "input rois"))
 		return -1;
 	if (x->rank != 4)
 		return ox_kfail(k, "input X must have rank 4 (N x C x H x W), not %d", x->rank);
@@ -436,19 +410,14 @@ int ox_op_MaxRoiPool(ox_k *k)
 		return ox_kfail(k, "attribute 'pooled_shape' must be two positive values (height, width)");
 	int64_t dims[4] = {rois->dims[0], x->dims[1], ps[0], ps[1]};
 	ox_val *y = ox_out_tensor(k, 0, x->type, 4, dims);
-	double *xd = y ? ox_nn_load(k, x) : NULL, *rd = xd ? ox_nn_load(k, rois) : NULL;
-	double *yd = rd ? ox_nn_alloc(k, y->count) : NULL;
+	double *xd = y ? ox_load_f64(k, x, "input") : NULL, *rd = xd ? ox_load_f64(k, rois, "input") : NULL;
+	double *yd = rd ? ox_scratch(k, y->count, sizeof(double), "scratch") : NULL;
 	int rc = yd ? 0 : -1;
 	float scale = ox_attr_float(k, "spatial_scale", 1.0f);
 	int64_t per = y ? y->count / (dims[0] ? dims[0] : 1) : 0;
 	for (int64_t r = 0; rc == 0 && r < dims[0]; r++)
 		rc = max_roi(k, x, xd, rd + r * 5, scale, ps, yd + r * per);
-	if (rc == 0)
-		ox_nn_store(y, yd);
-	free(xd);
-	free(rd);
-	free(yd);
-	return rc;
+	return roi_finish(y, rc, xd, rd, yd);
 }
 
 /* RoiAlign: a bilinear sample as four weighted plane offsets, zero outside the map. */
@@ -568,7 +537,7 @@ static int roi_align_attrs(ox_k *k, const ox_val *x, roi_align *a)
 int ox_op_RoiAlign(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *rois = ox_in_tensor(k, 1, true), *bi = ox_in_tensor(k, 2, true);
-	if (!x || !rois || !bi || ox_nn_need_float(k, x, "input X") || ox_nn_need_float(k, rois, "input rois"))
+	if (!x || !rois || !bi || ox_need_real(k, x, "input X") || ox_need_real(k, rois, "input rois"))
 		return -1;
 	if (x->rank != 4)
 		return ox_kfail(k, "input X must have rank 4 (N x C x H x W), not %d", x->rank);
@@ -581,8 +550,8 @@ int ox_op_RoiAlign(ox_k *k)
 		return -1;
 	int64_t dims[4] = {rois->dims[0], a.C, a.oh, a.ow};
 	ox_val *y = ox_out_tensor(k, 0, x->type, 4, dims);
-	double *xd = y ? ox_nn_load(k, x) : NULL, *rd = xd ? ox_nn_load(k, rois) : NULL;
-	double *yd = rd ? ox_nn_alloc(k, y->count) : NULL;
+	double *xd = y ? ox_load_f64(k, x, "input") : NULL, *rd = xd ? ox_load_f64(k, rois, "input") : NULL;
+	double *yd = rd ? ox_scratch(k, y->count, sizeof(double), "scratch") : NULL;
 	int rc = yd ? 0 : -1;
 	for (int64_t r = 0; rc == 0 && r < dims[0]; r++) {
 		int64_t b = ox_get_i64(bi, r);
@@ -592,12 +561,7 @@ int ox_op_RoiAlign(ox_k *k)
 		else
 			rc = roi_align_one(k, &a, xd + b * a.C * a.H * a.W, rd + r * 4, yd + r * a.C * a.oh * a.ow);
 	}
-	if (rc == 0)
-		ox_nn_store(y, yd);
-	free(xd);
-	free(rd);
-	free(yd);
-	return rc;
+	return roi_finish(y, rc, xd, rd, yd);
 }
 
 /* ---- MaxUnpool ----------------------------------------------------------------------- */
@@ -611,8 +575,8 @@ static int unpool_shape(ox_k *k, const ox_val *x, int64_t *dims)
 	const int64_t *a;
 	if (ox_attr_ints(k, "kernel_shape", &a) < 0)
 		return ox_kfail(k, "attribute 'kernel_shape' is required");
-	if (attr_dims(k, "kernel_shape", n, 1, 1, ks) || attr_dims(k, "strides", n, 1, 1, st) ||
-	    attr_dims(k, "pads", 2 * n, 0, 0, pads))
+	if (ox_window_ints(k, "kernel_shape", n, 1, 1, ks) || ox_window_ints(k, "strides", n, 1, 1, st) ||
+	    ox_window_ints(k, "pads", 2 * n, 0, 0, pads))
 		return -1;
 	if (ox_in(k, 2)) {
 		int64_t m = ox_in_ints(k, 2, dims, OX_MAX_RANK, "input output_shape");
@@ -633,7 +597,7 @@ static int unpool_shape(ox_k *k, const ox_val *x, int64_t *dims)
 int ox_op_MaxUnpool(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *ind = ox_in_tensor(k, 1, true);
-	if (!x || !ind || ox_nn_need_float(k, x, "input X"))
+	if (!x || !ind || ox_need_real(k, x, "input X"))
 		return -1;
 	if (x->rank < 3)
 		return ox_kfail(k, "input X must have rank 3 or more (N x C x D1 ...), not %d", x->rank);

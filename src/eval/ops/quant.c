@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moreutil.h"
+#include "geometry.h"
+#include "eval/kernel.h"
+#include "eval/move.h"
 
 /* ---- scales and zero points -------------------------------------------------------- */
 
@@ -132,12 +134,12 @@ static int q_out_type(ox_k *k, const ox_val *zp)
 	int64_t dt = ox_attr_int(k, "output_dtype", 0);
 	int type = zp ? zp->type : dt ? (int)dt : OX_UINT8;
 	if (zp && dt && dt != zp->type)
-		return ox_kfail(k, "output_dtype %s differs from the zero point's type %s", ox_type_name((int)dt),
-				ox_type_name(zp->type));
+		return ox_kfail(k, "output_dtype %s differs from the zero point's type %s", ox_elem_label((int)dt),
+				ox_elem_label(zp->type));
 	for (const int *p = q_targets; *p; p++)
 		if (*p == type)
 			return type;
-	return ox_kfail(k, "%s is not a quantized type", ox_type_name(type));
+	return ox_kfail(k, "%s is not a quantized type", ox_elem_label(type));
 }
 
 /* Rounds a float32 quotient to the narrow float type both operands had (numpy computes
@@ -155,8 +157,8 @@ static int quant_precision(ox_k *k, const ox_val *x, const ox_val *s)
 {
 	int64_t p = ox_attr_int(k, "precision", 0);
 	if (p)
-		return ox_more_is_real((int)p) ? (int)p : ox_kfail(k, "precision must be a float type, not %s",
-								    ox_type_name((int)p));
+		return ox_is_real((int)p) ? (int)p : ox_kfail(k, "precision must be a float type, not %s",
+								    ox_elem_label((int)p));
 	if (x->type == OX_INT32 || x->type == OX_DOUBLE)
 		return OX_DOUBLE;
 	return x->type == s->type ? x->type : OX_FLOAT;
@@ -168,8 +170,8 @@ int ox_op_QuantizeLinear(ox_k *k)
 	static const int st[] = {OX_FLOAT, OX_FLOAT16, OX_BFLOAT16, OX_INT32, OX_DOUBLE, 0};
 	ox_val *x = ox_in_tensor(k, 0, true), *s = ox_in_tensor(k, 1, true), *zp = ox_in_tensor(k, 2, false);
 	qmap m;
-	if (!x || !s || (!zp && ox_in(k, 2)) || ox_more_check_type(k, x, "x", xt) < 0 ||
-	    ox_more_check_type(k, s, "y_scale", st) < 0 || qmap_init(k, x, s, &m) < 0 ||
+	if (!x || !s || (!zp && ox_in(k, 2)) || ox_check_type(k, x, "x", xt) < 0 ||
+	    ox_check_type(k, s, "y_scale", st) < 0 || qmap_init(k, x, s, &m) < 0 ||
 	    (zp && same_shape(k, zp, s) < 0))
 		return -1;
 	int type = q_out_type(k, zp), prec = quant_precision(k, x, s);
@@ -198,19 +200,19 @@ int ox_op_DequantizeLinear(ox_k *k)
 	static const int st[] = {OX_FLOAT, OX_FLOAT16, OX_BFLOAT16, OX_FLOAT8E8M0, 0};
 	ox_val *x = ox_in_tensor(k, 0, true), *s = ox_in_tensor(k, 1, true), *zp = ox_in_tensor(k, 2, false);
 	qmap m;
-	if (!x || !s || (!zp && ox_in(k, 2)) || ox_more_check_type(k, x, "x", xt) < 0 ||
-	    ox_more_check_type(k, s, "x_scale", st) < 0 || qmap_init(k, x, s, &m) < 0 ||
+	if (!x || !s || (!zp && ox_in(k, 2)) || ox_check_type(k, x, "x", xt) < 0 ||
+	    ox_check_type(k, s, "x_scale", st) < 0 || qmap_init(k, x, s, &m) < 0 ||
 	    (zp && same_shape(k, zp, s) < 0))
 		return -1;
 	bool float_x = is_f8(x->type) || x->type == OX_FLOAT4E2M1;
 	if (zp && !float_x && zp->type != x->type)
-		return ox_kfail(k, "the zero point has type %s; expected x's type %s", ox_type_name(zp->type),
-				ox_type_name(x->type));
+		return ox_kfail(k, "the zero point has type %s; expected x's type %s", ox_elem_label(zp->type),
+				ox_elem_label(x->type));
 	int type = (int)ox_attr_int(k, "output_dtype", 0);
 	if (!type)
 		type = s->type == OX_FLOAT8E8M0 ? OX_FLOAT : s->type;
-	if (!ox_more_is_real(type))
-		return ox_kfail(k, "output_dtype must be float, float16 or bfloat16, not %s", ox_type_name(type));
+	if (!ox_is_real(type))
+		return ox_kfail(k, "output_dtype must be float, float16 or bfloat16, not %s", ox_elem_label(type));
 	ox_val *y = ox_out_tensor(k, 0, type, x->rank, x->dims);
 	if (!y)
 		return -1;
@@ -228,7 +230,7 @@ int ox_op_DynamicQuantizeLinear(ox_k *k)
 {
 	static const int xt[] = {OX_FLOAT, 0};
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || ox_more_check_type(k, x, "x", xt) < 0)
+	if (!x || ox_check_type(k, x, "x", xt) < 0)
 		return -1;
 	const float *xd = x->data;
 	float lo = 0, hi = 0;
@@ -285,7 +287,7 @@ static int expand_param(ox_k *k, const ox_val *t, const ox_val *p, bool rows, do
 					t->rank, rows ? "row" : "column");
 	}
 	ox_broadcast_strides(rank, dims, t->rank, t->dims, st);
-	ox_more_strides(t->rank, t->dims, tst);
+	ox_strides(t->rank, t->dims, tst);
 	for (int64_t i = 0; i < t->count; i++) {
 		int64_t off = 0, r = i;
 		for (int d = 0; d < t->rank; d++) {
@@ -303,16 +305,16 @@ static int qoperand_load(ox_k *k, qoperand *q, int base, bool rows)
 	q->scale = ox_in_tensor(k, base + 1, true);
 	q->zp = ox_in_tensor(k, base + 2, false);
 	if (!q->t || !q->scale || (!q->zp && ox_in(k, base + 2)) ||
-	    ox_more_check_type(k, q->t, rows ? "a" : "b", qmm_types) < 0 ||
-	    ox_more_check_type(k, q->scale, rows ? "a_scale" : "b_scale", scale_types) < 0)
+	    ox_check_type(k, q->t, rows ? "a" : "b", qmm_types) < 0 ||
+	    ox_check_type(k, q->scale, rows ? "a_scale" : "b_scale", scale_types) < 0)
 		return -1;
 	if (q->zp && q->zp->type != q->t->type)
-		return ox_kfail(k, "%s's zero point has type %s; expected %s", rows ? "a" : "b", ox_type_name(q->zp->type),
-				ox_type_name(q->t->type));
+		return ox_kfail(k, "%s's zero point has type %s; expected %s", rows ? "a" : "b", ox_elem_label(q->zp->type),
+				ox_elem_label(q->t->type));
 	if (q->t->rank < 1)
 		return ox_kfail(k, "%s must have rank 1 or more", rows ? "a" : "b");
-	if (!(q->v = ox_more_alloc(k, q->t->count, sizeof *q->v, "operand")) ||
-	    !(q->s = ox_more_alloc(k, q->t->count, sizeof *q->s, "scales")))
+	if (!(q->v = ox_scratch(k, q->t->count, sizeof *q->v, "operand")) ||
+	    !(q->s = ox_scratch(k, q->t->count, sizeof *q->s, "scales")))
 		return -1;
 	if (expand_param(k, q->t, q->scale, rows, q->s, "the scale") < 0)
 		return -1;
@@ -381,11 +383,11 @@ static int qlinear_output(ox_k *k, ox_val **ys, ox_val **yz)
 {
 	*ys = ox_in_tensor(k, 6, true);
 	*yz = ox_in_tensor(k, 7, false);
-	if (!*ys || (!*yz && ox_in(k, 7)) || ox_more_check_type(k, *ys, "y_scale", scale_types) < 0)
+	if (!*ys || (!*yz && ox_in(k, 7)) || ox_check_type(k, *ys, "y_scale", scale_types) < 0)
 		return -1;
 	if ((*ys)->count != 1 || (*yz && (*yz)->count != 1))
 		return ox_kfail(k, "y_scale and y_zero_point must be scalars");
-	if (*yz && ox_more_check_type(k, *yz, "y_zero_point", qmm_types) < 0)
+	if (*yz && ox_check_type(k, *yz, "y_zero_point", qmm_types) < 0)
 		return -1;
 	return 0;
 }
@@ -420,7 +422,7 @@ int ox_op_QLinearMatMul(ox_k *k)
 	    qlinear_output(k, &ys, &yz) < 0 || mm_shape(k, a.t, b.t, &s) < 0)
 		goto out;
 	ox_val *y = ox_out_tensor(k, 0, yz ? yz->type : a.t->type, s.orank, s.odims);
-	if (!y || !(acc = ox_more_alloc(k, s.N, sizeof *acc, "accumulators")))
+	if (!y || !(acc = ox_scratch(k, s.N, sizeof *acc, "accumulators")))
 		goto out;
 	float ysv = (float)ox_get_f64(ys, 0);
 	double yzv = yz && !is_f8(yz->type) ? ox_get_f64(yz, 0) : 0;
@@ -440,7 +442,7 @@ out:
 /* The integer convolution of x (N, C, spatial...) with w (M, C/group, kernel...), both
  * already minus their zero points, plus bias, into acc (N, M, out...). */
 typedef struct qconv {
-	ox_more_conv g;
+	ox_conv_geom g;
 	int64_t n, c, m, group, insz, outsz, ksz;
 	int64_t istr[OX_MAX_RANK], odims[OX_MAX_RANK];
 } qconv;
@@ -448,7 +450,7 @@ typedef struct qconv {
 /* Input offset of kernel tap kk for output position o, or -1 when it falls in the padding. */
 static int64_t qconv_tap(const qconv *q, int64_t o, int64_t kk)
 {
-	const ox_more_conv *g = &q->g;
+	const ox_conv_geom *g = &q->g;
 	int64_t off = 0;
 	for (int d = g->nsp - 1; d >= 0; d--) {
 		int64_t od = o % g->out[d], kd = kk % g->kernel[d];
@@ -502,7 +504,7 @@ static int qconv_shape(ox_k *k, const ox_val *x, const ox_val *w, qconv *q)
 	if (q->group < 1 || q->c % q->group || q->m % q->group || w->dims[1] * q->group != q->c)
 		return ox_kfail(k, "group %lld does not fit %lld input channels, %lld output channels and w's %lld",
 				(long long)q->group, (long long)q->c, (long long)q->m, (long long)w->dims[1]);
-	if (ox_more_conv_geom(k, x->rank - 2, x->dims + 2, w->dims + 2, &q->g) < 0)
+	if (ox_conv_attrs(k, x, w, &q->g) < 0 || ox_conv_out(k, &q->g) < 0)
 		return -1;
 	q->insz = q->outsz = q->ksz = 1;
 	q->odims[0] = q->n, q->odims[1] = q->m;
@@ -510,14 +512,14 @@ static int qconv_shape(ox_k *k, const ox_val *x, const ox_val *w, qconv *q)
 		q->insz *= q->g.in[d], q->ksz *= q->g.kernel[d], q->outsz *= q->g.out[d];
 		q->odims[d + 2] = q->g.out[d];
 	}
-	ox_more_strides(q->g.nsp, q->g.in, q->istr);
+	ox_strides(q->g.nsp, q->g.in, q->istr);
 	return 0;
 }
 
 /* x or w minus its zero point (per tensor, or per output channel for w) as int32. */
 static int32_t *qconv_operand(ox_k *k, const ox_val *t, const ox_val *zp, int64_t per, const char *what)
 {
-	int32_t *v = ox_more_alloc(k, t->count, sizeof *v, what);
+	int32_t *v = ox_scratch(k, t->count, sizeof *v, what);
 	if (!v)
 		return NULL;
 	if (zp && zp->count != 1 && zp->count != t->dims[0]) {
@@ -558,9 +560,9 @@ int ox_op_QLinearConv(ox_k *k)
 	ox_val *w = ox_in_tensor(k, 3, true), *ws = ox_in_tensor(k, 4, true), *wz = ox_in_tensor(k, 5, false);
 	ox_val *b = ox_in_tensor(k, 8, false);
 	qconv q;
-	if (!x || !xs || !w || !ws || ox_more_check_type(k, x, "x", it) < 0 || ox_more_check_type(k, w, "w", it) < 0 ||
-	    ox_more_check_type(k, xs, "x_scale", scale_types) < 0 ||
-	    ox_more_check_type(k, ws, "w_scale", scale_types) < 0 || (b && ox_more_check_type(k, b, "B", bt) < 0) ||
+	if (!x || !xs || !w || !ws || ox_check_type(k, x, "x", it) < 0 || ox_check_type(k, w, "w", it) < 0 ||
+	    ox_check_type(k, xs, "x_scale", scale_types) < 0 ||
+	    ox_check_type(k, ws, "w_scale", scale_types) < 0 || (b && ox_check_type(k, b, "B", bt) < 0) ||
 	    qconv_shape(k, x, w, &q) < 0)
 		return -1;
 	if (b && b->count != q.m)
@@ -571,10 +573,10 @@ int ox_op_QLinearConv(ox_k *k)
 		return ox_kfail(k, "the output has too many elements");
 	int32_t *xv = qconv_operand(k, x, xz && xz->count == 1 ? xz : NULL, 1, "x");
 	int32_t *wv = xv ? qconv_operand(k, w, wz, w->count / (w->dims[0] ? w->dims[0] : 1), "w") : NULL;
-	int64_t *acc = wv ? ox_more_alloc(k, nout, sizeof *acc, "accumulators") : NULL;
+	int64_t *acc = wv ? ox_scratch(k, nout, sizeof *acc, "accumulators") : NULL;
 	int64_t ncol = q.c / q.group * q.ksz;
 	bool fits = q.outsz == 0 || ncol <= INT64_MAX / q.outsz;
-	int32_t *col = acc && fits ? ox_more_alloc(k, ncol * q.outsz, sizeof *col, "columns") : NULL;
+	int32_t *col = acc && fits ? ox_scratch(k, ncol * q.outsz, sizeof *col, "columns") : NULL;
 	int rc = -1;
 	if (acc && !fits)
 		ox_kfail(k, "the column buffer would have more than %lld elements", (long long)INT64_MAX);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "eval/kernel.h"
 
-#include "moreutil.h"
 
 typedef struct rng {
 	uint64_t s[4];
@@ -81,13 +81,15 @@ static int real_dtype(ox_k *k, int64_t dtype)
 	for (const int *p = real_types; *p; p++)
 		if (*p == dtype)
 			return (int)dtype;
-	return ox_kfail(k, "dtype must be float, float16, double or bfloat16, not %s", ox_type_name((int)dtype));
+	return ox_kfail(k, "dtype must be float, float16, double or bfloat16, not %s", ox_elem_label((int)dtype));
 }
 
-/* Fills y from the uniform (normal == false) or normal distribution with parameters a, b
- * (low and high, or mean and scale). */
-static void fill(ox_k *k, ox_val *y, bool is_normal, double a, double b)
+/* Fills y from the uniform (normal == false) or normal distribution with the node's
+ * parameters (low and high, or mean and scale). */
+static void fill_from_attrs(ox_k *k, ox_val *y, bool is_normal)
 {
+	double a = is_normal ? ox_attr_float(k, "mean", 0) : ox_attr_float(k, "low", 0);
+	double b = is_normal ? ox_attr_float(k, "scale", 1) : ox_attr_float(k, "high", 1);
 	rng r;
 	rng_init(k, &r);
 	for (int64_t i = 0; i < y->count; i++) {
@@ -111,10 +113,7 @@ static int random_shape(ox_k *k, bool is_normal)
 	ox_val *y = type < 0 ? NULL : ox_out_tensor(k, 0, type, (int)rank, shape);
 	if (!y)
 		return -1;
-	if (is_normal)
-		fill(k, y, true, ox_attr_float(k, "mean", 0), ox_attr_float(k, "scale", 1));
-	else
-		fill(k, y, false, ox_attr_float(k, "low", 0), ox_attr_float(k, "high", 1));
+	fill_from_attrs(k, y, is_normal);
 	return 0;
 }
 
@@ -127,10 +126,7 @@ static int random_like(ox_k *k, bool is_normal)
 	ox_val *y = type < 0 ? NULL : ox_out_tensor(k, 0, type, x->rank, x->dims);
 	if (!y)
 		return -1;
-	if (is_normal)
-		fill(k, y, true, ox_attr_float(k, "mean", 0), ox_attr_float(k, "scale", 1));
-	else
-		fill(k, y, false, ox_attr_float(k, "low", 0), ox_attr_float(k, "high", 1));
+	fill_from_attrs(k, y, is_normal);
 	return 0;
 }
 
@@ -159,11 +155,11 @@ int ox_op_RandomNormalLike(ox_k *k)
 int ox_op_Bernoulli(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || ox_more_check_type(k, x, "input", real_types) < 0)
+	if (!x || ox_check_type(k, x, "input", real_types) < 0)
 		return -1;
 	int type = (int)ox_attr_int(k, "dtype", x->type);
-	if (type != OX_BOOL && !ox_type_is_float(type) && !ox_type_is_int(type))
-		return ox_kfail(k, "dtype must be a numeric type or bool, not %s", ox_type_name(type));
+	if (type != OX_BOOL && !ox_elem_is_float(type) && !ox_elem_is_int(type))
+		return ox_kfail(k, "dtype must be a numeric type or bool, not %s", ox_elem_label(type));
 	ox_val *y = ox_out_tensor(k, 0, type, x->rank, x->dims);
 	if (!y)
 		return -1;
@@ -205,14 +201,14 @@ static int64_t draw(const double *cdf, int64_t n, double u)
 int ox_op_Multinomial(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || ox_more_check_type(k, x, "input", real_types) < 0)
+	if (!x || ox_check_type(k, x, "input", real_types) < 0)
 		return -1;
 	if (x->rank != 2)
 		return ox_kfail(k, "input must have rank 2 ([batch_size, class_size]), not %d", x->rank);
 	int type = (int)ox_attr_int(k, "dtype", OX_INT32);
 	int64_t n = ox_attr_int(k, "sample_size", 1), classes = x->dims[1];
 	if (type != OX_INT32 && type != OX_INT64)
-		return ox_kfail(k, "dtype must be int32 or int64, not %s", ox_type_name(type));
+		return ox_kfail(k, "dtype must be int32 or int64, not %s", ox_elem_label(type));
 	if (n < 0)
 		return ox_kfail(k, "sample_size must not be negative, not %lld", (long long)n);
 	int64_t dims[2] = {x->dims[0], n};
@@ -221,7 +217,7 @@ int ox_op_Multinomial(ox_k *k)
 		return -1;
 	if (y->count && !classes)
 		return ox_kfail(k, "cannot sample from zero classes");
-	double *cdf = ox_more_alloc(k, classes, sizeof *cdf, "probabilities");
+	double *cdf = ox_scratch(k, classes, sizeof *cdf, "probabilities");
 	if (!cdf)
 		return -1;
 	rng r;

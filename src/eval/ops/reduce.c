@@ -130,7 +130,7 @@ static double fold_end(int op, double acc, int64_t n)
  * infinite (or NaN) max is the answer. */
 static int reduce_double(ox_k *k, const ox_val *x, const red *r, int op, ox_val *y)
 {
-	double *xd = ox_nn_load(k, x), *acc = xd ? ox_nn_alloc(k, 2 * y->count) : NULL;
+	double *xd = ox_load_f64(k, x, "input"), *acc = xd ? ox_scratch(k, 2 * y->count, sizeof(double), "scratch") : NULL;
 	if (!acc) {
 		free(xd);
 		return -1;
@@ -148,7 +148,7 @@ static int reduce_double(ox_k *k, const ox_val *x, const red *r, int op, ox_val 
 		acc[w.at] = lse ? acc[w.at] + exp(xd[i] - m[w.at]) : fold(op, acc[w.at], xd[i]);
 	for (int64_t i = 0; i < y->count; i++)
 		acc[i] = !lse ? fold_end(op, acc[i], r->n) : isfinite(m[i]) ? m[i] + log(acc[i]) : m[i];
-	ox_nn_store(y, acc);
+	ox_store_f64(y, acc);
 	free(xd);
 	free(acc);
 	return 0;
@@ -286,8 +286,8 @@ static int reduce(ox_k *k, int op)
 	red r;
 	if (!x)
 		return -1;
-	bool isint = ox_type_is_int(x->type) || (x->type == OX_BOOL && (op == R_MAX || op == R_MIN));
-	if (!isint && ox_nn_need_float(k, x, "input data"))
+	bool isint = ox_elem_is_int(x->type) || (x->type == OX_BOOL && (op == R_MAX || op == R_MIN));
+	if (!isint && ox_need_real(k, x, "input data"))
 		return -1;
 	if (reduce_axes(k, x, op, &r) || !(y = ox_out_tensor(k, 0, x->type, r.orank, r.odims)))
 		return -1;
@@ -388,7 +388,7 @@ static int arg_extreme(ox_k *k, bool max)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y;
 	int a;
-	if (!x || (!ox_type_is_int(x->type) && ox_nn_need_float(k, x, "input data")) ||
+	if (!x || (!ox_elem_is_int(x->type) && ox_need_real(k, x, "input data")) ||
 	    (a = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank)) < 0)
 		return -1;
 	int64_t outer, n, inner, dims[OX_MAX_RANK];
@@ -403,7 +403,7 @@ static int arg_extreme(ox_k *k, bool max)
 	if (!(y = ox_out_tensor(k, 0, OX_INT64, orank, dims)))
 		return -1;
 	double *xd = NULL;
-	if (!ox_type_is_int(x->type) && !(xd = ox_nn_load(k, x)))
+	if (!ox_elem_is_int(x->type) && !(xd = ox_load_f64(k, x, "input")))
 		return -1;
 	int64_t *yd = y->data;
 	for (int64_t o = 0; o < outer; o++)
@@ -452,8 +452,8 @@ static int cumulate(ox_k *k, bool prod)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y;
 	int64_t ax[1];
-	bool isint = x && ox_type_is_int(x->type);
-	if (!x || (!isint && ox_nn_need_float(k, x, "input x")))
+	bool isint = x && ox_elem_is_int(x->type);
+	if (!x || (!isint && ox_need_real(k, x, "input x")))
 		return -1;
 	int64_t na = ox_in_ints(k, 1, ax, 1, "input axis");
 	if (na != 1)
@@ -464,7 +464,7 @@ static int cumulate(ox_k *k, bool prod)
 	bool excl = ox_attr_int(k, "exclusive", 0) != 0, rev = ox_attr_int(k, "reverse", 0) != 0;
 	int64_t outer, n, inner;
 	around(x, a, &outer, &n, &inner);
-	double *xd = isint ? NULL : ox_nn_load(k, x), *yd = isint || !xd ? NULL : ox_nn_alloc(k, x->count);
+	double *xd = isint ? NULL : ox_load_f64(k, x, "input"), *yd = isint || !xd ? NULL : ox_scratch(k, x->count, sizeof(double), "scratch");
 	if (!isint && !yd) {
 		free(xd);
 		return -1;
@@ -473,7 +473,7 @@ static int cumulate(ox_k *k, bool prod)
 		for (int64_t i = 0; i < inner; i++)
 			cumsum_column(x, xd, y, yd, o * n * inner + i, n, inner, excl, rev, prod);
 	if (!isint)
-		ox_nn_store(y, yd);
+		ox_store_f64(y, yd);
 	free(xd);
 	free(yd);
 	return 0;
@@ -576,7 +576,7 @@ int ox_op_TopK(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true), *vals, *ind;
 	int64_t kk, outer, n, inner, dims[OX_MAX_RANK];
 	int a;
-	if (!x || (!ox_type_is_int(x->type) && ox_nn_need_float(k, x, "input X")) || topk_k(k, &kk) ||
+	if (!x || (!ox_elem_is_int(x->type) && ox_need_real(k, x, "input X")) || topk_k(k, &kk) ||
 	    (a = ox_axis(k, ox_attr_int(k, "axis", -1), x->rank)) < 0)
 		return -1;
 	around(x, a, &outer, &n, &inner);
@@ -591,7 +591,7 @@ int ox_op_TopK(ox_k *k)
 	topk_item *it = malloc((size_t)(n + 1) * sizeof *it);
 	if (!it)
 		return ox_kfail(k, "out of memory");
-	if (!ox_type_is_int(x->type) && !(xd = ox_nn_load(k, x))) {
+	if (!ox_elem_is_int(x->type) && !(xd = ox_load_f64(k, x, "input"))) {
 		free(it);
 		return -1;
 	}

@@ -6,8 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "eval/kernel.h"
+#include "eval/move.h"
 
-#include "moreutil.h"
 
 enum { NEAREST, LINEAR, CUBIC };
 enum { HALF_PIXEL, HALF_PIXEL_SYMMETRIC, PYTORCH_HALF_PIXEL, ALIGN_CORNERS, ASYMMETRIC, TF_HALF_PIXEL_FOR_NN,
@@ -183,9 +184,9 @@ static int taps_build(ox_k *k, const params *p, taps *T, int64_t in, int64_t out
 		return out ? ox_kfail(k, "cannot resize an empty axis to %lld", (long long)out) : 0;
 	if (T->ntap > (int64_t)1 << 20)
 		return ox_kfail(k, "scale %g needs too many taps", scale);
-	if (!(T->idx = ox_more_alloc(k, out * T->ntap, sizeof *T->idx, "taps")) ||
-	    !(T->w = ox_more_alloc(k, out * T->ntap, sizeof *T->w, "taps")) ||
-	    !(T->extra = ox_more_alloc(k, out, sizeof *T->extra, "taps")))
+	if (!(T->idx = ox_scratch(k, out * T->ntap, sizeof *T->idx, "taps")) ||
+	    !(T->w = ox_scratch(k, out * T->ntap, sizeof *T->w, "taps")) ||
+	    !(T->extra = ox_scratch(k, out, sizeof *T->extra, "taps")))
 		return -1;
 	T->identity = in == out;
 	for (int64_t o = 0; o < out; o++) {
@@ -230,7 +231,7 @@ static void apply_axis(const taps *T, const double *src, double *dst, int64_t ou
 /* Linear and cubic: one pass per axis that is not the identity. */
 static int interpolate(ox_k *k, const ox_val *x, ox_val *y, const taps *T, double extra)
 {
-	double *cur = ox_more_load(k, x, "input");
+	double *cur = ox_load_f64(k, x, "input");
 	int64_t dims[OX_MAX_RANK];
 	memcpy(dims, x->dims, sizeof dims);
 	for (int d = 0; cur && d < x->rank; d++) {
@@ -243,7 +244,7 @@ static int interpolate(ox_k *k, const ox_val *x, ox_val *y, const taps *T, doubl
 			inner *= dims[i];
 		dims[d] = T[d].out;
 		int64_t n = ox_shape_count(x->rank, dims);
-		double *next = n < 0 ? NULL : ox_more_alloc(k, n, sizeof *next, "intermediate");
+		double *next = n < 0 ? NULL : ox_scratch(k, n, sizeof *next, "intermediate");
 		if (next)
 			apply_axis(&T[d], cur, next, outer, inner, extra);
 		else if (n < 0)
@@ -252,7 +253,7 @@ static int interpolate(ox_k *k, const ox_val *x, ox_val *y, const taps *T, doubl
 		cur = next;
 	}
 	if (cur)
-		ox_more_store(y, cur);
+		ox_store_f64(y, cur);
 	free(cur);
 	return cur ? 0 : -1;
 }
@@ -262,7 +263,7 @@ static int gather(ox_k *k, const ox_val *x, ox_val *y, const taps *T, double ext
 {
 	int64_t xst[OX_MAX_RANK], o[OX_MAX_RANK] = {0};
 	size_t es = ox_elem_size(x->type);
-	ox_more_strides(x->rank, x->dims, xst);
+	ox_strides(x->rank, x->dims, xst);
 	for (int64_t i = 0; i < y->count; i++) {
 		int64_t off = 0;
 		bool ex = false;
@@ -321,9 +322,9 @@ static int read_roi(ox_k *k, const ox_val *roi, const int *ax, int nax, plan *P)
 		P->roi[d] = 0, P->roi[OX_MAX_RANK + d] = 1;
 	if (!roi || roi->count == 0)
 		return 0;
-	if (!ox_type_is_float(roi->type) || roi->count != 2 * nax)
+	if (!ox_elem_is_float(roi->type) || roi->count != 2 * nax)
 		return ox_kfail(k, "roi must be a float tensor of %d values (starts, then ends), not %lld %s values",
-				2 * nax, (long long)roi->count, ox_type_name(roi->type));
+				2 * nax, (long long)roi->count, ox_elem_label(roi->type));
 	for (int i = 0; i < nax; i++) {
 		P->roi[ax[i]] = ox_get_f64(roi, i);
 		P->roi[OX_MAX_RANK + ax[i]] = ox_get_f64(roi, nax + i);
@@ -335,7 +336,7 @@ static int from_scales(ox_k *k, const ox_val *x, const ox_val *s, const int *ax,
 {
 	if (s->type != OX_FLOAT || s->count != nax)
 		return ox_kfail(k, "scales must be %d float values, not %lld %s values", nax, (long long)s->count,
-				ox_type_name(s->type));
+				ox_elem_label(s->type));
 	for (int i = 0; i < nax; i++) {
 		double sc = ((const float *)s->data)[i];
 		if (!(sc > 0) || isinf(sc))
@@ -353,7 +354,7 @@ static int from_sizes(ox_k *k, const ox_val *x, const ox_val *s, const int *ax, 
 {
 	if (s->type != OX_INT64 || s->count != nax)
 		return ox_kfail(k, "sizes must be %d int64 values, not %lld %s values", nax, (long long)s->count,
-				ox_type_name(s->type));
+				ox_elem_label(s->type));
 	static const char *const policies[] = {"stretch", "not_larger", "not_smaller"};
 	int policy = k->version >= 18 ? pick(k, "keep_aspect_ratio_policy", "stretch", policies, 3) : 0;
 	if (policy < 0)
@@ -399,9 +400,9 @@ static int make_plan(ox_k *k, const ox_val *x, const ox_val *roi, const ox_val *
 
 static int resample(ox_k *k, const ox_val *x, const params *p, const plan *P)
 {
-	if (p->mode != NEAREST && !ox_type_is_float(x->type) && !ox_type_is_int(x->type))
+	if (p->mode != NEAREST && !ox_elem_is_float(x->type) && !ox_elem_is_int(x->type))
 		return ox_kfail(k, "%s interpolation needs a numeric input, not %s",
-				p->mode == LINEAR ? "linear" : "cubic", ox_type_name(x->type));
+				p->mode == LINEAR ? "linear" : "cubic", ox_elem_label(x->type));
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, P->out);
 	if (!y)
 		return -1;
@@ -463,7 +464,7 @@ int ox_op_Upsample(ox_k *k)
 		if (!(st = ox_in_tensor(k, 1, true)))
 			return -1;
 		if (st->type != OX_FLOAT)
-			return ox_kfail(k, "scales must be float, not %s", ox_type_name(st->type));
+			return ox_kfail(k, "scales must be float, not %s", ox_elem_label(st->type));
 		n = st->count, s = st->data;
 	}
 	if (n != x->rank)

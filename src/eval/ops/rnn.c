@@ -271,7 +271,7 @@ static int input(rnn *R, int i, const char *name, bool required, int rank, const
 	if (!v)
 		return -1;
 	if (v->type != R->type)
-		return ox_kfail(k, "%s is %s; expected %s, the type of X", name, ox_type_name(v->type), ox_type_name(R->type));
+		return ox_kfail(k, "%s is %s; expected %s, the type of X", name, ox_elem_label(v->type), ox_elem_label(R->type));
 	bool ok = v->rank == rank;
 	for (int d = 0; ok && d < rank; d++)
 		ok = dims[d] < 0 || v->dims[d] == dims[d];
@@ -361,7 +361,7 @@ static int parse(rnn *R)
 	R->type = x->type;
 	R->es = x->type == OX_DOUBLE ? sizeof(double) : sizeof(float);
 	if (x->type != OX_FLOAT && x->type != OX_DOUBLE && x->type != OX_FLOAT16 && x->type != OX_BFLOAT16)
-		return ox_kfail(k, "X is %s; expected float, double, float16 or bfloat16", ox_type_name(x->type));
+		return ox_kfail(k, "X is %s; expected float, double, float16 or bfloat16", ox_elem_label(x->type));
 	if (x->rank != 3)
 		return ox_kfail(k, "X has rank %d; expected 3", x->rank);
 	if (parse_attrs(R) < 0)

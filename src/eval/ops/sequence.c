@@ -66,8 +66,8 @@ int ox_op_SequenceConstruct(ox_k *k)
 		if (!t)
 			return -1;
 		if (t->type != k->in[0]->type)
-			return ox_kfail(k, "input %d is %s, but input 0 is %s", i, ox_type_name(t->type),
-					ox_type_name(k->in[0]->type));
+			return ox_kfail(k, "input %d is %s, but input 0 is %s", i, ox_elem_label(t->type),
+					ox_elem_label(k->in[0]->type));
 	}
 	if (k->nin < 1)
 		return ox_kfail(k, "SequenceConstruct needs at least one input");
@@ -100,8 +100,8 @@ int ox_op_SequenceInsert(ox_k *k)
 	if (!s || !t)
 		return -1;
 	if (s->type && t->type != s->type)
-		return ox_kfail(k, "cannot insert a %s tensor into a sequence of %s", ox_type_name(t->type),
-				ox_type_name(s->type));
+		return ox_kfail(k, "cannot insert a %s tensor into a sequence of %s", ox_elem_label(t->type),
+				ox_elem_label(s->type));
 	int64_t p = seq_position(k, 2, s->nitems, true, (int64_t)s->nitems);
 	ox_val *o = p < 0 ? NULL : seq_out(k, t->type, s->nitems + 1);
 	if (!o)
@@ -151,7 +151,7 @@ static int64_t split_sizes(ox_k *k, int64_t dim, ox_val **sp, int64_t *chunk)
 	if (ox_in(k, 1) && !*sp)
 		return -1;
 	if (*sp && ((*sp)->type != OX_INT64 && (*sp)->type != OX_INT32))
-		return ox_kfail(k, "split must be int32 or int64, not %s", ox_type_name((*sp)->type));
+		return ox_kfail(k, "split must be int32 or int64, not %s", ox_elem_label((*sp)->type));
 	if (*sp && (*sp)->rank == 1)
 		return (*sp)->count;
 	if (*sp && (*sp)->rank != 0)
@@ -183,11 +183,7 @@ static ox_val *split_chunk(ox_val *x, int axis, int64_t off, int64_t n, bool squ
 int ox_op_SplitToSequence(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
-		return -1;
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot split a scalar");
-	int axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = x ? ox_axis_attr(k, x, "split") : -1;
 	if (axis < 0)
 		return -1;
 	int64_t dim = x->dims[axis], chunk = 1, sum = 0;

@@ -95,15 +95,22 @@ static int mark_axes(ox_k *k, const int64_t *axes, int64_t n, int rank, bool *se
 	return 0;
 }
 
-int ox_op_Squeeze(ox_k *k)
+/* Squeeze's and Unsqueeze's input, and their axes (an input from opset 13, an attribute
+ * before) in axes[0..*n), *n as ox_ints_arg gives it. */
+static ox_val *axes_and_input(ox_k *k, int64_t *axes, int64_t *n)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
-		return -1;
-	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK];
+	if (x)
+		*n = ox_ints_arg(k, 13, 1, "axes", axes, OX_MAX_RANK);
+	return x;
+}
+
+int ox_op_Squeeze(ox_k *k)
+{
+	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK], n;
 	bool seen[OX_MAX_RANK];
-	int64_t n = ox_ints_arg(k, 13, 1, "axes", axes, OX_MAX_RANK);
-	if (n == -1)
+	ox_val *x = axes_and_input(k, axes, &n);
+	if (!x || n == -1)
 		return -1;
 	if (n >= 0 && mark_axes(k, axes, n, x->rank, seen) < 0)
 		return -1;
@@ -120,12 +127,11 @@ int ox_op_Squeeze(ox_k *k)
 
 int ox_op_Unsqueeze(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true);
+	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK], n;
+	bool seen[OX_MAX_RANK];
+	ox_val *x = axes_and_input(k, axes, &n);
 	if (!x)
 		return -1;
-	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK];
-	bool seen[OX_MAX_RANK];
-	int64_t n = ox_ints_arg(k, 13, 1, "axes", axes, OX_MAX_RANK);
 	if (n == -2)
 		return ox_kfail(k, k->version >= 13 ? "input 1 (axes) is required" : "attribute 'axes' is required");
 	if (n < 0)
@@ -181,8 +187,8 @@ int ox_op_Transpose(ox_k *k)
 static int concat_check(ox_k *k, const ox_val *a, const ox_val *b, int64_t i, int axis)
 {
 	if (b->type != a->type)
-		return ox_kfail(k, "input %lld is %s, but input 0 is %s", (long long)i, ox_type_name(b->type),
-				ox_type_name(a->type));
+		return ox_kfail(k, "input %lld is %s, but input 0 is %s", (long long)i, ox_elem_label(b->type),
+				ox_elem_label(a->type));
 	if (b->rank != a->rank)
 		return ox_kfail(k, "input %lld has rank %d, but input 0 has rank %d", (long long)i, b->rank, a->rank);
 	for (int d = 0; d < a->rank; d++)
@@ -295,11 +301,7 @@ static int64_t split_list(ox_k *k, int64_t *sizes, int64_t cap)
 int ox_op_Split(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
-		return -1;
-	if (x->rank == 0)
-		return ox_kfail(k, "cannot split a scalar");
-	int axis = ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+	int axis = x ? ox_axis_attr(k, x, "split") : -1;
 	if (axis < 0)
 		return -1;
 	int64_t sizes[256], dim = x->dims[axis], sum = 0;
@@ -590,7 +592,7 @@ int ox_op_ConstantOfShape(ox_k *k)
 static int range_count(ox_k *k, const ox_val *s, const ox_val *l, const ox_val *d, int64_t *n)
 {
 	double c;
-	if (ox_type_is_int(s->type)) {
+	if (ox_elem_is_int(s->type)) {
 		int64_t a = ox_get_i64(s, 0), b = ox_get_i64(l, 0), st = ox_get_i64(d, 0), diff;
 		if (st == 0)
 			return ox_kfail(k, "delta is 0");
@@ -618,19 +620,19 @@ int ox_op_Range(ox_k *k)
 	if (!s || !l || !d)
 		return -1;
 	if (l->type != s->type || d->type != s->type)
-		return ox_kfail(k, "start, limit and delta must have one type (%s, %s, %s)", ox_type_name(s->type),
-				ox_type_name(l->type), ox_type_name(d->type));
+		return ox_kfail(k, "start, limit and delta must have one type (%s, %s, %s)", ox_elem_label(s->type),
+				ox_elem_label(l->type), ox_elem_label(d->type));
 	if (s->count != 1 || l->count != 1 || d->count != 1)
 		return ox_kfail(k, "start, limit and delta must be scalars");
-	if (!ox_type_is_int(s->type) && !ox_type_is_float(s->type))
-		return ox_kfail(k, "Range does not take %s", ox_type_name(s->type));
+	if (!ox_elem_is_int(s->type) && !ox_elem_is_float(s->type))
+		return ox_kfail(k, "Range does not take %s", ox_elem_label(s->type));
 	int64_t n;
 	if (range_count(k, s, l, d, &n) < 0)
 		return -1;
 	ox_val *y = ox_out_tensor(k, 0, s->type, 1, &n);
 	if (!y)
 		return -1;
-	if (ox_type_is_int(s->type)) {
+	if (ox_elem_is_int(s->type)) {
 		int64_t a = ox_get_i64(s, 0), st = ox_get_i64(d, 0);
 		for (int64_t i = 0; i < n; i++)
 			ox_set_i64(y, i, a + i * st);

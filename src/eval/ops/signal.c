@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "eval/kernel.h"
 
-#include "moreutil.h"
 
 #define PI 3.14159265358979323846
 
@@ -69,12 +69,12 @@ static int plan_init(ox_k *k, plan *p, int64_t n, int sign)
 		p->m = m;
 	}
 	int64_t wn = p->m ? p->m : n;
-	if (!(p->work = ox_more_alloc(k, wn, sizeof(cplx), "FFT buffer")))
+	if (!(p->work = ox_scratch(k, wn, sizeof(cplx), "FFT buffer")))
 		return -1;
 	if (!p->m)
 		return 0;
-	if (!(p->chirp = ox_more_alloc(k, n, sizeof(cplx), "FFT chirp")) ||
-	    !(p->kernel = ox_more_alloc(k, m, sizeof(cplx), "FFT kernel")))
+	if (!(p->chirp = ox_scratch(k, n, sizeof(cplx), "FFT chirp")) ||
+	    !(p->kernel = ox_scratch(k, m, sizeof(cplx), "FFT kernel")))
 		return -1;
 	for (int64_t i = 0; i < n; i++) {
 		/* i*i mod 2n keeps the angle exact for long transforms */
@@ -133,7 +133,7 @@ typedef struct dft {
 static int dft_lines(ox_k *k, const dft *d, const double *x, double *y)
 {
 	plan p;
-	cplx *line = ox_more_alloc(k, d->n, sizeof *line, "DFT line");
+	cplx *line = ox_scratch(k, d->n, sizeof *line, "DFT line");
 	int rc = line ? plan_init(k, &p, d->n, d->inverse ? 1 : -1) : -1;
 	for (int64_t o = 0; rc == 0 && o < d->outer; o++)
 		for (int64_t i = 0; i < d->inner; i++) {
@@ -161,7 +161,7 @@ static int dft_axis(ox_k *k, const ox_val *x)
 	int64_t axis = k->version < 20 ? ox_attr_int(k, "axis", 1) : -2;
 	if (k->version >= 20 && ox_in(k, 2)) {
 		int64_t v;
-		if (ox_more_in_int(k, 2, &v, "axis") < 0)
+		if (ox_in_int(k, 2, &v, "axis") < 0)
 		return -1;
 		axis = v;
 	}
@@ -176,7 +176,7 @@ static int dft_axis(ox_k *k, const ox_val *x)
 int ox_op_DFT(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || ox_more_check_type(k, x, "input", dft_types) < 0)
+	if (!x || ox_check_type(k, x, "input", dft_types) < 0)
 		return -1;
 	if (x->rank < 2 || (x->dims[x->rank - 1] != 1 && x->dims[x->rank - 1] != 2))
 		return ox_kfail(k, "the input's last dimension must be 1 (real) or 2 (complex)");
@@ -190,7 +190,7 @@ int ox_op_DFT(ox_k *k)
 		d.inner *= x->dims[i];
 	d.n = d.len;
 	if (ox_in(k, 1)) {
-		if (ox_more_in_int(k, 1, &d.n, "dft_length") < 0)
+		if (ox_in_int(k, 1, &d.n, "dft_length") < 0)
 		return -1;
 		if (d.n < 1 || d.n > OX_MAX_ELEMENTS)
 			return ox_kfail(k, "dft_length must be in [1, %lld], not %lld", (long long)OX_MAX_ELEMENTS,
@@ -201,11 +201,11 @@ int ox_op_DFT(ox_k *k)
 	memcpy(dims, x->dims, sizeof dims);
 	dims[axis] = d.keep, dims[x->rank - 1] = 2;
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, dims);
-	double *xd = y ? ox_more_load(k, x, "input") : NULL;
-	double *yd = xd ? ox_more_alloc(k, y->count, sizeof *yd, "output") : NULL;
+	double *xd = y ? ox_load_f64(k, x, "input") : NULL;
+	double *yd = xd ? ox_scratch(k, y->count, sizeof *yd, "output") : NULL;
 	int rc = yd && (d.outer * d.inner == 0 || dft_lines(k, &d, xd, yd) == 0) ? 0 : -1;
 	if (rc == 0)
-		ox_more_store(y, yd);
+		ox_store_f64(y, yd);
 	free(xd), free(yd);
 	return rc;
 }
@@ -240,13 +240,13 @@ static int stft_params(ox_k *k, const ox_val *x, const ox_val *win, stft *s)
 	if (x->rank != 3 || (x->dims[2] != 1 && x->dims[2] != 2))
 		return ox_kfail(k, "signal must have shape [batch_size, signal_length, 1 or 2]");
 	s->batch = x->dims[0], s->slen = x->dims[1], s->c = (int)x->dims[2];
-	if (ox_more_in_int(k, 1, &s->step, "frame_step") < 0)
+	if (ox_in_int(k, 1, &s->step, "frame_step") < 0)
 		return -1;
 	if (win && win->rank != 1)
 		return ox_kfail(k, "window must be 1-D");
 	s->flen = win ? win->dims[0] : -1;
 	if (ox_in(k, 3)) {
-		if (ox_more_in_int(k, 3, &s->flen, "frame_length") < 0)
+		if (ox_in_int(k, 3, &s->flen, "frame_length") < 0)
 		return -1;
 		if (win && win->dims[0] != s->flen)
 			return ox_kfail(k, "the window has %lld values but frame_length is %lld", (long long)win->dims[0],
@@ -268,21 +268,21 @@ int ox_op_STFT(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *win = ox_in_tensor(k, 2, false);
 	stft s;
-	if (!x || (!win && ox_in(k, 2)) || ox_more_check_type(k, x, "signal", dft_types) < 0 ||
-	    (win && ox_more_check_type(k, win, "window", dft_types) < 0) || stft_params(k, x, win, &s) < 0)
+	if (!x || (!win && ox_in(k, 2)) || ox_check_type(k, x, "signal", dft_types) < 0 ||
+	    (win && ox_check_type(k, win, "window", dft_types) < 0) || stft_params(k, x, win, &s) < 0)
 		return -1;
 	int64_t dims[4] = {s.batch, s.frames, s.bins, 2};
 	ox_val *y = ox_out_tensor(k, 0, x->type, 4, dims);
-	double *xd = y ? ox_more_load(k, x, "signal") : NULL;
-	double *wd = xd && win ? ox_more_load(k, win, "window") : NULL;
-	double *yd = xd && (wd || !win) ? ox_more_alloc(k, y->count, sizeof *yd, "output") : NULL;
-	cplx *line = yd ? ox_more_alloc(k, s.flen, sizeof *line, "frame") : NULL;
+	double *xd = y ? ox_load_f64(k, x, "signal") : NULL;
+	double *wd = xd && win ? ox_load_f64(k, win, "window") : NULL;
+	double *yd = xd && (wd || !win) ? ox_scratch(k, y->count, sizeof *yd, "output") : NULL;
+	cplx *line = yd ? ox_scratch(k, s.flen, sizeof *line, "frame") : NULL;
 	plan p;
 	int rc = -1;
 	if (line && plan_init(k, &p, s.flen, -1) == 0) {
 		s.window = wd;
 		stft_frames(&s, xd, &p, line, yd);
-		ox_more_store(y, yd);
+		ox_store_f64(y, yd);
 		rc = 0;
 	}
 	if (line)
@@ -297,15 +297,15 @@ int ox_op_STFT(ox_k *k)
 static int window(ox_k *k, double a0, double a1, double a2)
 {
 	int64_t size;
-	if (ox_more_in_int(k, 0, &size, "size") < 0)
+	if (ox_in_int(k, 0, &size, "size") < 0)
 		return -1;
 	if (size < 0)
 		return ox_kfail(k, "size must not be negative, not %lld", (long long)size);
 	int type = (int)ox_attr_int(k, "output_datatype", OX_FLOAT);
-	if (!ox_type_is_float(type) && !ox_type_is_int(type))
-		return ox_kfail(k, "output_datatype must be a numeric type, not %s", ox_type_name(type));
+	if (!ox_elem_is_float(type) && !ox_elem_is_int(type))
+		return ox_kfail(k, "output_datatype must be a numeric type, not %s", ox_elem_label(type));
 	ox_val *y = ox_out_tensor(k, 0, type, 1, &size);
-	double *w = y ? ox_more_alloc(k, size, sizeof *w, "window") : NULL;
+	double *w = y ? ox_scratch(k, size, sizeof *w, "window") : NULL;
 	if (!w)
 		return -1;
 	double n1 = (double)(ox_attr_int(k, "periodic", 1) ? size : size - 1);
@@ -313,7 +313,7 @@ static int window(ox_k *k, double a0, double a1, double a2)
 		double t = n1 > 0 ? 2 * PI * (double)n / n1 : 0;
 		w[n] = a0 - a1 * cos(t) + a2 * cos(2 * t);
 	}
-	ox_more_store(y, w);
+	ox_store_f64(y, w);
 	free(w);
 	return 0;
 }
@@ -378,23 +378,23 @@ int ox_op_MelWeightMatrix(ox_k *k)
 {
 	int64_t nmel, dft_len, rate;
 	ox_val *lo = ox_in_tensor(k, 3, true), *hi = ox_in_tensor(k, 4, true);
-	if (ox_more_in_int(k, 0, &nmel, "num_mel_bins") < 0 || ox_more_in_int(k, 1, &dft_len, "dft_length") < 0 ||
-	    ox_more_in_int(k, 2, &rate, "sample_rate") < 0 || !lo || !hi)
+	if (ox_in_int(k, 0, &nmel, "num_mel_bins") < 0 || ox_in_int(k, 1, &dft_len, "dft_length") < 0 ||
+	    ox_in_int(k, 2, &rate, "sample_rate") < 0 || !lo || !hi)
 		return -1;
 	if (nmel < 0 || dft_len < 1 || rate < 1 || lo->count != 1 || hi->count != 1)
 		return ox_kfail(k, "num_mel_bins must not be negative, dft_length and sample_rate must be positive, "
 				   "and the edges scalars");
 	int type = (int)ox_attr_int(k, "output_datatype", OX_FLOAT);
-	if (!ox_type_is_float(type) && !ox_type_is_int(type))
-		return ox_kfail(k, "output_datatype must be a numeric type, not %s", ox_type_name(type));
+	if (!ox_elem_is_float(type) && !ox_elem_is_int(type))
+		return ox_kfail(k, "output_datatype must be a numeric type, not %s", ox_elem_label(type));
 	int64_t dims[2] = {dft_len / 2 + 1, nmel};
 	ox_val *y = ox_out_tensor(k, 0, type, 2, dims);
-	int64_t *f = y ? ox_more_alloc(k, nmel + 2, sizeof *f, "mel points") : NULL;
-	double *out = f ? ox_more_alloc(k, y->count, sizeof *out, "output") : NULL;
+	int64_t *f = y ? ox_scratch(k, nmel + 2, sizeof *f, "mel points") : NULL;
+	double *out = f ? ox_scratch(k, y->count, sizeof *out, "output") : NULL;
 	if (out) {
 		mel_points(nmel, dft_len, rate, (float)ox_get_f64(lo, 0), (float)ox_get_f64(hi, 0), f);
 		mel_fill(nmel, dims[0], f, out);
-		ox_more_store(y, out);
+		ox_store_f64(y, out);
 	}
 	free(f), free(out);
 	return out ? 0 : -1;

@@ -63,7 +63,7 @@ int ox_op_StringNormalizer(ox_k *k)
 	if (!x || check_locale(k) < 0)
 		return -1;
 	if (x->type != OX_STRING)
-		return ox_kfail(k, "input must be a string tensor, not %s", ox_type_name(x->type));
+		return ox_kfail(k, "input must be a string tensor, not %s", ox_elem_label(x->type));
 	if (!(x->rank == 1 || (x->rank == 2 && x->dims[0] == 1)))
 		return ox_kfail(k, "input must have shape [C] or [1, C]");
 	int action = ox_attr_str_is(k, "case_change_action", "NONE", "LOWER")   ? 1
@@ -187,7 +187,7 @@ int ox_op_StringSplit(ox_k *k)
 	if (!x)
 		return -1;
 	if (x->type != OX_STRING)
-		return ox_kfail(k, "input must be a string tensor, not %s", ox_type_name(x->type));
+		return ox_kfail(k, "input must be a string tensor, not %s", ox_elem_label(x->type));
 	if (x->rank >= OX_MAX_RANK)
 		return ox_kfail(k, "the output's rank exceeds the limit of %d", OX_MAX_RANK);
 	size_t sn;
@@ -239,7 +239,13 @@ int ox_op_StringSplit(ox_k *k)
  *    are used and a subject with a non-ASCII byte is refused.
  *  - Rejected: \pN \p{..} \PN (Unicode classes), \C, backreferences, [[:^class:]],
  *    flags other than a leading (?i)/(?s), repeated quantifiers (a** is an error in RE2
- *    but not in glibc), counts above 1000, NUL in the pattern. */
+ *    but not in glibc), counts above 1000, NUL in the pattern.
+ *  - Refused before regcomp, as RE2 refuses them: counts nested in each other whose
+ *    product exceeds 1000 (glibc expands ((a{1000}){1000}){1000} into 10^9 copies and
+ *    grows without bound), and groups nested deeper than 1000. */
+
+#define RX_MAX_REPEAT 1000 /* RE2's kMaxRepeat, for one count and for nested products */
+#define RX_MAX_DEPTH 1000  /* RE2's maximum nesting depth */
 
 typedef struct rx {
 	char *p;
@@ -249,6 +255,11 @@ typedef struct rx {
 	int flags;       /* REG_ICASE */
 	bool dotall;
 	bool boundary;   /* \b or \B: subjects must be ASCII */
+	/* nested repetition: prod[d] is the largest product of counts inside the group open
+	 * at depth d, last the product of the atom a count would apply to */
+	long prod[RX_MAX_DEPTH + 1];
+	long last;
+	int depth;
 } rx;
 
 static void rx_put(rx *b, const char *s, size_t n)
@@ -543,8 +554,9 @@ static void rx_after_quant(rx *b, const char *p, size_t n, size_t *i)
 		b->err = "a repeated quantifier (RE2 rejects it)";
 }
 
-/* {n}, {n,} or {n,m} at p[*i] ('{'): its length, 0 when it is a literal '{' in RE2. */
-static size_t rx_count(rx *b, const char *p, size_t n, size_t i)
+/* {n}, {n,} or {n,m} at p[*i] ('{'): its length, 0 when it is a literal '{' in RE2; *rep
+ * gets the count that bounds the copies (m, or n when unbounded). */
+static size_t rx_count(rx *b, const char *p, size_t n, size_t i, long *rep)
 {
 	size_t j = i + 1;
 	long lo = 0, hi = -1;
@@ -562,9 +574,42 @@ static size_t rx_count(rx *b, const char *p, size_t n, size_t i)
 	}
 	if (j >= n || p[j] != '}')
 		return 0;
-	if (lo > 1000 || hi > 1000 || (hi >= 0 && hi < lo))
+	if (lo > RX_MAX_REPEAT || hi > RX_MAX_REPEAT || (hi >= 0 && hi < lo))
 		b->err = "a repetition count above 1000 or out of order";
+	*rep = hi >= 0 ? hi : lo;
 	return j - i + 1;
+}
+
+/* The copies a count makes multiply with those of the counts around it. */
+static void rx_repeat(rx *b, long rep)
+{
+	b->last *= rep > 1 ? rep : 1;
+	if (b->last > b->prod[b->depth])
+		b->prod[b->depth] = b->last;
+	if (b->last > RX_MAX_REPEAT)
+		b->err = "repetition counts nested in each other multiply to more than 1000 (RE2's limit)";
+}
+
+static void rx_open(rx *b)
+{
+	if (b->depth == RX_MAX_DEPTH) {
+		b->err = "groups nest deeper than 1000 (RE2's limit)";
+		return;
+	}
+	b->prod[++b->depth] = 1;
+	b->last = 0;
+}
+
+/* A closing group is the atom a following count applies to. */
+static void rx_close(rx *b)
+{
+	if (b->depth == 0) {
+		b->last = 1; /* unbalanced: regcomp says so */
+		return;
+	}
+	b->last = b->prod[b->depth--];
+	if (b->last > b->prod[b->depth])
+		b->prod[b->depth] = b->last;
 }
 
 /* (?...) at p[*i] (after '('): groups and leading flags. */
@@ -574,6 +619,7 @@ static void rx_group(rx *b, const char *p, size_t n, size_t *i, size_t open)
 	if (j < n && p[j] == ':') {
 		*i = j + 1;
 		rx_putc(b, '(');
+		rx_open(b);
 		return;
 	}
 	if (j < n && (p[j] == '<' || (p[j] == 'P' && j + 1 < n && p[j + 1] == '<'))) {
@@ -584,6 +630,7 @@ static void rx_group(rx *b, const char *p, size_t n, size_t *i, size_t open)
 		}
 		*i = (size_t)(e + 1 - p);
 		rx_putc(b, '(');
+		rx_open(b);
 		return;
 	}
 	for (; j < n && (p[j] == 'i' || p[j] == 's'); j++) {
@@ -640,26 +687,41 @@ static void rx_escape(rx *b, const char *p, size_t n, size_t *i)
 static void rx_step(rx *b, const char *p, size_t n, size_t *i)
 {
 	char c = p[(*i)++];
+	long rep;
+	if (c != '(' && c != ')' && c != '|' && c != '{' && c != '*' && c != '+' && c != '?')
+		b->last = 1; /* an atom, for a count after it */
 	switch (c) {
 	case '\\': rx_escape(b, p, n, i); break;
 	case '[': rx_class(b, p, n, i); break;
 	case '.': rx_put(b, b->dotall ? "." : "[^\n]", b->dotall ? 1 : 4); break;
 	case '(':
-		if (*i < n && p[*i] == '?')
+		if (*i < n && p[*i] == '?') {
 			rx_group(b, p, n, i, *i - 1);
-		else
+		} else {
 			rx_putc(b, '(');
+			rx_open(b);
+		}
+		break;
+	case ')':
+		rx_putc(b, ')');
+		rx_close(b);
+		break;
+	case '|':
+		rx_putc(b, '|');
+		b->last = 0;
 		break;
 	case '*': case '+': case '?':
 		rx_putc(b, c);
 		rx_after_quant(b, p, n, i);
 		break;
 	case '{': {
-		size_t len = rx_count(b, p, n, *i - 1);
+		size_t len = rx_count(b, p, n, *i - 1, &rep);
 		if (!len) {
 			rx_put(b, "\\{", 2);
+			b->last = 1;
 			break;
 		}
+		rx_repeat(b, rep);
 		rx_put(b, p + *i - 1, len);
 		*i += len - 1;
 		rx_after_quant(b, p, n, i);
@@ -674,19 +736,25 @@ static void rx_step(rx *b, const char *p, size_t n, size_t *i)
 /* The ERE for an RE2 pattern, anchored; NULL with the reason in *err. */
 static char *rx_translate(const char *p, size_t n, int *flags, bool *boundary, const char **err)
 {
-	rx b = {0};
-	rx_put(&b, "^(", 2);
-	for (size_t i = 0; i < n && !b.err && !b.oom;)
-		rx_step(&b, p, n, &i);
-	rx_put(&b, ")$", 2);
-	*flags = b.flags;
-	*boundary = b.boundary;
-	*err = b.oom ? "out of memory" : b.err;
-	if (*err) {
-		free(b.p);
+	/* the state is large (the nesting stack): on the heap, not the kernel's stack */
+	rx *b = calloc(1, sizeof *b);
+	if (!b) {
+		*err = "out of memory";
 		return NULL;
 	}
-	return b.p;
+	b->prod[0] = 1;
+	rx_put(b, "^(", 2);
+	for (size_t i = 0; i < n && !b->err && !b->oom;)
+		rx_step(b, p, n, &i);
+	rx_put(b, ")$", 2);
+	*flags = b->flags;
+	*boundary = b->boundary;
+	*err = b->oom ? "out of memory" : b->err;
+	char *ere = *err ? NULL : b->p;
+	if (*err)
+		free(b->p);
+	free(b);
+	return ere;
 }
 
 static locale_t utf8_locale;
@@ -731,7 +799,7 @@ int ox_op_RegexFullMatch(ox_k *k)
 	if (!x)
 		return -1;
 	if (x->type != OX_STRING)
-		return ox_kfail(k, "input must be a string tensor, not %s", ox_type_name(x->type));
+		return ox_kfail(k, "input must be a string tensor, not %s", ox_elem_label(x->type));
 	if (!ox_attr(k, "pattern"))
 		return ox_kfail(k, "attribute 'pattern' is required");
 	size_t n;

@@ -42,7 +42,7 @@ static int cmp_elem(const ox_val *x, int64_t i, int64_t j)
 					       : cmp_f64(((const double *)d)[2 * i + 1], ((const double *)d)[2 * j + 1]);
 	}
 	default:
-		if (ox_type_is_float(x->type))
+		if (ox_elem_is_float(x->type))
 			return cmp_f64(ox_get_f64(x, i), ox_get_f64(x, j));
 		int64_t a = ox_get_i64(x, i), b = ox_get_i64(x, j);
 		return (a > b) - (a < b);

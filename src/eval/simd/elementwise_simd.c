@@ -1,6 +1,6 @@
 /* The float32 hot loops of the elementwise kernels: a portable scalar reference, and AVX2
- * and AVX-512 variants built from one template (elementwise_vec.inc) with a thin layer of
- * macros over the intrinsics of each level. */
+ * and AVX-512 variants built from one template (elementwise_vec.inc) over the SIMD macro
+ * layer (simd_avx2.h, simd_avx512.h). */
 #include <math.h>
 #include <string.h>
 
@@ -118,120 +118,13 @@ static const ox_f32_loops scalar_loops = LOOPS(OX_CPU_SCALAR, scalar);
 #if OX_X86
 #include <immintrin.h>
 
-#define TARGET OX_TARGET_AVX2
-#define S(name) name##_avx2
-#define W 8
-#define V __m256
-#define VM __m256 /* comparison results: lane masks */
-#define VI __m256i
-#define VLD(p) _mm256_loadu_ps(p)
-#define VST(p, v) _mm256_storeu_ps(p, v)
-#define VSTREAM(p, v) _mm256_stream_ps(p, v)
-#define VSET(x) _mm256_set1_ps(x)
-#define VADD _mm256_add_ps
-#define VSUB _mm256_sub_ps
-#define VMUL _mm256_mul_ps
-#define VDIV _mm256_div_ps
-#define VMAXI _mm256_max_ps /* a > b ? a : b, b when either is NaN */
-#define VMINI _mm256_min_ps
-#define VFMA _mm256_fmadd_ps
-#define VFNMA _mm256_fnmadd_ps
-#define VSQRT _mm256_sqrt_ps
-#define VAND _mm256_and_ps
-#define VOR _mm256_or_ps
-#define VXOR _mm256_xor_ps
-#define VANDNOT _mm256_andnot_ps
-#define VLT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
-#define VGE(a, b) _mm256_cmp_ps(a, b, _CMP_GE_OQ)
-#define VNAN(a) _mm256_cmp_ps(a, a, _CMP_UNORD_Q)
-#define VSEL(m, a, b) _mm256_blendv_ps(a, b, m) /* b where m */
-#define VROUND(a) _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define VCVTI _mm256_cvtps_epi32
-#define VISRA _mm256_srai_epi32
-#define VISUB _mm256_sub_epi32
-#define VIADD _mm256_add_epi32
-#define VISET _mm256_set1_epi32
-#define VISLL _mm256_slli_epi32
-#define VIASF _mm256_castsi256_ps
-#define VLDH(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
-#define VSTH(p, v) _mm_storeu_si128((__m128i *)(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT))
+#include "simd_avx2.h"
 #include "elementwise_vec.inc"
-#undef TARGET
-#undef S
-#undef W
-#undef V
-#undef VM
-#undef VI
-#undef VLD
-#undef VST
-#undef VSTREAM
-#undef VSET
-#undef VADD
-#undef VSUB
-#undef VMUL
-#undef VDIV
-#undef VMAXI
-#undef VMINI
-#undef VFMA
-#undef VFNMA
-#undef VSQRT
-#undef VAND
-#undef VOR
-#undef VXOR
-#undef VANDNOT
-#undef VLT
-#undef VGE
-#undef VNAN
-#undef VSEL
-#undef VROUND
-#undef VCVTI
-#undef VISRA
-#undef VISUB
-#undef VIADD
-#undef VISET
-#undef VISLL
-#undef VIASF
-#undef VLDH
-#undef VSTH
+#include "simd_end.h"
 
-#define TARGET OX_TARGET_AVX512
-#define S(name) name##_avx512
-#define W 16
-#define V __m512
-#define VM __mmask16
-#define VI __m512i
-#define VLD(p) _mm512_loadu_ps(p)
-#define VST(p, v) _mm512_storeu_ps(p, v)
-#define VSTREAM(p, v) _mm512_stream_ps(p, v)
-#define VSET(x) _mm512_set1_ps(x)
-#define VADD _mm512_add_ps
-#define VSUB _mm512_sub_ps
-#define VMUL _mm512_mul_ps
-#define VDIV _mm512_div_ps
-#define VMAXI _mm512_max_ps
-#define VMINI _mm512_min_ps
-#define VFMA _mm512_fmadd_ps
-#define VFNMA _mm512_fnmadd_ps
-#define VSQRT _mm512_sqrt_ps
-#define VAND _mm512_and_ps
-#define VOR _mm512_or_ps
-#define VXOR _mm512_xor_ps
-#define VANDNOT _mm512_andnot_ps
-#define VLT(a, b) _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)
-#define VGE(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ)
-#define VNAN(a) _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q)
-#define VSEL(m, a, b) _mm512_mask_blend_ps(m, a, b)
-#define VROUND(a) _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define VCVTI _mm512_cvtps_epi32
-#define VISRA _mm512_srai_epi32
-#define VISUB _mm512_sub_epi32
-#define VIADD _mm512_add_epi32
-#define VISET _mm512_set1_epi32
-#define VISLL _mm512_slli_epi32
-#define VIASF _mm512_castsi512_ps
-#define VLDH(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
-#define VSTH(p, v) _mm256_storeu_si256((__m256i *)(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT))
+#include "simd_avx512.h"
 #include "elementwise_vec.inc"
+#include "simd_end.h"
 
 static const ox_f32_loops avx2_loops = LOOPS(OX_CPU_AVX2, avx2);
 static const ox_f32_loops avx512_loops = LOOPS(OX_CPU_AVX512, avx512);

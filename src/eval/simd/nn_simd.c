@@ -1,6 +1,6 @@
 /* The float32 vector kernels of pooling, softmax, normalization and reductions (nn.h): the
  * portable scalar versions, which are the reference, and AVX2 and AVX-512 versions made
- * from nn_simd_impl.h; plus the double working precision the other kernels share. */
+ * from nn_simd_impl.h. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,57 +12,6 @@
 #if OX_X86
 #include <immintrin.h>
 #endif
-
-/* ---- working precision ------------------------------------------------------------- */
-
-double *ox_nn_alloc(ox_k *k, int64_t n)
-{
-	if (n < 0 || (uint64_t)n >= SIZE_MAX / sizeof(double)) {
-		ox_kfail(k, "a scratch buffer of %lld values is too large", (long long)n);
-		return NULL;
-	}
-	double *d = malloc((size_t)(n ? n : 1) * sizeof *d);
-	if (!d)
-		ox_kfail(k, "out of memory for a scratch buffer of %lld values", (long long)n);
-	return d;
-}
-
-double *ox_nn_load(ox_k *k, const ox_val *t)
-{
-	double *d = ox_nn_alloc(k, t->count);
-	if (!d)
-		return NULL;
-	ox_to_f64(t, d);
-	return d;
-}
-
-void ox_nn_store(ox_val *t, const double *v)
-{
-	int64_t n = t->count;
-	switch (t->type) {
-	case OX_FLOAT:
-		for (int64_t i = 0; i < n; i++)
-			((float *)t->data)[i] = (float)v[i];
-		break;
-	case OX_DOUBLE:
-		if (n)
-			memcpy(t->data, v, (size_t)n * sizeof *v);
-		break;
-	default:
-		for (int64_t i = 0; i < n; i++)
-			ox_set_f64(t, i, v[i]);
-	}
-}
-
-int ox_nn_need_float(ox_k *k, const ox_val *t, const char *what)
-{
-	switch (t->type) {
-	case OX_FLOAT: case OX_DOUBLE: case OX_FLOAT16: case OX_BFLOAT16:
-		return 0;
-	default:
-		return ox_kfail(k, "%s must be float, double, float16 or bfloat16, not %s", what, ox_type_name(t->type));
-	}
-}
 
 /* ---- 2-D pooling, shared by every table ------------------------------------------------ */
 
@@ -242,80 +191,15 @@ static const ox_nn_vec scalar_table = {
 
 #if OX_X86
 
-#define VW 8
-#define VF __m256
-#define VI __m256i
-#define VLOAD _mm256_loadu_ps
-#define VSTORE _mm256_storeu_ps
-#define VSET1 _mm256_set1_ps
-#define VZERO _mm256_setzero_ps
-#define VADD _mm256_add_ps
-#define VSUB _mm256_sub_ps
-#define VMUL _mm256_mul_ps
-#define VDIV _mm256_div_ps
-#define VMAX _mm256_max_ps
-#define VMIN _mm256_min_ps
-#define VFMA _mm256_fmadd_ps
-#define VROUND(x) _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define VTRUNC(x) _mm256_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
-#define VSEL_NAN(a, x) _mm256_blendv_ps(a, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q))
-#define VPOW2(n) \
-	_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23))
-#define VGATHER(p, idx) _mm256_i32gather_ps(p, idx, 4)
-#define VIOTA(s) _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)(s)))
-#define FN(name) name##_avx2
-#define TARGET OX_TARGET_AVX2
+#include "simd_avx2.h"
 #include "nn_simd_impl.h"
-#undef VW
-#undef VF
-#undef VI
-#undef VLOAD
-#undef VSTORE
-#undef VSET1
-#undef VZERO
-#undef VADD
-#undef VSUB
-#undef VMUL
-#undef VDIV
-#undef VMAX
-#undef VMIN
-#undef VFMA
-#undef VROUND
-#undef VTRUNC
-#undef VSEL_NAN
-#undef VPOW2
-#undef VGATHER
-#undef VIOTA
-#undef FN
-#undef TARGET
+#include "simd_end.h"
 
-#define VW 16
-#define VF __m512
-#define VI __m512i
-#define VLOAD _mm512_loadu_ps
-#define VSTORE _mm512_storeu_ps
-#define VSET1 _mm512_set1_ps
-#define VZERO _mm512_setzero_ps
-#define VADD _mm512_add_ps
-#define VSUB _mm512_sub_ps
-#define VMUL _mm512_mul_ps
-#define VDIV _mm512_div_ps
-#define VMAX _mm512_max_ps
-#define VMIN _mm512_min_ps
-#define VFMA _mm512_fmadd_ps
-#define VROUND(x) _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define VTRUNC(x) _mm512_roundscale_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
-#define VSEL_NAN(a, x) _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), a, x)
-#define VPOW2(n) \
-	_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23))
-#define VGATHER(p, idx) _mm512_i32gather_ps(idx, p, 4)
-#define VIOTA(s)                                                                                     \
-	_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), \
-			   _mm512_set1_epi32((int)(s)))
-#define FN(name) name##_avx512
-#define TARGET OX_TARGET_AVX512
-#define VHALF pool_block_avx2
+#include "simd_avx512.h"
+#define VHALF pool_block_avx2 /* AVX-512 finishes a row with an AVX2 block */
 #include "nn_simd_impl.h"
+#undef VHALF
+#include "simd_end.h"
 
 #endif
 

@@ -1,7 +1,8 @@
-/* The vector kernels of nn.h written once over a vector width: nn_simd.c includes this file
- * once per instruction set after defining VW, VF, VI, the V* operations, FN(name) and
- * TARGET. Tails shorter than one vector are done in scalar code, the same way the scalar
+/* The vector kernels of nn.h written once over the SIMD macro layer: nn_simd.c includes
+ * this file once per level between that level's simd_*.h and simd_end.h. Tails shorter than one vector are done in scalar code, the same way the scalar
  * table does them, so that results differ from it only by rounding. */
+
+#include "vmath.h"
 
 static inline TARGET float FN(hsum)(VF v)
 {
@@ -26,26 +27,6 @@ static inline TARGET float FN(hext)(VF v, bool max)
 			m = b[i];
 	}
 	return m;
-}
-
-/* exp with Cephes' expf polynomial on x - n ln 2; 2^n is applied in two halves so that
- * results down to the smallest subnormal and up to overflow come out right. */
-static inline TARGET VF FN(vexp)(VF x)
-{
-	VF xc = VMIN(VMAX(x, VSET1(-104.0f)), VSET1(88.8f));
-	VF n = VROUND(VMUL(xc, VSET1(1.44269504088896341f)));
-	VF r = VFMA(n, VSET1(-0.693359375f), xc);
-	r = VFMA(n, VSET1(2.12194440e-4f), r);
-	VF p = VSET1(1.9875691500e-4f);
-	p = VFMA(p, r, VSET1(1.3981999507e-3f));
-	p = VFMA(p, r, VSET1(8.3334519073e-3f));
-	p = VFMA(p, r, VSET1(4.1665795894e-2f));
-	p = VFMA(p, r, VSET1(1.6666665459e-1f));
-	p = VFMA(p, r, VSET1(5.0000001201e-1f));
-	p = VFMA(p, VMUL(r, r), VADD(r, VSET1(1.0f)));
-	VF n1 = VTRUNC(VMUL(n, VSET1(0.5f)));
-	VF y = VMUL(VMUL(p, VPOW2(n1)), VPOW2(VSUB(n, n1)));
-	return VSEL_NAN(y, x);
 }
 
 /* Blocks of lanes, each block's total added in double: the error grows with the block,
@@ -78,7 +59,7 @@ static TARGET float FN(extreme)(const float *x, int64_t n, bool max)
 		VF a = VLOAD(x);
 		for (i = VW; i + VW <= n; i += VW) {
 			VF v = VLOAD(x + i);
-			a = VSEL_NAN(max ? VMAX(v, a) : VMIN(v, a), v);
+			a = VSEL(VNAN(v), max ? VMAX(v, a) : VMIN(v, a), v);
 		}
 		m = FN(hext)(a, max);
 	}
@@ -112,7 +93,7 @@ static TARGET void FN(acc_ext)(float *acc, const float *x, int64_t n, bool max)
 	int64_t i = 0;
 	for (; i + VW <= n; i += VW) {
 		VF a = VLOAD(acc + i), v = VLOAD(x + i);
-		VSTORE(acc + i, VSEL_NAN(max ? VMAX(v, a) : VMIN(v, a), v));
+		VSTORE(acc + i, VSEL(VNAN(v), max ? VMAX(v, a) : VMIN(v, a), v));
 	}
 	for (; i < n; i++)
 		if (isnan(x[i]) || (max ? x[i] > acc[i] : x[i] < acc[i]))
@@ -131,7 +112,7 @@ static TARGET void FN(acc_min)(float *acc, const float *x, int64_t n)
 
 static TARGET float FN(exp_shift)(float *y, const float *x, float m, int64_t n)
 {
-	VF s = VZERO(), vm = VSET1(m);
+	VF s = VZERO(), vm = VSET(m);
 	int64_t i = 0;
 	for (; i + VW <= n; i += VW) {
 		VF e = FN(vexp)(VSUB(VLOAD(x + i), vm));
@@ -162,7 +143,7 @@ static TARGET void FN(exp_shift_v)(float *y, const float *x, const float *m, flo
 
 static TARGET void FN(affine)(float *y, const float *x, float a, float b, int64_t n)
 {
-	VF va = VSET1(a), vb = VSET1(b);
+	VF va = VSET(a), vb = VSET(b);
 	int64_t i = 0;
 	for (; i + VW <= n; i += VW)
 		VSTORE(y + i, VFMA(VLOAD(x + i), va, vb));
@@ -233,7 +214,7 @@ static inline TARGET void FN(pool_block)(const ox_pool2d *p, const float *row0, 
 					 int64_t ox)
 {
 	VF acc = FN(pool_lanes)(p, row0 + ox * p->sw, nrows, VIOTA(p->sw));
-	VSTORE(yr + ox, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VSET1(div)));
+	VSTORE(yr + ox, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VSET(div)));
 }
 
 static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)

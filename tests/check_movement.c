@@ -175,11 +175,11 @@ static void run_case(const char *text, const char *error)
 		for (size_t i = 0, o = 0; i < n; i++) {
 			if (!items[i].expect)
 				continue;
-			char msg[512] = "";
+			OnnxError verr;
 			REQUIRE(!strcmp(OnnxSession_OutputName(s, o), items[i].name), "output %zu is %s, not %s", o,
 				OnnxSession_OutputName(s, o), items[i].name);
-			REQUIRE(OnnxValue_Equal(OnnxSession_Output(s, o), items[i].value, 0, 0, msg, sizeof msg),
-				"output %s: %s", items[i].name, msg);
+			REQUIRE(OnnxValue_Equal(OnnxSession_Output(s, o), items[i].value, 0, 0, &verr) == ONNXTXT_OK,
+				"output %s: %s", items[i].name, verr.message);
 			o++;
 		}
 	}
@@ -224,8 +224,6 @@ static const struct kcase {
 	{"#@ input A = float[2, 2] {1, 2, 3, 4}\n#@ input B = float[3, 3] {1, 2, 3, 4, 5, 6, 7, 8, 9}\n" OPSET(13)
 	 "g (float[2, 2] A, float[3, 3] B) => (float Y) { Y = Concat <axis = 0> (A, B) }",
 	 "input 1 has dim 3 on axis 1, but input 0 has 2"},
-	{"#@ input A = float[2] {1, 2}\n" OPSET(13) "g (float[2] A) => (float Y) { Y = Concat (A, A) }",
-	 "attribute 'axis' is required"},
 	{"#@ input X = float[5] {1, 2, 3, 4, 5}\n" OPSET(13)
 	 "g (float[5] X) => (float Y, float Z) { Y, Z = Split (X) }",
 	 "dim 5 cannot be split into 2 equal parts"},
@@ -329,12 +327,8 @@ static const struct kcase {
 	 "#@ expect Y = int32[2, 3] {0, 0, 0, 0, 5, 0}\n" OPSET(9)
 	 "g (int64[2] I, int64 D, int32[2] V) => (int32[2, 3] Y) { Y = OneHot (I, D, V) }",
 	 NULL},
-	{"#@ input X = float[1, 4, 1, 1] {1, 2, 3, 4}\n#@ expect Y = float[1, 1, 2, 2] {1, 2, 3, 4}\n" OPSET(1)
+	{"#@ input X = float[1, 4, 1, 1] {1, 2, 3, 4}\n#@ expect Y = float[1, 1, 2, 2] {1, 2, 3, 4}\n" OPSET(11)
 	 "g (float[1, 4, 1, 1] X) => (float[1, 1, 2, 2] Y) { Y = DepthToSpace <blocksize = 2, mode = \"CRD\"> (X) }",
-	 NULL},
-	{"#@ input X = float[3] {1, 2, 3}\n#@ input I = int64[1] {1}\n#@ input U = float[1] {5}\n"
-	 "#@ expect Y = float[3] {1, 5, 3}\n" OPSET(11)
-	 "g (float[3] X, int64[1] I, float[1] U) => (float[3] Y) { Y = ScatterElements <reduction = \"add\"> (X, I, U) }",
 	 NULL},
 	/* others */
 	{"#@ input X = float[2, 3] {1, 2, 3, 4, 5, 6}\n" OPSET(13)
@@ -448,7 +442,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("tensorops");
+	Suite *s = suite_create("movement");
 	TCase *t = tcase_create("move");
 	tcase_add_loop_test(t, transpose_matches_naive, 0, 25);
 	tcase_add_test(t, transpose_fast_paths);

@@ -518,7 +518,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("moreops");
+	Suite *s = suite_create("numeric");
 	TCase *t = tcase_create("signal");
 	tcase_add_loop_test(t, dft_matches_naive, 0, sizeof dft_lengths / sizeof dft_lengths[0]);
 	suite_add_tcase(s, t);
@@ -543,7 +543,7 @@ int main(void)
 	tcase_add_loop_test(t, affine_grid_identity, 0, 4);
 	tcase_add_loop_test(t, resize_errors, 0, sizeof bad_resizes / sizeof bad_resizes[0]);
 	suite_add_tcase(s, t);
-	t = tcase_create("misc");
+	t = tcase_create("other");
 	tcase_add_test(t, tensor_scatter_linear_overflow);
 	tcase_add_test(t, unsupported_image_decoder);
 	suite_add_tcase(s, t);

@@ -1,0 +1,44 @@
+/* The SIMD macro layer at AVX-512F (16 floats per vector): the names of simd_avx2.h. */
+#define TARGET OX_TARGET_AVX512
+#define FN(name) name##_avx512
+#define VW 16
+#define VF __m512
+#define VM __mmask16
+#define VI __m512i
+#define VLOAD(p) _mm512_loadu_ps(p)
+#define VSTORE(p, v) _mm512_storeu_ps(p, v)
+#define VSTREAM(p, v) _mm512_stream_ps(p, v)
+#define VSET(x) _mm512_set1_ps(x)
+#define VZERO _mm512_setzero_ps
+#define VADD _mm512_add_ps
+#define VSUB _mm512_sub_ps
+#define VMUL _mm512_mul_ps
+#define VDIV _mm512_div_ps
+#define VMAX _mm512_max_ps
+#define VMIN _mm512_min_ps
+#define VFMA _mm512_fmadd_ps
+#define VFNMA _mm512_fnmadd_ps
+#define VSQRT _mm512_sqrt_ps
+#define VAND _mm512_and_ps
+#define VOR _mm512_or_ps
+#define VXOR _mm512_xor_ps
+#define VANDNOT _mm512_andnot_ps
+#define VLT(a, b) _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)
+#define VGE(a, b) _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ)
+#define VNAN(a) _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q)
+#define VSEL(m, a, b) _mm512_mask_blend_ps(m, a, b)
+#define VROUND(a) _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define VTRUNC(a) _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
+#define VCVTI _mm512_cvtps_epi32
+#define VISRA _mm512_srai_epi32
+#define VISUB _mm512_sub_epi32
+#define VIADD _mm512_add_epi32
+#define VISET _mm512_set1_epi32
+#define VISLL _mm512_slli_epi32
+#define VIASF _mm512_castsi512_ps
+#define VLDH(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define VSTH(p, v) _mm256_storeu_si256((__m256i *)(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT))
+#define VGATHER(p, idx) _mm512_i32gather_ps(idx, p, 4)
+#define VIOTA(s)                                                                                     \
+	_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), \
+			   _mm512_set1_epi32((int)(s)))
