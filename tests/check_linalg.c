@@ -1,6 +1,6 @@
 /* Unit tests for the GEMM core (every micro-kernel against a plain triple loop) and for
  * the float Conv and ConvTranspose (every CPU level against direct loops that follow the
- * operators' definitions). */
+ * operators' definitions); packed weights and 1, 2 or 3 threads give the same bits. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +10,8 @@
 #include "eval/ops/conv.h"
 #include "eval/simd/cpu.h"
 #include "eval/simd/gemm.h"
+#include "eval/kernel.h"
+#include "eval/threads.h"
 #include "testutil.h"
 
 static uint64_t rng = 88172645463325252ull;
@@ -643,6 +645,131 @@ START_TEST(matmulinteger_exact)
 }
 END_TEST
 
+/* ---- packed weights and threads ------------------------------------------------------ */
+
+/* C of a product large enough to be split over threads, with A packed beforehand or
+ * not, on a pool of `threads`; c must hold m x n. */
+static void gemm_on(int level, int threads, bool packed, int64_t m, int64_t n, int64_t k, const float *a,
+		    const float *b, float beta, float *c)
+{
+	ox_pool *pool = ox_pool_new(threads), *old = ox_pool_enter(pool);
+	ox_gemm_src sa = ox_gemm_a(a, k, false), sb = ox_gemm_b(b, n, false);
+	ox_gemm_packed pk;
+	float *data = NULL;
+	if (packed) {
+		data = aligned_alloc(64, (size_t)(ox_gemm_packed_floats(level, m, k) / 16 + 1) * 64);
+		ox_gemm_prepack_a(level, m, k, &sa, data, &pk);
+		sa.packed = &pk;
+	}
+	REQUIRE(ox_sgemm_src(level, m, n, k, 1, &sa, &sb, beta, c, n) == 0, "gemm failed");
+	free(data);
+	ox_pool_enter(old);
+	ox_pool_free(pool);
+}
+
+/* Every combination of packing and thread count gives the bits of the plain product on
+ * one thread, for sizes around the tiles and cache blocks (split by rows and by columns). */
+START_TEST(gemm_threads_exact)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int t = 0; t < tu_rounds(12); t++) {
+			int64_t m = t % 2 ? pick(300, 700) : pick(20, 140), n = t % 2 ? pick(15, 90) : pick(100, 900);
+			int64_t k = t % 3 == 0 ? pick(257, 600) : pick(40, 256);
+			float beta = t % 4 == 1 ? 1.0f : 0.0f;
+			float *a = frand_n(m * k), *b = frand_n(k * n), *c0 = frand_n(m * n);
+			float *c1 = malloc((size_t)(m * n) * sizeof(float)), *ref = malloc((size_t)(m * n) * sizeof(float));
+			memcpy(ref, c0, (size_t)(m * n) * sizeof(float));
+			gemm_on(level, 1, false, m, n, k, a, b, beta, ref);
+			for (int th = 1; th <= 3; th++)
+				for (int packed = 0; packed < 2; packed++) {
+					memcpy(c1, c0, (size_t)(m * n) * sizeof(float));
+					gemm_on(level, th, packed, m, n, k, a, b, beta, c1);
+					REQUIRE(memcmp(c1, ref, (size_t)(m * n) * sizeof(float)) == 0,
+						"level %d, %lld x %lld x %lld, %d threads, packed %d: not the same bits", level,
+						(long long)m, (long long)n, (long long)k, th, packed);
+				}
+			free(a), free(b), free(c0), free(c1), free(ref);
+		}
+}
+END_TEST
+
+/* A geometry large enough for the GEMM to be split (odd sizes, groups, depthwise). */
+static ox_conv_geom big_geom(int t)
+{
+	ox_conv_geom g;
+	memset(&g, 0, sizeof g);
+	g.nsp = 2;
+	g.batch = pick(1, 2);
+	bool dw = t % 4 == 3;
+	g.group = dw ? pick(8, 40) : t % 4 == 2 ? pick(2, 3) : 1;
+	g.cin = g.group * (dw ? 1 : pick(3, 33));
+	g.cout = g.group * (dw ? pick(1, 2) : pick(17, 90));
+	for (int i = 0; i < 2; i++) {
+		g.kernel[i] = t % 5 == 1 ? 1 : pick(1, 3);
+		g.stride[i] = pick(1, 2);
+		g.dil[i] = pick(1, 2);
+		g.pad0[i] = pick(0, 1);
+		g.pad1[i] = pick(0, 1);
+		g.in[i] = pick(17, 41);
+		g.out[i] = (g.in[i] + g.pad0[i] + g.pad1[i] - (g.kernel[i] - 1) * g.dil[i] - 1) / g.stride[i] + 1;
+	}
+	return g;
+}
+
+static void conv_on(int level, int threads, const ox_conv_geom *g, const float *x, const float *w, const void *pk,
+		    const float *b, float *y, int act)
+{
+	ox_pool *pool = ox_pool_new(threads), *old = ox_pool_enter(pool);
+	REQUIRE(ox_conv_f32_packed(level, g, x, w, pk, b, y, act) == 0, "conv failed");
+	ox_pool_enter(old);
+	ox_pool_free(pool);
+}
+
+/* Packed weights, Relu in the output pass and 1 to 3 threads: the bits of the plain
+ * convolution on one thread followed by Relu, which is itself close to the definition;
+ * weights scaled per output channel as they are packed: the bits of the scaled weights. */
+START_TEST(conv_packed_threads)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int t = 0; t < tu_rounds(16); t++) {
+			ox_conv_geom g = big_geom(t);
+			int64_t xs = g.batch * g.cin * prod(2, g.in), ys = g.batch * g.cout * prod(2, g.out);
+			int64_t depth = g.cin / g.group * prod(2, g.kernel);
+			float *x = frand_n(xs), *w = frand_n(g.cout * depth), *b = t % 2 ? frand_n(g.cout) : NULL;
+			float *plain = frand_n(ys), *y = frand_n(ys);
+			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
+			char what[512];
+			describe(what, sizeof what, &g);
+			conv_on(level, 1, &g, x, w, NULL, b, plain, OX_ACT_NONE);
+			ref_conv(&g, x, w, b, ref, mag);
+			for (int64_t q = 0; q < ys; q++) {
+				REQUIRE(close_to(plain[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what,
+					level, (long long)q, plain[q], ref[q]);
+				plain[q] = plain[q] < 0 ? 0.0f : plain[q];
+			}
+			void *pk = ox_conv_prepack(level, w, g.cout, g.group, depth, NULL);
+			REQUIRE(pk != NULL, "prepack failed");
+			for (int th = 1; th <= 3; th++) {
+				conv_on(level, th, &g, x, w, pk, b, y, OX_ACT_RELU);
+				REQUIRE(memcmp(y, plain, (size_t)ys * sizeof(float)) == 0,
+					"%s level %d, %d threads: packed + Relu are not the plain bits", what, level, th);
+			}
+			if (g.cin > g.group) { /* scaled while packing = packing the scaled weights */
+				float *a = frand_n(g.cout), *ws = frand_n(g.cout * depth);
+				for (int64_t q = 0; q < g.cout * depth; q++)
+					ws[q] = w[q] * a[q / depth];
+				conv_on(level, 1, &g, x, ws, NULL, b, plain, OX_ACT_NONE);
+				void *pks = ox_conv_prepack(level, w, g.cout, g.group, depth, a);
+				conv_on(level, 2, &g, x, w, pks, b, y, OX_ACT_NONE);
+				REQUIRE(memcmp(y, plain, (size_t)ys * sizeof(float)) == 0,
+					"%s level %d: weights scaled while packed are not the bits of scaled weights", what, level);
+				free(pks), free(a), free(ws);
+			}
+			free(pk), free(x), free(w), free(b), free(plain), free(y), free(ref), free(mag);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	int nv = ox_gemm_nvariants();
@@ -661,6 +788,11 @@ int main(void)
 	tcase_add_test(tc, conv_random);
 	tcase_add_test(tc, conv_transpose_random);
 	tcase_add_test(tc, conv_resnet_shapes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("threads");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, gemm_threads_exact);
+	tcase_add_test(tc, conv_packed_threads);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("integer");
 	tcase_set_timeout(tc, 300);

@@ -215,5 +215,68 @@ run 1 "run refuses an unknown attribute of a binary model" run typo.onnx --input
 	check "run: a binary model gets the session's message, the node named" \
 		"has err.txt \"node 0 (LeakyRelu): unknown attribute 'alpah' (LeakyRelu has none such at opset 17; did you mean 'alpha'?)\""
 
+# ---- threads -----------------------------------------------------------------------------------
+
+# A Conv large enough for its GEMM to be split over threads, with the BatchNormalization and
+# Relu that the session fuses into it, and the same Conv plain: every thread count prints
+# the same bits.
+cat >mk.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17]>
+mk () => (float[1, 24, 37, 37] X) {
+  s = Constant <value = float {0}> ()
+  l = Constant <value = float {32856}> ()
+  d = Constant <value = float {1}> ()
+  shape = Constant <value = int64[4] {1, 24, 37, 37}> ()
+  r = Range(s, l, d)
+  sr = Sin(r)
+  X = Reshape(sr, shape)
+}
+END
+cat >conv.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1, 24, 37, 37] X) => (float[1, 40, 37, 37] Y, float[1, 40, 37, 37] Z) {
+  wn = Constant <value = float {8640}> ()
+  zero = Constant <value = float {0}> ()
+  one = Constant <value = float {1}> ()
+  ws = Constant <value = int64[4] {40, 24, 3, 3}> ()
+  wr = Range(zero, wn, one)
+  wc = Cos(wr)
+  W = Reshape(wc, ws)
+  cn = Constant <value = float {40}> ()
+  cr = Range(zero, cn, one)
+  scale = Cos(cr)
+  bias = Sin(cr)
+  mean = Mul(bias, scale)
+  var = Add(cr, one)
+  C = Conv <pads = [1, 1, 1, 1]> (X, W)
+  N = BatchNormalization <epsilon = 0.001> (C, scale, bias, mean, var)
+  Y = Relu(N)
+  C2 = Conv <pads = [1, 1, 1, 1]> (X, W)
+  Z = Relu(C2)
+}
+END
+mkdir convin
+"$cli" run mk.onnxtxt --output-dir convin >/dev/null 2>err.txt && mv convin/output_0.pb convin/input_0.pb
+for t in 1 2 3; do
+	if run 0 "run --threads $t" run --threads "$t" conv.onnxtxt --input-dir convin; then
+		cp out.txt "threads$t.txt"
+	fi
+done
+check "1, 2 and 3 threads print the same outputs" 'cmp -s threads1.txt threads2.txt && cmp -s threads1.txt threads3.txt'
+check "the outputs are there" "has threads1.txt '^Y = float\\[1, 40, 37, 37\\] {0.018119236, 0, ' && has threads1.txt '^Z = '"
+if run 2 "run --threads 0 is a usage error" run --threads 0 id.onnxtxt; then
+	check "--threads message" "has err.txt \"run: --threads takes a whole number from 1 to 1024, not '0'\""
+fi
+if run 2 "test --threads x is a usage error" test --threads x id.onnxtxt; then
+	check "test --threads message" "has err.txt \"test: --threads takes a whole number from 1 to 1024, not 'x'\""
+fi
+mkdir many
+for i in 1 2 3 4 5 6; do cp id.onnxtxt "many/c$i.onnxtxt"; done
+cp fail.onnxtxt many/c3.onnxtxt
+if run 1 "test --threads 3 runs several cases at once" test --threads 3 many; then
+	check "verdicts in the cases' order" \
+		'[ "$(cut -d" " -f1,2 out.txt | tr -d :)" = "$(printf "PASS many/c1.onnxtxt\nPASS many/c2.onnxtxt\nFAIL many/c3.onnxtxt\nPASS many/c4.onnxtxt\nPASS many/c5.onnxtxt\nPASS many/c6.onnxtxt\n5 passed,")" ]'
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

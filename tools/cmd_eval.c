@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,26 @@
 #include "cli.h"
 
 /* ---- shared ------------------------------------------------------------------------------ */
+
+/* --threads: the sessions' option (0 until given: one thread per processor). */
+static OnnxSessionOptions session_opts;
+
+#define THREADS_HELP \
+	"  --threads N        threads for the big kernels (GEMM, convolution, ...): default\n" \
+	"                     one per processor; 1 runs on one thread. Results are the same bits\n" \
+	"                     whatever N\n"
+
+/* Parses --threads N (1 to 1024); -1 after a usage error. */
+static int threads_option(const char *cmd, const char *arg)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || n < 1 || n > 1024)
+		return usage_error("%s: --threads takes a whole number from 1 to 1024, not '%s'", cmd, arg), -1;
+	session_opts.threads = (int)n;
+	return 0;
+}
 
 static char *join(const char *dir, const char *name)
 {
@@ -50,7 +71,7 @@ static struct {
 	double timeout;
 } limits;
 
-enum { OPT_MAX_MEMORY = 1900, OPT_TIMEOUT };
+enum { OPT_MAX_MEMORY = 1900, OPT_TIMEOUT, OPT_THREADS };
 
 #define LIMIT_OPTIONS {"max-memory", required_argument, NULL, OPT_MAX_MEMORY}, {"timeout", required_argument, NULL, OPT_TIMEOUT}
 
@@ -180,6 +201,7 @@ static double now(void)
 
 static const char run_help[] =
 	"Usage: onnxtxt run MODEL [--input NAME=VALUE]... [--input-dir DIR] [--output-dir DIR]\n"
+	"                   [--threads N]\n"
 	"Evaluate a model (text or binary) and print its outputs in the textual syntax.\n"
 	"\n"
 	"  MODEL              model file, or - for standard input\n"
@@ -199,6 +221,7 @@ static const char run_help[] =
 	"  --time             print the session's set-up time and the minimum and median time of\n"
 	"                     the runs to standard error (one warm-up run, then N of --repeat)\n"
 	LIMIT_HELP
+	THREADS_HELP
 	CLI_COMMON_HELP
 	"\n"
 	"A self-contained test case binds the inputs its '#@ input' lines give; --input-dir and\n"
@@ -436,7 +459,7 @@ static int run_model(const char *path, const run_opts *o)
 	if (rc == EXIT_OK && !looks_binary(text, len) && OnnxCase_Parse(text, len, &items, &nitems, &err) != ONNXTXT_OK)
 		report(&err, display_name(path), text, len), rc = exit_for(err.code);
 	double t0 = now();
-	if (rc == EXIT_OK && OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
+	if (rc == EXIT_OK && OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK)
 		session_failed(path, text, len, &err), rc = exit_for(err.code);
 	double setup = now() - t0;
 	if (rc == EXIT_OK && apply_limits(s, &err) != ONNXTXT_OK)
@@ -478,6 +501,7 @@ int cmd_run(int argc, char **argv)
 					     {"repeat", required_argument, NULL, OPT_REPEAT},
 					     {"time", no_argument, NULL, OPT_TIME},
 					     LIMIT_OPTIONS,
+					     {"threads", required_argument, NULL, OPT_THREADS},
 					     {"help", no_argument, NULL, 'h'},
 					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
@@ -498,6 +522,8 @@ int cmd_run(int argc, char **argv)
 			o.time = 1;
 		else if ((r = limit_option("run", c, optarg)) != 0)
 			rc = r < 0 ? EXIT_USAGE : rc;
+		else if (c == OPT_THREADS)
+			rc = threads_option("run", optarg) < 0 ? EXIT_USAGE : rc;
 		else if (c == 'h')
 			rc = (fputs(run_help, stdout), EXIT_OK);
 		else if ((r = cli_common_option(c, optarg)) != 0)
@@ -517,7 +543,7 @@ int cmd_run(int argc, char **argv)
 /* ---- test -------------------------------------------------------------------------------- */
 
 static const char test_help[] =
-	"Usage: onnxtxt test PATH...\n"
+	"Usage: onnxtxt test [--threads N] PATH...\n"
 	"Run test cases and report one line per case: PASS, FAIL (with the first mismatch) or\n"
 	"SKIP (with the operator the evaluator does not support), then a summary line.\n"
 	"\n"
@@ -526,6 +552,8 @@ static const char test_help[] =
 	"                     input_N.pb and output_N.pb, optional data.json with rtol and atol), or\n"
 	"                     a folder searched for both (*.onnxtxt files, folders with model.onnx)\n"
 	LIMIT_HELP
+	"  --threads N        threads: several cases run at once, each on one thread; a single\n"
+	"                     case's kernels use them all. Default one per processor\n"
 	CLI_COMMON_HELP
 	"\n"
 	"With --quiet, only failed and skipped cases and the summary are printed.\n"
@@ -588,7 +616,7 @@ static enum verdict text_case(const char *path, result *r)
 	if (OnnxParser_Parse(text, len, &m, &err) != ONNXTXT_OK || OnnxCase_Parse(text, len, &items, &n, &err) != ONNXTXT_OK) {
 		snprintf(where, sizeof where, "%u:%u: ", err.line, err.column);
 		v = set(r, FAIL, "%s%s", where, err.message);
-	} else if (OnnxSession_New(m, &s, &err) != ONNXTXT_OK) {
+	} else if (OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK) {
 		v = session_verdict(r, &err);
 	} else if (apply_limits(s, &err) != ONNXTXT_OK) {
 		v = set(r, FAIL, "%s%s", err.message, "");
@@ -691,7 +719,7 @@ static enum verdict backend_case(const char *dir, result *r)
 	if (!path || OnnxBinary_ReadFile(path, &m, &err) != ONNXTXT_OK ||
 	    OnnxModel_EmbedExternalData(m, path, &err) != ONNXTXT_OK)
 		v = set(r, FAIL, "%s%s", path ? err.message : "out of memory", "");
-	else if (OnnxSession_New(m, &s, &err) != ONNXTXT_OK)
+	else if (OnnxSession_NewWithOptions(m, &session_opts, &s, &err) != ONNXTXT_OK)
 		v = session_verdict(r, &err);
 	else if (apply_limits(s, &err) != ONNXTXT_OK)
 		v = set(r, FAIL, "%s%s", err.message, "");
@@ -763,28 +791,106 @@ static int find_cases(cases *c, const char *path, int top)
 	return rc;
 }
 
+/* Cases run on several threads at once, each case's session on one thread; results are
+ * printed in the cases' order as they come in. */
+typedef struct case_pool {
+	const cases *c;
+	result *r;
+	double *ms;
+	char *done;
+	size_t next;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} case_pool;
+
+static void run_case(const char *p, result *r, double *ms)
+{
+	double t0 = now();
+	r->v = PASS;
+	r->msg[0] = '\0';
+	r->v = is_dir(p) ? backend_case(p, r) : text_case(p, r);
+	*ms = 1e3 * (now() - t0);
+}
+
+static void *case_worker(void *arg)
+{
+	case_pool *P = arg;
+	for (;;) {
+		pthread_mutex_lock(&P->mu);
+		size_t i = P->next < P->c->n ? P->next++ : P->c->n;
+		pthread_mutex_unlock(&P->mu);
+		if (i == P->c->n)
+			return NULL;
+		run_case(P->c->paths[i], &P->r[i], &P->ms[i]);
+		pthread_mutex_lock(&P->mu);
+		P->done[i] = 1;
+		pthread_cond_broadcast(&P->cv);
+		pthread_mutex_unlock(&P->mu);
+	}
+}
+
+/* Starts up to `workers` threads over the cases; returns how many started (0: run them
+ * here, one by one). */
+static int start_cases(case_pool *P, pthread_t *th, int workers)
+{
+	int n = 0;
+	while (n < workers && pthread_create(&th[n], NULL, case_worker, P) == 0)
+		n++;
+	return n;
+}
+
+static void wait_case(case_pool *P, size_t i, int threaded)
+{
+	if (!threaded) {
+		run_case(P->c->paths[i], &P->r[i], &P->ms[i]);
+		return;
+	}
+	pthread_mutex_lock(&P->mu);
+	while (!P->done[i])
+		pthread_cond_wait(&P->cv, &P->mu);
+	pthread_mutex_unlock(&P->mu);
+}
+
+static void print_case(const char *p, const result *r, double ms, size_t *count)
+{
+	static const char *const words[] = {"PASS", "FAIL", "SKIP"};
+	count[r->v]++;
+	if (r->v == PASS && !cli_quiet)
+		printf("PASS %s (%.1f ms)\n", p, ms);
+	else if (r->v != PASS)
+		printf("%s %s: %s\n", words[r->v], p, r->msg);
+	fflush(stdout);
+}
+
 static int run_cases(const cases *c)
 {
 	size_t count[3] = {0, 0, 0};
 	int progress = isatty(STDERR_FILENO) && !cli_quiet;
-	static const char *const words[] = {"PASS", "FAIL", "SKIP"};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = session_opts.threads ? session_opts.threads : cpus > 1 ? (int)(cpus < 64 ? cpus : 64) : 1;
+	case_pool P = {c, calloc(c->n + 1, sizeof(result)), calloc(c->n + 1, sizeof(double)), calloc(c->n + 1, 1), 0,
+		       PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+	pthread_t th[64];
+	if (!P.r || !P.ms || !P.done)
+		return free(P.r), free(P.ms), free(P.done), fail("out of memory"), EXIT_INPUT;
+	OnnxSessionOptions saved = session_opts;
+	int started = 0;
+	if (c->n > 1 && threads > 1) {
+		session_opts.threads = 1; /* the cases share the threads, not each case's kernels */
+		started = start_cases(&P, th, threads);
+	}
 	for (size_t i = 0; i < c->n; i++) {
-		const char *p = c->paths[i];
 		if (progress)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s", i + 1, c->n, p), fflush(stderr);
-		result r = {PASS, ""};
-		double t0 = now();
-		enum verdict v = is_dir(p) ? backend_case(p, &r) : text_case(p, &r);
-		double ms = 1e3 * (now() - t0);
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s", i + 1, c->n, c->paths[i]), fflush(stderr);
+		wait_case(&P, i, started);
 		if (progress)
 			fputs("\r\033[K", stderr);
-		count[v]++;
-		if (v == PASS && !cli_quiet)
-			printf("PASS %s (%.1f ms)\n", p, ms);
-		else if (v != PASS)
-			printf("%s %s: %s\n", words[v], p, r.msg);
-		fflush(stdout);
+		print_case(c->paths[i], &P.r[i], P.ms[i], count);
 	}
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	session_opts = saved;
+	free(P.r), free(P.ms), free(P.done);
 	printf("%zu passed, %zu failed, %zu skipped\n", count[PASS], count[FAIL], count[SKIP]);
 	if (count[FAIL])
 		return EXIT_INPUT;
@@ -793,12 +899,20 @@ static int run_cases(const cases *c)
 
 int cmd_test(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"help", no_argument, NULL, 'h'}, LIMIT_OPTIONS, CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+					     {"threads", required_argument, NULL, OPT_THREADS},
+					     LIMIT_OPTIONS,
+					     CLI_COMMON_OPTIONS,
+					     {NULL, 0, NULL, 0}};
 	int c, r;
 	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
 		if (c == 'h')
 			return fputs(test_help, stdout), EXIT_OK;
+		if (c == OPT_THREADS) {
+			if (threads_option("test", optarg) < 0)
+				return EXIT_USAGE;
+			continue;
+		}
 		if ((r = limit_option("test", c, optarg)) != 0) {
 			if (r < 0)
 				return EXIT_USAGE;

@@ -316,6 +316,29 @@ ONNXTXT_API OnnxStatus OnnxValue_Equal(const OnnxValue *got, const OnnxValue *ex
  * twice, ...). Tensors with external data must be embedded first
  * (OnnxModel_EmbedExternalData). */
 ONNXTXT_API OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, OnnxError *err);
+
+/* How a session runs; zero-initialize it, then set what you need. */
+typedef struct OnnxSessionOptions {
+	/* Threads the big kernels (GEMM, convolution, pooling, large elementwise operations)
+	 * spread their work over, the calling thread included: 0 means one per processor
+	 * online (what OnnxSession_New uses), 1 runs everything on the calling thread. The
+	 * results are the same bits whatever the count: work is split so that each output
+	 * element is computed by the same instructions. The workers start at the first run
+	 * that needs them. */
+	int threads;
+	/* Nonzero turns off the session-time work a session does at its first run (under the
+	 * memory budget and deadline set by then): results of nodes whose inputs are all
+	 * initializers computed once and kept, BatchNormalization and Relu after a Conv done
+	 * in the Conv's weights and output pass, constant Conv weights packed once for the
+	 * GEMM. Outputs are the same either way, up to the rounding of
+	 * the folded BatchNormalization; this exists to compare with the plain evaluation. */
+	int no_optimize;
+} OnnxSessionOptions;
+
+/* OnnxSession_New with options (NULL: the defaults). ONNXTXT_ERR_ARG for a negative
+ * thread count. */
+ONNXTXT_API OnnxStatus OnnxSession_NewWithOptions(const Onnx__ModelProto *model, const OnnxSessionOptions *opts,
+						  OnnxSession **out, OnnxError *err);
 ONNXTXT_API void OnnxSession_Free(OnnxSession *s);
 /* The graph's inputs, in order. Inputs with an initializer are optional. */
 ONNXTXT_API size_t OnnxSession_InputCount(const OnnxSession *s);

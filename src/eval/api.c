@@ -11,11 +11,15 @@
 #include "diag.h"
 #include "exec.h"
 #include "file.h"
+#include "threads.h"
 
 struct OnnxSession {
 	ox_arena *arena;
 	ox_plan *plan;
 	ox_budget *budget; /* limits of each run */
+	bool optimize;     /* session-time work (folding, fusion, packed weights) still to do */
+	ox_pool *pool;
+	ox_blocks *blocks; /* the memory plan: blocks of dead values, kept for the next run */
 	ox_val **inputs;
 	ox_val **outputs;
 	size_t ninputs, noutputs;
@@ -241,9 +245,15 @@ const OnnxValue *OnnxValue_Item(const OnnxValue *v, size_t i)
 
 OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, OnnxError *err)
 {
+	return OnnxSession_NewWithOptions(model, NULL, out, err);
+}
+
+OnnxStatus OnnxSession_NewWithOptions(const Onnx__ModelProto *model, const OnnxSessionOptions *opts,
+				      OnnxSession **out, OnnxError *err)
+{
 	OnnxError local;
 	err = reset(err, &local);
-	if (!model || !out)
+	if (!model || !out || (opts && opts->threads < 0))
 		return arg_error(err);
 	*out = NULL;
 	OnnxSession *s = calloc(1, sizeof *s);
@@ -264,11 +274,14 @@ OnnxStatus OnnxSession_New(const Onnx__ModelProto *model, OnnxSession **out, Onn
 	s->noutputs = ox_plan_outputs(s->plan);
 	s->inputs = calloc(s->ninputs + 1, sizeof *s->inputs);
 	s->outputs = calloc(s->noutputs + 1, sizeof *s->outputs);
-	if (!s->inputs || !s->outputs) {
+	s->pool = ox_pool_new(opts && opts->threads ? opts->threads : ox_cpu_count());
+	s->blocks = ox_blocks_new();
+	if (!s->inputs || !s->outputs || !s->pool || !s->blocks) {
 		OnnxSession_Free(s);
 		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 		return err->code;
 	}
+	s->optimize = !opts || !opts->no_optimize;
 	*out = s;
 	return ONNXTXT_OK;
 }
@@ -293,6 +306,8 @@ void OnnxSession_Free(OnnxSession *s)
 	ox_plan_free(s->plan);
 	ox_arena_free(s->arena);
 	ox_budget_release(s->budget);
+	ox_pool_free(s->pool);
+	ox_blocks_free(s->blocks);
 	free(s);
 }
 
@@ -340,7 +355,9 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 	err = reset(err, &local);
 	if (!s)
 		return arg_error(err);
+	ox_blocks *old_blocks = ox_blocks_enter(s->blocks);
 	drop_outputs(s);
+	ox_blocks_enter(old_blocks);
 	for (size_t i = 0; i < s->ninputs; i++) {
 		int optional;
 		const Onnx__ValueInfoProto *vi = ox_plan_input(s->plan, i, &optional);
@@ -351,8 +368,18 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 	}
 	ox_status st;
 	ox_budget *prev = ox_budget_enter(s->budget);
+	ox_pool *old = ox_pool_enter(s->pool);
+	old_blocks = ox_blocks_enter(s->blocks);
+	if (s->optimize) {
+		/* at the first run, under the limits the caller set on the session: folding a
+		 * hostile constant must meet the memory budget and the deadline too */
+		ox_plan_optimize(s->plan);
+		s->optimize = false;
+	}
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
 		ox_error_set(err, st.code, "%s", st.msg);
+	ox_blocks_enter(old_blocks);
+	ox_pool_enter(old);
 	ox_budget_leave(prev);
 	return err->code;
 }

@@ -13,7 +13,10 @@
 #include "convert.h"
 #include "diag.h"
 #include "exec.h"
+#include "fold.h"
 #include "names.h"
+#include "ops/conv.h"
+#include "simd/cpu.h"
 #include "registry.h"
 #include "schema/schema.h"
 #include "types.h"
@@ -41,6 +44,10 @@ struct ox_node {
 	size_t nsubs;
 	int *frees;
 	size_t nfrees;
+	bool foldable;         /* deterministic, no sub-graphs: results on constants may be kept */
+	struct folded *cache;  /* outputs computed from constant inputs, see "folding" */
+	struct fusion *fuse;   /* nodes after this one done in its output pass */
+	bool fused_away;       /* done by an earlier node's fusion whenever its input 0 is absent */
 };
 
 struct ox_plan {
@@ -536,6 +543,7 @@ static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 		return -1;
 	if (plan_subgraphs(P, p, N, (int)i, label) < 0)
 		return -1;
+	N->foldable = !f && !N->nsubs && ox_fold_deterministic(dom, n->op_type);
 	return plan_outputs(P, p, N, i, label);
 }
 
@@ -576,6 +584,7 @@ static int plan_initializers(planner *P, ox_plan *p, const body *b)
 			return -1;
 		if (!(p->init[s] = ox_val_from_tensor_proto(b->init[i], P->st->msg)))
 			return P->st->code = ox_convert_status(P->st->msg, ONNXTXT_ERR_EVAL), -1;
+		p->init[s]->konst = true;
 	}
 	return 0;
 }
@@ -647,12 +656,19 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 	return p;
 }
 
+static void drop_cache(ox_node *N);
+static void drop_fusion(ox_node *N);
+
 static void release(ox_plan *p)
 {
 	for (; p; p = p->next) {
 		for (int s = 0; s < p->nslots; s++)
 			ox_val_unref(p->init[s]);
 		ox_names_free(&p->tab);
+		for (size_t i = 0; i < p->nnodes; i++) {
+			drop_cache(&p->nodes[i]);
+			drop_fusion(&p->nodes[i]);
+		}
 	}
 }
 
@@ -799,7 +815,7 @@ static int limit_fail(frame *F, const char *label, const char *limit)
 }
 
 /* The label is formatted only on failure: loop bodies call kernels millions of times. */
-static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **out)
+static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, int nin, ox_val **out, int act)
 {
 	char msg[OX_MSG], label[300];
 	msg[0] = '\0';
@@ -810,7 +826,7 @@ static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val
 		node_label(N->proto, i, label, sizeof label);
 		return nested_fail(F->st, inner.code, label, inner.msg);
 	}
-	ox_k k = {N, N->proto, N->version, in, N->nin, out, N->nout, N->attrs, N->nattrs, F, msg, N->schema};
+	ox_k k = {N, N->proto, N->version, in, nin, out, N->nout, N->attrs, N->nattrs, F, msg, N->schema, act};
 	if (N->op->run(&k) == 0)
 		return 0;
 	node_label(N->proto, i, label, sizeof label);
@@ -818,19 +834,156 @@ static int call_kernel(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val
 	if (limit)
 		return limit_fail(F, label, limit);
 	char shapes[200];
-	describe_inputs(in, N->nin, shapes, sizeof shapes);
+	describe_inputs(in, nin, shapes, sizeof shapes);
 	/* a kernel that ran out of memory says so in its message */
 	return run_fail(F->st, ox_convert_status(msg, ONNXTXT_ERR_EVAL), "%s: %s%s%s%s", label, msg[0] ? msg : "failed",
 			N->nin ? " (inputs: " : "", shapes, N->nin ? ")" : "");
 }
 
+/* ---- folding: results computed from constants, kept -----------------------------------
+ * A deterministic node whose inputs are all constants (initializers, or results kept this
+ * way) keeps its outputs with the ids of the inputs they came from. While a run gives it
+ * the same input values, it hands them out again instead of running; a graph input that
+ * overrides an initializer is another value, so the node runs as usual then. The session
+ * computes them once when it is created (ox_plan_optimize). */
+typedef struct folded {
+	uint64_t *ids; /* of the inputs, 0 for an omitted one */
+	ox_val **out;
+} folded;
+
+static void drop_cache(ox_node *N)
+{
+	folded *c = N->cache;
+	if (!c)
+		return;
+	for (int j = 0; j < N->nout; j++)
+		ox_val_unref(c->out[j]);
+	free(c);
+	N->cache = NULL;
+}
+
+static bool all_konst(const ox_node *N, ox_val *const *in)
+{
+	for (int j = 0; j < N->nin; j++)
+		if (in[j] && !in[j]->konst)
+			return false;
+	return N->foldable;
+}
+
+static bool cache_hit(const ox_node *N, ox_val *const *in, ox_val **out)
+{
+	const folded *c = N->cache;
+	if (!c)
+		return false;
+	for (int j = 0; j < N->nin; j++)
+		if ((in[j] ? in[j]->id : 0) != c->ids[j])
+			return false;
+	for (int j = 0; j < N->nout; j++)
+		out[j] = ox_val_ref(c->out[j]);
+	return true;
+}
+
+/* Keeps out[] as the node's results on in[]; without memory it simply keeps nothing. */
+static void cache_store(ox_node *N, ox_val *const *in, ox_val *const *out)
+{
+	size_t ni = (size_t)N->nin, no = (size_t)N->nout;
+	folded *c = malloc(sizeof *c + ni * sizeof(uint64_t) + no * sizeof(ox_val *));
+	if (!c)
+		return;
+	drop_cache(N);
+	c->ids = (uint64_t *)(c + 1);
+	c->out = (ox_val **)(c->ids + ni);
+	for (size_t j = 0; j < ni; j++)
+		c->ids[j] = in[j] ? in[j]->id : 0;
+	for (size_t j = 0; j < no; j++) {
+		if (out[j])
+			out[j]->konst = true;
+		c->out[j] = ox_val_ref(out[j]);
+	}
+	N->cache = c;
+}
+
+/* ---- fusion: a Conv with the BatchNormalization and Relu after it ---------------------
+ * Made by ox_plan_optimize when the Conv's output feeds only the BatchNormalization (and
+ * that one's only the Relu). The Conv then runs with the folded weights, applies Relu as
+ * it stores, and puts its result where the last fused node's goes; those nodes see their
+ * input absent and do nothing. The weights are valid while the run gives the Conv and
+ * the BatchNormalization the constants they were made from; otherwise each node runs
+ * on its own. */
+typedef struct fusion {
+	ox_val *w, *b;  /* W and B with the BatchNormalization folded in, or NULL */
+	uint64_t ids[6]; /* W, B, scale, bias, mean, var they were made from */
+	int bn;         /* the BatchNormalization's node, or -1 */
+	int act;        /* OX_ACT_* applied in the output pass */
+	int out;        /* the slot the result goes to */
+} fusion;
+
+static void drop_fusion(ox_node *N)
+{
+	if (!N->fuse)
+		return;
+	ox_val_unref(N->fuse->w);
+	ox_val_unref(N->fuse->b);
+	free(N->fuse);
+	N->fuse = NULL;
+}
+
+static uint64_t slot_id(const frame *F, int s)
+{
+	return s >= 0 && F->v[s] ? F->v[s]->id : 0;
+}
+
+/* Whether the fusion's folded weights still hold for this run's values. */
+static bool fusion_valid(const frame *F, const ox_node *N, ox_val *const *in)
+{
+	const fusion *u = N->fuse;
+	if (u->bn < 0)
+		return true;
+	const ox_node *B = &F->p->nodes[u->bn];
+	uint64_t now[6] = {in[1] ? in[1]->id : 0, N->nin > 2 && in[2] ? in[2]->id : 0};
+	for (int j = 1; j < 5; j++)
+		now[j + 1] = slot_id(F, B->in[j]);
+	return memcmp(now, u->ids, sizeof now) == 0;
+}
+
+/* Runs the node, from its kept results when they hold, fused when its fusion holds;
+ * *dest gets the slot of output 0. */
+static int compute(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **out, int *dest)
+{
+	*dest = N->nout ? N->out[0] : -1;
+	if (cache_hit(N, in, out))
+		return 0;
+	if (N->fuse && fusion_valid(F, N, in)) {
+		const fusion *u = N->fuse;
+		ox_val *fin[3] = {in[0], u->w ? u->w : in[1], u->w ? u->b : N->nin > 2 ? in[2] : NULL};
+		*dest = u->out;
+		return call_kernel(F, N, i, fin, u->w ? 3 : N->nin, out, u->act);
+	}
+	int rc = call_kernel(F, N, i, in, N->nin, out, OX_ACT_NONE);
+	if (rc == 0 && all_konst(N, in))
+		cache_store((ox_node *)N, in, out); /* the plan's nodes are ours to update */
+	return rc;
+}
+
+static void free_after(frame *F, const ox_node *N)
+{
+	for (size_t j = 0; j < N->nfrees; j++) {
+		ox_val_unref(F->v[N->frees[j]]);
+		F->v[N->frees[j]] = NULL;
+	}
+}
+
 static int run_node(frame *F, size_t i)
 {
 	const ox_node *N = &F->p->nodes[i];
+	if (N->fused_away && N->in[0] >= 0 && !F->v[N->in[0]]) {
+		free_after(F, N); /* the node before did this one's work */
+		return 0;
+	}
 	ox_val *inbuf[16], *outbuf[16];
 	ox_val **in = N->nin <= 16 ? inbuf : calloc((size_t)N->nin, sizeof *in);
 	ox_val **out = N->nout <= 16 ? outbuf : calloc((size_t)N->nout, sizeof *out);
-	int rc = in && out ? 0 : run_fail(F->st, ONNXTXT_ERR_NOMEM, "out of memory");
+	int rc = in && out ? 0 : run_fail(F->st, ONNXTXT_ERR_NOMEM, "out of memory"), dest = -1;
 	for (int j = 0; rc == 0 && j < N->nin; j++) {
 		in[j] = N->in[j] >= 0 ? F->v[N->in[j]] : NULL;
 		if (N->in[j] >= 0 && !in[j])
@@ -840,21 +993,19 @@ static int run_node(frame *F, size_t i)
 	if (out)
 		memset(out, 0, (size_t)N->nout * sizeof *out);
 	if (rc == 0)
-		rc = call_kernel(F, N, i, in, out);
+		rc = compute(F, N, i, in, out, &dest);
 	for (int j = 0; rc == 0 && j < N->nout; j++)
 		if (N->out[j] >= 0 && !out[j])
 			rc = run_fail(F->st, ONNXTXT_ERR_EVAL, "node %zu (%s): output '%s' was not produced", i,
 				      N->proto->op_type, F->p->slot_names[N->out[j]]);
 	for (int j = 0; out && j < N->nout; j++) {
 		if (rc == 0 && N->out[j] >= 0)
-			F->v[N->out[j]] = out[j];
+			F->v[j ? N->out[j] : dest] = out[j];
 		else
 			ox_val_unref(out[j]);
 	}
-	for (size_t j = 0; rc == 0 && j < N->nfrees; j++) {
-		ox_val_unref(F->v[N->frees[j]]);
-		F->v[N->frees[j]] = NULL;
-	}
+	if (rc == 0)
+		free_after(F, N);
 	if (in != inbuf)
 		free(in);
 	if (out != outbuf)
@@ -957,4 +1108,235 @@ int ox_graph_arity(ox_k *k, const char *attr, int *nout)
 	if (nout)
 		*nout = (int)s->noutputs;
 	return (int)s->ninputs;
+}
+
+/* ---- session-time optimization --------------------------------------------------------- */
+
+static bool is_op(const ox_node *N, const char *op)
+{
+	const char *d = N->proto->domain ? N->proto->domain : "";
+	return N->op && !N->fn && (!*d || strcmp(d, "ai.onnx") == 0) && strcmp(N->proto->op_type, op) == 0;
+}
+
+static const Onnx__AttributeProto *node_attr(const ox_node *N, const char *name)
+{
+	for (size_t a = 0; a < N->nattrs; a++)
+		if (N->attrs[a] && strcmp(N->attrs[a]->name, name) == 0)
+			return N->attrs[a];
+	return NULL;
+}
+
+static int64_t attr_int(const ox_node *N, const char *name, int64_t def)
+{
+	const Onnx__AttributeProto *a = node_attr(N, name);
+	return a ? a->i : def;
+}
+
+/* Uses of each slot: node inputs, the plan's outputs (which count as many), captures. */
+static int *count_uses(const ox_plan *p)
+{
+	int *uses = calloc((size_t)p->nslots + 1, sizeof *uses);
+	for (size_t i = 0; uses && i < p->nnodes; i++) {
+		const ox_node *N = &p->nodes[i];
+		for (int j = 0; j < N->nin; j++)
+			if (N->in[j] >= 0)
+				uses[N->in[j]]++;
+		for (size_t k = 0; k < N->nsubs; k++)
+			for (size_t c = 0; c < N->subs[k].plan->ncaps; c++)
+				uses[N->subs[k].plan->caps[c].outer] += 2;
+	}
+	for (size_t o = 0; uses && o < p->noutputs; o++)
+		uses[p->outputs[o]] += 2;
+	return uses;
+}
+
+/* The node after i that is the only reader of slot s, as its input 0, with op; or -1. */
+static int sole_reader(const ox_plan *p, const int *uses, int s, size_t i, const char *op)
+{
+	if (s < 0 || uses[s] != 1)
+		return -1;
+	for (size_t j = i + 1; j < p->nnodes; j++) {
+		const ox_node *M = &p->nodes[j];
+		for (int k = 0; k < M->nin; k++)
+			if (M->in[k] == s)
+				return k == 0 && is_op(M, op) ? (int)j : -1;
+	}
+	return -1;
+}
+
+/* Only output 0 named (the others, when any, unused). */
+static bool one_output(const ox_node *N)
+{
+	for (int j = 1; j < N->nout; j++)
+		if (N->out[j] >= 0)
+			return false;
+	return N->nout >= 1 && N->out[0] >= 0;
+}
+
+/* A BatchNormalization in inference mode whose parameters are constants now. */
+static bool bn_foldable(const ox_node *B, ox_val *const *v)
+{
+	if (B->version < 9 || B->nin != 5 || !one_output(B) || attr_int(B, "training_mode", 0) != 0)
+		return false;
+	for (int j = 1; j < 5; j++)
+		if (B->in[j] < 0 || !v[B->in[j]] || !v[B->in[j]]->konst)
+			return false;
+	return true;
+}
+
+/* The Conv's weights with the BatchNormalization's scale a folded in: where the Conv is
+ * sure to go through the GEMM (more than one input channel per group), only packed, with
+ * the scale applied while packing (a view of W carries them), so no scaled copy of W is
+ * made; otherwise a scaled copy. */
+static ox_val *scaled_weights(const ox_node *N, ox_val *w, const float *a)
+{
+	int64_t group = attr_int(N, "group", 1), cout = w->dims[0];
+	if (w->dims[1] > 1 && group >= 1 && cout % group == 0) {
+		ox_val *v = ox_tensor_view(w, w->rank, w->dims);
+		if (v && (v->derived = ox_conv_prepack(ox_cpu_level(), w->data, cout, group, w->count / cout, a)))
+			return v;
+		ox_val_unref(v);
+	}
+	return ox_fold_scale_rows(w, a);
+}
+
+static bool fold_bn_into(ox_node *N, const ox_node *B, int bn, ox_val *const *v, fusion *u)
+{
+	ox_val *w = v[N->in[1]], *b = N->nin > 2 && N->in[2] >= 0 ? v[N->in[2]] : NULL, *p[4];
+	if (!w->konst || (b && !b->konst) || (N->nin > 2 && N->in[2] >= 0 && !b) || w->rank < 3 || w->dims[0] <= 0)
+		return false;
+	for (int j = 0; j < 4; j++)
+		p[j] = v[B->in[j + 1]];
+	const Onnx__AttributeProto *eps = node_attr(B, "epsilon");
+	float *a = malloc((size_t)w->dims[0] * sizeof *a);
+	bool ok = a && ox_fold_bn(w, b, p, eps ? eps->f : 1e-5, a, &u->b);
+	if (ok && !(u->w = scaled_weights(N, w, a))) {
+		ox_val_unref(u->b);
+		u->b = NULL;
+		ok = false;
+	}
+	free(a);
+	if (!ok)
+		return false;
+	u->w->konst = u->b->konst = true;
+	u->ids[0] = w->id;
+	u->ids[1] = b ? b->id : 0;
+	for (int j = 0; j < 4; j++)
+		u->ids[j + 2] = p[j]->id;
+	u->bn = bn;
+	u->out = B->out[0];
+	return true;
+}
+
+/* Conv (float weights, constant) followed by BatchNormalization and/or Relu that read
+ * nothing else: one fusion. */
+static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
+{
+	ox_node *N = &p->nodes[i];
+	if (!is_op(N, "Conv") || !one_output(N) || N->nin < 2 || N->in[1] < 0 || !v[N->in[1]] ||
+	    v[N->in[1]]->type != OX_FLOAT)
+		return;
+	fusion u = {NULL, NULL, {0}, -1, OX_ACT_NONE, N->out[0]};
+	int bn = sole_reader(p, uses, N->out[0], i, "BatchNormalization");
+	if (bn >= 0 && (!bn_foldable(&p->nodes[bn], v) || !fold_bn_into(N, &p->nodes[bn], bn, v, &u)))
+		bn = -1;
+	int relu = sole_reader(p, uses, u.out, bn >= 0 ? (size_t)bn : i, "Relu");
+	if (relu >= 0 && one_output(&p->nodes[relu])) {
+		u.act = OX_ACT_RELU;
+		u.out = p->nodes[relu].out[0];
+	} else {
+		relu = -1;
+	}
+	if ((bn < 0 && relu < 0) || !(N->fuse = malloc(sizeof u))) {
+		ox_val_unref(u.w);
+		ox_val_unref(u.b);
+		return;
+	}
+	*N->fuse = u;
+	if (bn >= 0)
+		p->nodes[bn].fused_away = true;
+	if (relu >= 0)
+		p->nodes[relu].fused_away = true;
+}
+
+/* Conv weights that are constants get their packed form (value.h: derived). */
+static void prepack_conv(const ox_node *N, ox_val *const *v, int level)
+{
+	ox_val *w = N->nin > 1 && N->in[1] >= 0 ? v[N->in[1]] : NULL;
+	if (N->fuse && N->fuse->w)
+		w = N->fuse->w;
+	if (!is_op(N, "Conv") || !w || !w->konst || w->derived || w->type != OX_FLOAT || w->rank < 3)
+		return;
+	int64_t group = attr_int(N, "group", 1);
+	if (group >= 1 && w->dims[0] % group == 0)
+		w->derived = ox_conv_prepack(level, w->data, w->dims[0], group, w->count / w->dims[0], NULL);
+}
+
+/* Runs each node whose inputs are all constants now, keeping its results (folding). */
+static void fold_constants(ox_plan *p, ox_val **v)
+{
+	ox_status st;
+	frame F = {p, v, NULL, &st, ""};
+	for (size_t i = 0; i < p->nnodes; i++) {
+		ox_node *N = &p->nodes[i];
+		ox_val *in[16], *out[16] = {NULL};
+		bool ok = N->foldable && N->nin <= 16 && N->nout <= 16;
+		for (int j = 0; ok && j < N->nin; j++)
+			ok = N->in[j] < 0 || (v[N->in[j]] && v[N->in[j]]->konst);
+		for (int j = 0; ok && j < N->nin; j++)
+			in[j] = N->in[j] >= 0 ? v[N->in[j]] : NULL;
+		/* a failure is the run's to report, with the run's inputs */
+		if (!ok || call_kernel(&F, N, i, in, N->nin, out, OX_ACT_NONE) < 0)
+			continue;
+		cache_store(N, in, out);
+		for (int j = 0; j < N->nout; j++) {
+			if (N->out[j] >= 0 && N->cache)
+				v[N->out[j]] = out[j];
+			else
+				ox_val_unref(out[j]);
+		}
+	}
+}
+
+void ox_plan_optimize(ox_plan *p)
+{
+	ox_val **v = calloc((size_t)p->nslots + 1, sizeof *v);
+	int *uses = count_uses(p);
+	if (v && uses) {
+		for (int s = 0; s < p->nslots; s++)
+			v[s] = ox_val_ref(p->init[s]);
+		fold_constants(p, v);
+		for (size_t i = 0; i < p->nnodes; i++)
+			fuse_conv(p, uses, v, i);
+		for (size_t i = 0; i < p->nnodes; i++)
+			prepack_conv(&p->nodes[i], v, ox_cpu_level());
+	}
+	for (int s = 0; v && s < p->nslots; s++)
+		ox_val_unref(v[s]);
+	free(v);
+	free(uses);
+}
+
+/* The constant a slot holds before any run: its initializer or a kept result. */
+static const ox_val *constant_of(const ox_plan *p, int s)
+{
+	if (s < 0 || p->init[s])
+		return s < 0 ? NULL : p->init[s];
+	for (size_t i = 0; i < p->nnodes; i++)
+		for (int j = 0; p->nodes[i].cache && j < p->nodes[i].nout; j++)
+			if (p->nodes[i].out[j] == s)
+				return p->nodes[i].cache->out[j];
+	return NULL;
+}
+
+void ox_plan_counts(const ox_plan *p, ox_plan_stats *c)
+{
+	memset(c, 0, sizeof *c);
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const ox_node *N = &p->nodes[i];
+		const ox_val *w = N->fuse && N->fuse->w ? N->fuse->w : N->nin > 1 ? constant_of(p, N->in[1]) : NULL;
+		c->kept += N->cache != NULL;
+		c->fused += N->fused_away;
+		c->packed += is_op(N, "Conv") && w && w->derived;
+	}
 }

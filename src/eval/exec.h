@@ -26,6 +26,22 @@ typedef struct ox_status {
  * st->code ONNXTXT_ERR_UNSUPPORTED for an operator the evaluator does not know. */
 ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st);
 
+/* Session-time work on the main graph: nodes whose inputs are all constants are run and
+ * their results kept (folding), a Conv absorbs the BatchNormalization and Relu after it,
+ * and constant Conv weights are packed for the GEMM. Runs give the same results as
+ * without it (up to rounding where BatchNormalization is folded); when a run overrides
+ * an initializer that something was made from, that part runs as it would have. Out of
+ * memory just leaves a part undone. */
+void ox_plan_optimize(ox_plan *p);
+
+/* What ox_plan_optimize did to the main graph, for tests: nodes with results kept, nodes
+ * fused into the node before them, Conv nodes whose weights (an initializer or fused
+ * weights) are packed. */
+typedef struct ox_plan_stats {
+	size_t kept, fused, packed;
+} ox_plan_stats;
+void ox_plan_counts(const ox_plan *p, ox_plan_stats *c);
+
 /* Releases the values the plans hold (the arena holds the rest). */
 void ox_plan_free(ox_plan *p);
 

@@ -30,7 +30,10 @@ typedef struct ox_k {
 	/* the operator's schema at that opset (src/schema): attribute defaults come from it; its
 	 * since is the version of the operator to run. NULL outside the standard domains. */
 	const struct ox_schema *schema;
+	int act;                  /* Conv: an activation to apply as the output is stored */
 } ox_k;
+
+enum { OX_ACT_NONE, OX_ACT_RELU };
 
 #define OX_MSG 512
 

@@ -41,11 +41,35 @@ typedef struct ox_val {
 	 * unique; type is the key type). The ai.onnx.ml operators only use maps of scalars. */
 	struct ox_val **items;
 	size_t nitems;
+	/* Set at creation, never reused: what folded results remember their inputs by. */
+	uint64_t id;
+	/* A constant the session keeps across runs (an initializer or a folded result). */
+	bool konst;
+	/* A kernel's session-time form of a constant (packed weights): one malloc'd block,
+	 * freed with the value. */
+	void *derived;
 } ox_val;
 
 /* Product of dims, or -1 when it overflows or exceeds OX_MAX_ELEMENTS, or a dim is
  * negative. */
 int64_t ox_shape_count(int rank, const int64_t *dims);
+
+/* size bytes (rounded up to OX_ALIGN), OX_ALIGN-aligned, for free(): large blocks are
+ * aligned and advised for huge pages. For tensor data and a kernel's derived forms. */
+void *ox_alloc_big(size_t size);
+
+/* A session's memory plan: while it is entered on a thread, tensor blocks freed there are
+ * kept in it and handed out again for the same size (see value.c). Enter returns the one
+ * entered before, to be restored. Without AddressSanitizer only. */
+typedef struct ox_blocks ox_blocks;
+ox_blocks *ox_blocks_new(void);
+void ox_blocks_free(ox_blocks *k);
+ox_blocks *ox_blocks_enter(ox_blocks *k);
+/* Whether blocks are kept at all (not under AddressSanitizer), and how many tensor blocks
+ * of 4 KiB or more (and derived forms) were taken from the system so far: for tests.
+ * Smaller blocks are left to malloc's free lists. */
+bool ox_blocks_active(void);
+uint64_t ox_system_allocs(void);
 
 /* A new tensor with uninitialized data (strings are empty); NULL when out of memory,
  * beyond the limits above or the current run's budget (reason in *why when given). */

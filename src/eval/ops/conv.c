@@ -10,6 +10,8 @@
 #include "eval/simd/cpu.h"
 #include "eval/simd/gemm.h"
 #include "eval/kernel.h"
+#include "eval/threads.h"
+#include "elementwise.h"
 
 #if OX_X86
 #include <immintrin.h>
@@ -327,8 +329,21 @@ static bool is_pointwise(const ox_conv_geom *g)
 }
 
 /* One group of one image: y (cout/group rows) from x (its cin/group channels, padded). */
+static int conv_group_(int level, const ox_conv_geom *g, const tables *t, const float *x, const float *w,
+		       const ox_gemm_packed *packed, const float *bias, float *y);
+
+/* One group, then its activation while the group's output is still in the caches. */
 static int conv_group(int level, const ox_conv_geom *g, const tables *t, const float *x, const float *w,
-		      const float *bias, float *y)
+		      const ox_gemm_packed *packed, const float *bias, float *y, int act)
+{
+	int rc = conv_group_(level, g, t, x, w, packed, bias, y);
+	if (rc == 0 && act == OX_ACT_RELU)
+		ox_f32_loops_best()->relu(y, y, (size_t)(g->cout / g->group * t->npos), NULL);
+	return rc;
+}
+
+static int conv_group_(int level, const ox_conv_geom *g, const tables *t, const float *x, const float *w,
+		       const ox_gemm_packed *packed, const float *bias, float *y)
 {
 	int64_t m = g->cout / g->group;
 	float beta = start_rows(y, bias, m, t->npos);
@@ -340,11 +355,12 @@ static int conv_group(int level, const ox_conv_geom *g, const tables *t, const f
 		return 0;
 	}
 	ox_gemm_src a = ox_gemm_a(w, t->depth, false), b;
+	a.packed = packed;
 	im2col ic = {x, t->off, t->pos};
 	if (is_pointwise(g))
 		b = ox_gemm_b(x, t->npos, false);
 	else
-		b = (ox_gemm_src){pack_im2col, NULL, 0, 0, &ic};
+		b = (ox_gemm_src){pack_im2col, NULL, 0, 0, &ic, NULL};
 	return ox_sgemm_src(level, m, t->npos, t->depth, 1, &a, &b, beta, y, t->npos);
 }
 
@@ -364,23 +380,122 @@ static const float *group_input(const ox_conv_geom *g, const tables *t, const fl
 	return one ? xp : xp + q * cin_g * t->ps;
 }
 
-int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias, float *y)
+/* Weights packed for the GEMM once per session (ox_conv_prepack): one packed A per
+ * group, for products at level; data follows the header in the same block. */
+typedef struct ox_conv_packed {
+	int level;
+	bool scaled; /* rows scaled: the tensor's own data are not these weights */
+	int64_t group, cout_g, depth;
+	ox_gemm_packed g[];
+} ox_conv_packed;
+
+static const ox_gemm_packed *packed_for(const ox_conv_packed *pk, int level, const ox_conv_geom *g,
+					 const tables *t, int64_t q)
+{
+	if (!pk || pk->level != level || pk->group != g->group || pk->cout_g != g->cout / g->group ||
+	    pk->depth != t->depth)
+		return NULL;
+	return &pk->g[q];
+}
+
+/* One group of one image, as a task: depthwise groups are many and each small, so they
+ * are spread over the threads (the GEMM of the other kinds spreads itself). */
+typedef struct conv_job {
+	int level;
+	const ox_conv_geom *g;
+	const tables *t;
+	const float *x, *w, *bias;
+	const ox_conv_packed *pk;
+	float *y;
+	int act;
+	int failed;
+} conv_job;
+
+static void conv_task(void *ctx, int64_t i)
+{
+	conv_job *J = ctx;
+	const ox_conv_geom *g = J->g;
+	int64_t n = i / g->group, q = i % g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
+	float *xp = J->t->padded ? alloc_n(J->t->ps, sizeof(float)) : NULL;
+	if (J->t->padded && !xp) {
+		J->failed = 1;
+		return;
+	}
+	if (conv_group(J->level, g, J->t, group_input(g, J->t, J->x + n * g->cin * ins, xp, q, true),
+		       J->w + q * cout_g * J->t->depth, packed_for(J->pk, J->level, g, J->t, q),
+		       J->bias ? J->bias + q * cout_g : NULL, J->y + (n * g->cout + q * cout_g) * J->t->npos, J->act) < 0)
+		J->failed = 1; /* any task may set it; only ever to 1 */
+	free(xp);
+}
+
+static int conv_serial(const conv_job *J)
+{
+	const ox_conv_geom *g = J->g;
+	const tables *t = J->t;
+	int64_t cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
+	bool one = g->cin / g->group == 1;
+	float *xp = t->padded ? alloc_n((one ? 1 : g->cin) * t->ps, sizeof(float)) : NULL;
+	int rc = t->padded && !xp ? -1 : 0;
+	for (int64_t n = 0; n < g->batch && rc == 0; n++)
+		for (int64_t q = 0; q < g->group && rc == 0; q++)
+			rc = conv_group(J->level, g, t, group_input(g, t, J->x + n * g->cin * ins, xp, q, one),
+					J->w + q * cout_g * t->depth, packed_for(J->pk, J->level, g, t, q),
+					J->bias ? J->bias + q * cout_g : NULL, J->y + (n * g->cout + q * cout_g) * t->npos,
+					J->act);
+	free(xp);
+	return rc;
+}
+
+int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const float *w, const void *packed,
+		       const float *bias, float *y, int act)
 {
 	tables t;
 	if (tables_new(g, &t) < 0)
 		return -1;
-	int64_t cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
-	bool one = g->cin / g->group == 1;
-	float *xp = t.padded ? alloc_n((one ? 1 : g->cin) * t.ps, sizeof(float)) : NULL;
-	int rc = t.padded && !xp ? -1 : 0;
-	for (int64_t n = 0; n < g->batch && rc == 0; n++)
-		for (int64_t q = 0; q < g->group && rc == 0; q++)
-			rc = conv_group(level, g, &t, group_input(g, &t, x + n * g->cin * ins, xp, q, one),
-					w + q * cout_g * t.depth, bias ? bias + q * cout_g : NULL,
-					y + (n * g->cout + q * cout_g) * t.npos);
-	free(xp);
+	conv_job J = {level, g, &t, x, w, bias, packed, y, act, 0};
+	const ox_conv_packed *pk = packed;
+	int rc;
+	/* scaled weights exist only packed: a convolution they do not fit cannot run */
+	if (pk && pk->scaled && (!packed_for(pk, level, g, &t, 0) || g->cin == g->group)) {
+		tables_free(&t);
+		return -1;
+	}
+	/* one channel per group: many small independent pieces, one task each */
+	if (g->cin == g->group && g->group > 1 && ox_threads() > 1) {
+		ox_parallel_for(g->batch * g->group, conv_task, &J);
+		rc = J.failed ? -1 : 0;
+	} else {
+		rc = conv_serial(&J);
+	}
 	tables_free(&t);
 	return rc;
+}
+
+int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias, float *y)
+{
+	return ox_conv_f32_packed(level, g, x, w, NULL, bias, y, OX_ACT_NONE);
+}
+
+void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, int64_t depth, const float *scale)
+{
+	if (group < 1 || cout % group || cout <= 0 || depth <= 0)
+		return NULL;
+	int64_t cout_g = cout / group, per = ox_gemm_packed_floats(level, cout_g, depth);
+	size_t head = (sizeof(ox_conv_packed) + (size_t)group * sizeof(ox_gemm_packed) + 63) & ~(size_t)63;
+	if ((uint64_t)per > (SIZE_MAX / 2 - head) / sizeof(float) / (uint64_t)group)
+		return NULL;
+	ox_conv_packed *pk = ox_alloc_big(head + (size_t)(per * group) * sizeof(float));
+	if (!pk)
+		return NULL;
+	*pk = (ox_conv_packed){level, scale != NULL, group, cout_g, depth};
+	float *data = (float *)((char *)pk + head);
+	for (int64_t q = 0; q < group; q++) {
+		ox_gemm_src a = ox_gemm_a(w + q * cout_g * depth, depth, false);
+		ox_gemm_prepack_a(level, cout_g, depth, &a, data + q * per, &pk->g[q]);
+		if (scale)
+			ox_gemm_packed_scale_rows(&pk->g[q], scale + q * cout_g);
+	}
+	return pk;
 }
 
 /* ---- ConvTranspose: the tables of col2im ----------------------------------------- */
@@ -699,7 +814,9 @@ typedef int (*f32_fn)(int, const ox_conv_geom *, const float *, const float *, c
 static int run_float(ox_k *k, const ox_conv_geom *g, ox_val *x, ox_val *w, ox_val *b, ox_val *y, f32_fn fn)
 {
 	if (x->type == OX_FLOAT) {
-		if (fn(ox_cpu_level(), g, x->data, w->data, b ? b->data : NULL, y->data) < 0)
+		if ((fn == ox_conv_f32 ? ox_conv_f32_packed(ox_cpu_level(), g, x->data, w->data, w->derived,
+							    b ? b->data : NULL, y->data, k->act)
+				       : fn(ox_cpu_level(), g, x->data, w->data, b ? b->data : NULL, y->data)) < 0)
 			return ox_kfail(k, "out of memory for the convolution's scratch buffers");
 		return 0;
 	}

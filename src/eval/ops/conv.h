@@ -21,6 +21,19 @@ typedef struct ox_conv_geom {
  * [cout, cin/group, kernel...], Y is [batch, cout, out...]. Returns 0, or -1 when scratch
  * memory cannot be allocated. */
 int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias, float *y);
+/* The same with weights packed beforehand by ox_conv_prepack (NULL: packed as it goes;
+ * ignored when packed for another level or shape), and an activation (OX_ACT_* of
+ * kernel.h) applied to each group's output as soon as it is computed. */
+int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const float *w, const void *packed,
+		       const float *bias, float *y, int act);
+/* W (cout x depth floats, depth = cin/group * taps) packed for the GEMM of each group at
+ * level: a malloc'd block for ox_conv_f32_packed (free() it), or NULL when out of memory.
+ * With scale (cout floats), output channel c's weights are multiplied by scale[c] as
+ * they are packed (a BatchNormalization folded in, without a scaled copy of W); such a
+ * block is then the only form of those weights: ox_conv_f32_packed fails (-1) for a
+ * convolution it does not fit, and depthwise ones (cin == group) are refused. */
+void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, int64_t depth, const float *scale);
+
 /* Y = ConvTranspose(X, W) + bias: X is [batch, cin, in...], W is [cin, cout/group, kernel...],
  * Y is [batch, cout, out...]. */
 int ox_conv_transpose_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias,

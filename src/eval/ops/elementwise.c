@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elementwise.h"
+#include "eval/threads.h"
 #include "eval/kernel.h"
 
 /* The type-generic macros below compare values of unsigned types with 0. */
@@ -67,26 +68,75 @@ static void step(const plan *p, int nin, int64_t *idx, int64_t *off)
 	}
 }
 
+/* Offsets of the inputs at outer row o (the rows in odometer order, as step walks them). */
+static void row_offsets(const plan *p, int nin, int64_t o, int64_t *idx, int64_t *off)
+{
+	memset(off, 0, (size_t)nin * sizeof *off);
+	for (int d = p->rank - 2; d >= 0; d--) {
+		idx[d] = o % p->dims[d];
+		o /= p->dims[d];
+		for (int j = 0; j < nin; j++)
+			off[j] += idx[d] * p->str[j][d];
+	}
+}
+
+/* A share of the work for the pool: rows [r0, r0 + rows) whole, or one chunk of a row. */
+typedef struct ew_job {
+	const plan *p;
+	ox_val *y;
+	int nin;
+	const ox_val *const *x;
+	ox_ew_loop loop;
+	const void *ctx;
+	int64_t n, rows_per, chunk, nchunks;
+} ew_job;
+
+static void ew_rows(const ew_job *J, int64_t r0, int64_t r1, int64_t c0, int64_t len)
+{
+	const plan *p = J->p;
+	int s[OX_EW_MAXIN];
+	const void *ptr[OX_EW_MAXIN];
+	int64_t off[OX_EW_MAXIN], idx[OX_MAX_RANK] = {0};
+	for (int j = 0; j < J->nin; j++)
+		s[j] = p->str[j][p->rank - 1] != 0;
+	row_offsets(p, J->nin, r0, idx, off);
+	size_t ys = ox_elem_size(J->y->type);
+	char *yp = (char *)J->y->data + (size_t)(r0 * J->n + c0) * ys;
+	for (int64_t o = r0; o < r1; o++, yp += (size_t)J->n * ys) {
+		for (int j = 0; j < J->nin; j++)
+			ptr[j] = (const char *)J->x[j]->data + (size_t)(off[j] + s[j] * c0) * ox_elem_size(J->x[j]->type);
+		J->loop(yp, ptr, s, (size_t)len, J->ctx);
+		step(p, J->nin, idx, off);
+	}
+}
+
+static void ew_task(void *arg, int64_t t)
+{
+	const ew_job *J = arg;
+	int64_t outer = J->y->count / J->n, r0 = t / J->nchunks * J->rows_per, c0 = t % J->nchunks * J->chunk;
+	int64_t r1 = r0 + J->rows_per < outer ? r0 + J->rows_per : outer;
+	ew_rows(J, r0, r1, c0, J->n - c0 < J->chunk ? J->n - c0 : J->chunk);
+}
+
+/* Elements per task when the pool has threads: tasks of about 64k elements; each element
+ * is computed by the same loop wherever its task starts (the loops give an element the
+ * same result in the vector body and in the tail), so threads do not change the bits. */
+enum { EW_TASK = 1 << 16 };
+
 void ox_ew_apply(ox_val *y, int nin, const ox_val *const *x, ox_ew_loop loop, const void *ctx)
 {
 	if (!y->count)
 		return;
 	plan p;
 	make_plan(&p, y, nin, x);
-	size_t n = (size_t)p.dims[p.rank - 1];
-	int s[OX_EW_MAXIN];
-	const void *ptr[OX_EW_MAXIN];
-	int64_t off[OX_EW_MAXIN] = {0}, idx[OX_MAX_RANK] = {0};
-	for (int j = 0; j < nin; j++)
-		s[j] = p.str[j][p.rank - 1] != 0;
-	size_t ys = ox_elem_size(y->type);
-	char *yp = y->data;
-	for (int64_t o = 0, outer = y->count / (int64_t)n; o < outer; o++, yp += n * ys) {
-		for (int j = 0; j < nin; j++)
-			ptr[j] = (const char *)x[j]->data + (size_t)off[j] * ox_elem_size(x[j]->type);
-		loop(yp, ptr, s, n, ctx);
-		step(&p, nin, idx, off);
+	int64_t n = p.dims[p.rank - 1], outer = y->count / n;
+	ew_job J = {&p, y, nin, x, loop, ctx, n, outer, n, 1};
+	if (ox_threads() > 1 && y->count >= 4 * EW_TASK) {
+		J.chunk = n > EW_TASK ? EW_TASK : n;
+		J.nchunks = (n + J.chunk - 1) / J.chunk;
+		J.rows_per = n > EW_TASK ? 1 : EW_TASK / n;
 	}
+	ox_parallel_for((outer + J.rows_per - 1) / J.rows_per * J.nchunks, ew_task, &J);
 }
 
 /* ---- element types ---------------------------------------------------------------- */
@@ -312,6 +362,33 @@ static int unary_type(const unop *op, int type)
 
 /* Runs op over input 0 with parameters p (np of them) for floating loops, ip for the
  * integer ones. */
+typedef struct unary_job {
+	ox_f32_unary f;
+	float *y;
+	const float *x;
+	size_t n;
+	const float *p;
+} unary_job;
+
+static void unary_task(void *arg, int64_t t)
+{
+	const unary_job *J = arg;
+	size_t at = (size_t)t * EW_TASK;
+	J->f(J->y + at, J->x + at, J->n - at < EW_TASK ? J->n - at : EW_TASK, J->p);
+}
+
+/* A float32 unary loop over n elements, in tasks of EW_TASK when there are threads (an
+ * element's result does not depend on where its task starts: see ox_ew_apply). */
+static void f32_unary_run(ox_f32_unary f, float *y, const float *x, size_t n, const float *p)
+{
+	if (ox_threads() <= 1 || n < 4 * (size_t)EW_TASK) {
+		f(y, x, n, p);
+		return;
+	}
+	unary_job J = {f, y, x, n, p};
+	ox_parallel_for((int64_t)((n + EW_TASK - 1) / EW_TASK), unary_task, &J);
+}
+
 static int unary(ox_k *k, const unop *op, const double *p, int np, const void *ip)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
@@ -326,7 +403,7 @@ static int unary(ox_k *k, const unop *op, const double *p, int np, const void *i
 		for (int i = 0; i < np && i < 4; i++)
 			pf[i] = (float)p[i];
 		if (ct == OX_FLOAT)
-			op->f32(cy->data, cx->data, n, pf);
+			f32_unary_run(op->f32, cy->data, cx->data, n, pf);
 		else if (ct == OX_DOUBLE)
 			op->f64(cy->data, cx->data, n, p);
 		else

@@ -7,6 +7,7 @@
 
 #include "geometry.h"
 #include "nn.h"
+#include "eval/threads.h"
 
 enum { LP = OX_POOL_AVG_PAD + 1 }; /* the other modes are nn.h's OX_POOL_* */
 
@@ -175,7 +176,23 @@ static int pool_generic(ox_k *k, const ox_val *x, const pool *g, ox_val *y, ox_v
 	return 0;
 }
 
-/* float32 with one or two spatial axes: planes through the vector kernel (1-D as 1 x W). */
+typedef struct plane_job {
+	const ox_pool2d *p;
+	const ox_nn_vec *v;
+	const float *x;
+	float *y;
+	int64_t isz, osz, planes, per;
+} plane_job;
+
+static void planes_task(void *ctx, int64_t t)
+{
+	const plane_job *J = ctx;
+	for (int64_t plane = t * J->per; plane < J->planes && plane < (t + 1) * J->per; plane++)
+		J->v->pool2d(J->p, J->x + plane * J->isz, J->y + plane * J->osz);
+}
+
+/* float32 with one or two spatial axes: planes through the vector kernel (1-D as 1 x W),
+ * spread over the session's threads. */
 static bool pool_fast(const pool *g, const ox_val *x, ox_val *y, int mode)
 {
 	if (x->type != OX_FLOAT || g->nsp > 2 || !x->count) /* an empty X has no data to point into */
@@ -187,9 +204,11 @@ static bool pool_fast(const pool *g, const ox_val *x, ox_val *y, int mode)
 		g->nsp == 2 ? g->d[0] : 1, g->d[a], g->nsp == 2 ? g->pb[0] : 0, g->pb[a],
 		g->nsp == 2 ? g->pe[0] : 0, g->pe[a], mode,
 	};
-	const ox_nn_vec *v = ox_nn_vec_get();
-	for (int64_t plane = 0; plane < g->planes; plane++)
-		v->pool2d(&p, (const float *)x->data + plane * g->isz, (float *)y->data + plane * g->osz);
+	plane_job J = {&p, ox_nn_vec_get(), x->data, y->data, g->isz, g->osz, g->planes, 1};
+	/* planes are independent: a task per group of them, about 64k outputs each */
+	int64_t per = g->osz ? (INT64_C(1) << 16) / g->osz + 1 : g->planes;
+	J.per = ox_threads() > 1 ? per : g->planes;
+	ox_parallel_for((g->planes + J.per - 1) / J.per, planes_task, &J);
 	return true;
 }
 

@@ -8,6 +8,7 @@
 
 #include "cpu.h"
 #include "gemm.h"
+#include "eval/threads.h"
 
 #if OX_X86
 #include <immintrin.h>
@@ -113,13 +114,13 @@ void ox_gemm_pack_strided(const ox_gemm_src *s, float *dst, int64_t i0, int64_t 
 
 ox_gemm_src ox_gemm_a(const float *a, int64_t lda, bool trans)
 {
-	ox_gemm_src s = {ox_gemm_pack_strided, a, trans ? 1 : lda, trans ? lda : 1, NULL};
+	ox_gemm_src s = {ox_gemm_pack_strided, a, trans ? 1 : lda, trans ? lda : 1, NULL, NULL};
 	return s;
 }
 
 ox_gemm_src ox_gemm_b(const float *b, int64_t ldb, bool trans)
 {
-	ox_gemm_src s = {ox_gemm_pack_strided, b, trans ? ldb : 1, trans ? 1 : ldb, NULL};
+	ox_gemm_src s = {ox_gemm_pack_strided, b, trans ? ldb : 1, trans ? 1 : ldb, NULL, NULL};
 	return s;
 }
 
@@ -326,35 +327,123 @@ static bool streams(int64_t m, int64_t n, int64_t k, int64_t kc, float beta)
 	return beta == 0 && k <= kc && m * n >= NT_MIN;
 }
 
-/* When all of A fits one block, each panel of B is packed just before the tiles that use
- * it, so it goes from the source to L1 and is never written back to L2 or L3. */
-static void small_m(const variant *v, int64_t m, int64_t n, int64_t kc, int64_t pc, const float *ap, float *bp,
-		    const ox_gemm_src *b, float alpha, float beta, float *c, int64_t ldc, bool nt)
+/* The panel of A for rows [ic, ic + mcc) and depth [pc, pc + kcc): from the packed
+ * copy when there is one, else packed into ap. */
+static const float *a_panel(const variant *v, const ox_gemm_src *a, float *ap, int64_t m, int64_t ic, int64_t mcc,
+			    int64_t pc, int64_t kcc)
 {
-	int nr = v->pub.nr;
-	for (int64_t j = 0; j < n; j += nr) {
-		int64_t ncc = n - j < nr ? n - j : nr;
-		b->pack(b, bp, j, ncc, pc, kc, nr);
-		block(v, m, ncc, kc, ap, bp, alpha, beta, c + j, ldc, nt);
+	const ox_gemm_packed *q = a->packed;
+	if (q && &variants[q->variant] == v && q->m == m)
+		return q->data + pc * round_up(m, v->pub.mr) + ic * kcc;
+	a->pack(a, ap, ic, mcc, pc, kcc, v->pub.mr);
+	return ap;
+}
+
+/* One product restricted to rows [i0, i1) and columns [j0, j1) of C: what one task does.
+ * Each element of C goes through the same sequence of instructions whatever the range
+ * (the blocks of K and the micro-kernel's accumulation order do not depend on it), so
+ * splitting a product into ranges gives the same bits as doing it whole. */
+typedef struct range_job {
+	const variant *v;
+	int64_t m, n, k;
+	float alpha, beta;
+	const ox_gemm_src *a, *b;
+	float *c;
+	int64_t ldc;
+	bool nt;
+	int64_t step; /* rows or columns per task */
+	bool by_rows;
+	int failed;
+} range_job;
+
+/* When all of the rows fit one block, each panel of B is packed just before the tiles
+ * that use it, so it goes from the source to L1 and is never written back to L2 or L3. */
+static void small_m(const range_job *J, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t pc, int64_t kcc,
+		    const float *ap, float *bp)
+{
+	int nr = J->v->pub.nr;
+	float beta = pc == 0 ? J->beta : 1;
+	for (int64_t j = j0; j < j1; j += nr) {
+		int64_t ncc = j1 - j < nr ? j1 - j : nr;
+		J->b->pack(J->b, bp, j, ncc, pc, kcc, nr);
+		block(J->v, i1 - i0, ncc, kcc, ap, bp, J->alpha, beta, J->c + i0 * J->ldc + j, J->ldc, J->nt);
 	}
 }
 
-static void large_m(const variant *v, int64_t m, int64_t n, int64_t k, int64_t mc, int64_t kc, int64_t nc,
-		    float *ap, float *bp, float alpha, const ox_gemm_src *a, const ox_gemm_src *b, float beta,
-		    float *c, int64_t ldc, bool nt)
+static void large_m(const range_job *J, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t kc, int64_t nc,
+		    float *ap, float *bp)
 {
-	for (int64_t jc = 0; jc < n; jc += nc) {
-		int64_t ncc = n - jc < nc ? n - jc : nc;
-		for (int64_t pc = 0; pc < k; pc += kc) {
-			int64_t kcc = k - pc < kc ? k - pc : kc;
-			b->pack(b, bp, jc, ncc, pc, kcc, v->pub.nr);
-			for (int64_t ic = 0; ic < m; ic += mc) {
-				int64_t mcc = m - ic < mc ? m - ic : mc;
-				a->pack(a, ap, ic, mcc, pc, kcc, v->pub.mr);
-				block(v, mcc, ncc, kcc, ap, bp, alpha, pc == 0 ? beta : 1, c + ic * ldc + jc, ldc, nt);
+	const variant *v = J->v;
+	for (int64_t jc = j0; jc < j1; jc += nc) {
+		int64_t ncc = j1 - jc < nc ? j1 - jc : nc;
+		for (int64_t pc = 0; pc < J->k; pc += kc) {
+			int64_t kcc = J->k - pc < kc ? J->k - pc : kc;
+			J->b->pack(J->b, bp, jc, ncc, pc, kcc, v->pub.nr);
+			for (int64_t ic = i0; ic < i1; ic += v->mc) {
+				int64_t mcc = i1 - ic < v->mc ? i1 - ic : v->mc;
+				const float *a = a_panel(v, J->a, ap, J->m, ic, mcc, pc, kcc);
+				block(v, mcc, ncc, kcc, a, bp, J->alpha, pc == 0 ? J->beta : 1, J->c + ic * J->ldc + jc,
+				      J->ldc, J->nt);
 			}
 		}
 	}
+}
+
+static int run_range(const range_job *J, int64_t i0, int64_t i1, int64_t j0, int64_t j1)
+{
+	const variant *v = J->v;
+	int64_t m = i1 - i0, n = j1 - j0, kc = J->k < v->kc ? J->k : v->kc;
+	bool small = J->m <= v->mc;
+	int64_t mc = small ? round_up(m, v->pub.mr) : v->mc;
+	int64_t nc = small ? v->pub.nr : n < v->nc ? round_up(n, v->pub.nr) : v->nc;
+	float *ap = aligned_alloc(64, (size_t)round_up(mc * kc * (int64_t)sizeof(float), 64));
+	float *bp = aligned_alloc(64, (size_t)round_up(nc * kc * (int64_t)sizeof(float), 64));
+	if (!ap || !bp) {
+		free(ap);
+		free(bp);
+		return -1;
+	}
+	if (small) {
+		for (int64_t pc = 0; pc < J->k; pc += kc) {
+			int64_t kcc = J->k - pc < kc ? J->k - pc : kc;
+			small_m(J, i0, i1, j0, j1, pc, kcc, a_panel(v, J->a, ap, J->m, i0, m, pc, kcc), bp);
+		}
+	} else {
+		large_m(J, i0, i1, j0, j1, kc, nc, ap, bp);
+	}
+	free(ap);
+	free(bp);
+	return 0;
+}
+
+static void range_task(void *ctx, int64_t t)
+{
+	range_job *J = ctx;
+	int64_t lo = t * J->step, total = J->by_rows ? J->m : J->n;
+	int64_t hi = lo + J->step < total ? lo + J->step : total;
+	int rc = J->by_rows ? run_range(J, lo, hi, 0, J->n) : run_range(J, 0, J->m, lo, hi);
+	if (rc)
+		J->failed = 1; /* any task may set it; only ever to 1 */
+}
+
+/* Products below this many multiply-adds stay on one thread: a task costs a few us. */
+enum { PAR_MIN = 1 << 21 };
+
+/* Tasks for the pool: columns when C is at least as wide as tall, else rows (the last
+ * layers of a CNN have few positions and many channels), in whole register tiles. */
+static int64_t split(range_job *J, int threads)
+{
+	if (threads <= 1 || J->m * J->n * J->k < PAR_MIN) {
+		J->by_rows = false;
+		J->step = J->n;
+		return 1;
+	}
+	int unit = J->n >= J->m ? J->v->pub.nr : J->v->pub.mr;
+	int64_t total = J->n >= J->m ? J->n : J->m, tiles = (total + unit - 1) / unit;
+	int64_t tasks = tiles < 4 * (int64_t)threads ? tiles : 4 * (int64_t)threads;
+	J->by_rows = J->n < J->m;
+	J->step = (tiles + tasks - 1) / tasks * unit;
+	return (total + J->step - 1) / J->step;
 }
 
 static int run(const variant *v, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
@@ -367,32 +456,44 @@ static int run(const variant *v, int64_t m, int64_t n, int64_t k, float alpha, c
 		return 0;
 	}
 	int64_t kc = k < v->kc ? k : v->kc;
-	bool small = m <= v->mc, nt = streams(m, n, k, kc, beta);
-	int64_t mc = small ? round_up(m, v->pub.mr) : v->mc;
-	int64_t nc = small ? v->pub.nr : n < v->nc ? round_up(n, v->pub.nr) : v->nc;
-	float *ap = aligned_alloc(64, (size_t)round_up(mc * kc * (int64_t)sizeof(float), 64));
-	float *bp = aligned_alloc(64, (size_t)round_up(nc * kc * (int64_t)sizeof(float), 64));
-	if (!ap || !bp) {
-		free(ap);
-		free(bp);
-		return -1;
-	}
-	if (small) {
-		for (int64_t pc = 0; pc < k; pc += kc) {
-			int64_t kcc = k - pc < kc ? k - pc : kc;
-			a->pack(a, ap, 0, m, pc, kcc, v->pub.mr);
-			small_m(v, m, n, kcc, pc, ap, bp, b, alpha, pc == 0 ? beta : 1, c, ldc, nt);
-		}
-	} else {
-		large_m(v, m, n, k, mc, kc, nc, ap, bp, alpha, a, b, beta, c, ldc, nt);
-	}
+	range_job J = {v, m, n, k, alpha, beta, a, b, c, ldc, streams(m, n, k, kc, beta), 0, false, 0};
+	ox_parallel_for(split(&J, ox_threads()), range_task, &J);
 #if OX_X86
-	if (nt)
+	if (J.nt)
 		_mm_sfence(); /* the streamed stores are ordered before whatever reads C next */
 #endif
-	free(ap);
-	free(bp);
-	return 0;
+	return J.failed ? -1 : 0;
+}
+
+int64_t ox_gemm_packed_floats(int level, int64_t m, int64_t k)
+{
+	const variant *v = pick(level, m);
+	return round_up(m, v->pub.mr) * k;
+}
+
+void ox_gemm_packed_scale_rows(const ox_gemm_packed *q, const float *scale)
+{
+	const variant *v = &variants[q->variant];
+	int64_t mr = v->pub.mr, mp = round_up(q->m, mr);
+	for (int64_t pc = 0; pc < q->k; pc += v->kc) {
+		int64_t kcc = q->k - pc < v->kc ? q->k - pc : v->kc;
+		for (int64_t i0 = 0; i0 < q->m; i0 += mr) {
+			float *panel = q->data + pc * mp + i0 * kcc;
+			int64_t rows = q->m - i0 < mr ? q->m - i0 : mr;
+			for (int64_t k = 0; k < kcc; k++)
+				for (int64_t r = 0; r < rows; r++)
+					panel[k * mr + r] *= scale[i0 + r];
+		}
+	}
+}
+
+void ox_gemm_prepack_a(int level, int64_t m, int64_t k, const ox_gemm_src *a, float *dst, ox_gemm_packed *out)
+{
+	const variant *v = pick(level, m);
+	int64_t mp = round_up(m, v->pub.mr), kc = v->kc;
+	for (int64_t pc = 0; pc < k; pc += kc)
+		a->pack(a, dst + pc * mp, 0, m, pc, k - pc < kc ? k - pc : kc, v->pub.mr);
+	*out = (ox_gemm_packed){(int)(v - variants), m, k, dst};
 }
 
 /* ---- matrix times vector ------------------------------------------------------------ */
@@ -528,7 +629,8 @@ static int gemv(int level, const gemv_args *g, float alpha, float beta)
 static int as_gemv(int level, int64_t m, int64_t n, int64_t k, float alpha, const ox_gemm_src *a,
 		   const ox_gemm_src *b, float beta, float *c, int64_t ldc)
 {
-	bool strided = a->pack == ox_gemm_pack_strided && b->pack == ox_gemm_pack_strided;
+	/* a packed A may be the only form of its values (ox_conv_prepack with a scale) */
+	bool strided = a->pack == ox_gemm_pack_strided && b->pack == ox_gemm_pack_strided && !a->packed;
 	if (!strided || k <= 0 || m <= 0 || n <= 0 || (m != 1 && n != 1))
 		return 1;
 	gemv_args g;

@@ -20,7 +20,27 @@ typedef struct ox_gemm_src {
 	const float *p;
 	int64_t si, sk; /* element (i, k) is p[i*si + k*sk] for the strided packer */
 	const void *ctx; /* for packers of their own, such as im2col */
+	/* A packed once for all products (constant weights), by ox_gemm_prepack_a, or NULL;
+	 * used when its layout matches the product's (the same level and M). */
+	const struct ox_gemm_packed *packed;
 } ox_gemm_src;
+
+/* A whole A (M x K) in the packed layout of one variant: for each depth block of the
+ * variant's KC, every panel of MR rows in turn. */
+typedef struct ox_gemm_packed {
+	int variant;
+	int64_t m, k;
+	float *data;
+} ox_gemm_packed;
+
+/* Floats that ox_gemm_prepack_a writes for an M x K A at level. */
+int64_t ox_gemm_packed_floats(int level, int64_t m, int64_t k);
+/* Packs all of a (M x K) into dst (64-byte aligned, ox_gemm_packed_floats of room) and
+ * describes it in *out, for products at level with M rows. */
+void ox_gemm_prepack_a(int level, int64_t m, int64_t k, const ox_gemm_src *a, float *dst, ox_gemm_packed *out);
+/* Multiplies row i of a packed A by scale[i]: the packed form of diag(scale) * A, the same
+ * bits as packing the product. */
+void ox_gemm_packed_scale_rows(const ox_gemm_packed *q, const float *scale);
 
 /* Strided operands: A (M x K, row stride lda, or K x M when transposed) and B (K x N, row
  * stride ldb, or N x K when transposed). */

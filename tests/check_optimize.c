@@ -1,0 +1,347 @@
+/* Session-time optimization and threads as callers see them: every light model gives the
+ * plain evaluation's outputs when folded, fused and packed, the same bits on 1 and 2
+ * threads; BatchNormalization fusion and folding step aside when a run overrides the
+ * initializers they were made from. */
+#include <dirent.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "eval/exec.h"
+#include "eval/value.h"
+#include "testutil.h"
+
+/* A session on m with the given options; fails the test on error. */
+static OnnxSession *session(const Onnx__ModelProto *m, int threads, int plain)
+{
+	OnnxSessionOptions o = {threads, plain};
+	OnnxSession *s;
+	OnnxError err;
+	REQUIRE(OnnxSession_NewWithOptions(m, &o, &s, &err) == ONNXTXT_OK, "session: %s", err.message);
+	return s;
+}
+
+static void run(OnnxSession *s)
+{
+	OnnxError err;
+	REQUIRE(OnnxSession_Run(s, &err) == ONNXTXT_OK, "run: %s", err.message);
+}
+
+/* Binds dir/input_K.pb to the K-th input without an initializer. */
+static void bind_dir(OnnxSession *s, const char *dir)
+{
+	for (size_t k = 0, i = 0; i < OnnxSession_InputCount(s); i++) {
+		int optional;
+		const Onnx__ValueInfoProto *vi = OnnxSession_Input(s, i, &optional);
+		if (optional)
+			continue;
+		char file[4200];
+		snprintf(file, sizeof file, "%s/input_%zu.pb", dir, k++);
+		OnnxValue *v;
+		OnnxError err;
+		REQUIRE(OnnxValue_ReadFile(file, OnnxSession_InputKind(s, i), &v, &err) == ONNXTXT_OK, "%s: %s", file,
+			err.message);
+		REQUIRE(OnnxSession_SetInput(s, vi->name, v, &err) == ONNXTXT_OK, "%s: %s", file, err.message);
+		OnnxValue_Free(v);
+	}
+}
+
+static bool same_bits(const OnnxValue *a, const OnnxValue *b)
+{
+	size_t es = OnnxValue_ElemType(a) == 11 || OnnxValue_ElemType(a) == 7 ? 8 : 4;
+	return OnnxValue_Count(a) == OnnxValue_Count(b) &&
+	       memcmp(OnnxValue_Data(a), OnnxValue_Data(b), OnnxValue_Count(a) * es) == 0;
+}
+
+/* ---- every light model ---------------------------------------------------------------- */
+
+static void check_model(const char *path)
+{
+	char dir[4096], sets[4200];
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = '\0';
+	snprintf(sets, sizeof sets, "%s/test_data_set_0", dir);
+	Onnx__ModelProto *m;
+	OnnxError err;
+	REQUIRE(OnnxBinary_ReadFile(path, &m, &err) == ONNXTXT_OK, "%s: %s", path, err.message);
+	OnnxSession *s[3] = {session(m, 1, 1), session(m, 1, 0), session(m, 2, 0)};
+	for (int i = 0; i < 3; i++) {
+		bind_dir(s[i], sets);
+		run(s[i]);
+		uint64_t before = ox_system_allocs();
+		run(s[i]);
+		/* the memory plan: the second run finds a kept block for every tensor */
+		REQUIRE(!ox_blocks_active() || ox_system_allocs() == before, "%s: the second run allocated %llu blocks",
+			dir, (unsigned long long)(ox_system_allocs() - before));
+	}
+	for (size_t o = 0; o < OnnxSession_OutputCount(s[0]); o++) {
+		OnnxError verr;
+		const OnnxValue *plain = OnnxSession_Output(s[0], o);
+		REQUIRE(OnnxValue_Equal(OnnxSession_Output(s[1], o), plain, 1e-4, 1e-6, &verr) == ONNXTXT_OK,
+			"%s: optimized output %zu differs from the plain evaluation: %s", dir, o, verr.message);
+		REQUIRE(same_bits(OnnxSession_Output(s[1], o), OnnxSession_Output(s[2], o)),
+			"%s: output %zu is not the same bits on 1 and 2 threads", dir, o);
+	}
+	for (int i = 0; i < 3; i++)
+		OnnxSession_Free(s[i]);
+	OnnxProto_Free(m);
+}
+
+START_TEST(light_models)
+{
+	static const char *const sets[] = {"onnx-backend-data/light-random", "onnx-backend-data/light"};
+	int found = 0;
+	/* under valgrind, the two small light-random models only (vgg19 alone would take hours) */
+	for (size_t k = 0; k < (tu_slow() ? 1u : 2u); k++) {
+		char root[4096];
+		snprintf(root, sizeof root, "%s", tu_path(tu_shared(), sets[k]));
+		if (access(root, F_OK) != 0)
+			continue;
+		char **models = tu_find(root, "model.onnx");
+		for (size_t i = 0; models && models[i]; i++, found++)
+			check_model(models[i]);
+		tu_free_list(models);
+	}
+	if (!found)
+		fprintf(stderr, "# light models not found under %s: skipped\n", tu_shared());
+}
+END_TEST
+
+/* ---- fusion and folding with initializers overridden ---------------------------------- */
+
+/* Conv + BatchNormalization + Relu whose weights and statistics are initializers that are
+ * also inputs (IR 3 style), so a run may override them. */
+static const char bn_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[1, 2, 5, 5] X, float[3, 2, 3, 3] W, float[3] s, float[3] b, float[3] mean, float[3] var)\n"
+	"  => (float[1, 3, 5, 5] Y)\n"
+	"  <float[3, 2, 3, 3] W = {0.5, -1, 2, 0.25, 1, -0.5, 1.5, -2, 0.75, 1, 1, -1, 0.5, 0.5, 2, -0.25, 0, 1,\n"
+	"                         -1, 2, 0.5, 1, -0.75, 0.25, 1, 1.5, -1, 0.5, 2, 1, -2, 0.25, 1, 0.5, -0.5, 1,\n"
+	"                         1, 0.5, -1, 2, 0.25, 1, -1.5, 0.75, 1, -1, 0.5, 2, 1, -0.25, 0.5, 1, 2, -2},\n"
+	"   float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n"
+	"   float[3] var = {1, 2, 0.5}>\n"
+	"{\n"
+	"  C = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
+	"  N = BatchNormalization <epsilon = 0.01> (C, s, b, mean, var)\n"
+	"  Y = Relu(N)\n"
+	"}\n";
+
+static OnnxValue *tensor(const int64_t *dims, size_t rank, float seed)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < rank; i++)
+		n *= (size_t)dims[i];
+	float *d = malloc(n * sizeof *d);
+	for (size_t i = 0; i < n; i++)
+		d[i] = sinf(seed + (float)i);
+	OnnxValue *v;
+	OnnxError err;
+	REQUIRE(OnnxValue_NewTensor(1, dims, rank, d, &v, &err) == ONNXTXT_OK, "tensor: %s", err.message);
+	free(d);
+	return v;
+}
+
+static void set(OnnxSession *s, const char *name, const OnnxValue *v)
+{
+	OnnxError err;
+	REQUIRE(OnnxSession_SetInput(s, name, v, &err) == ONNXTXT_OK, "%s: %s", name, err.message);
+}
+
+/* The optimized and the plain session, given the same bindings, agree. */
+static void agree(OnnxSession *opt, OnnxSession *plain, const char *what)
+{
+	OnnxError verr;
+	run(opt);
+	run(plain);
+	REQUIRE(OnnxValue_Equal(OnnxSession_Output(opt, 0), OnnxSession_Output(plain, 0), 1e-5, 1e-6, &verr) == ONNXTXT_OK,
+		"%s: %s", what, verr.message);
+}
+
+START_TEST(bn_fusion_overridden)
+{
+	Onnx__ModelProto *m = tu_model(bn_model);
+	OnnxSession *opt = session(m, 2, 0), *plain = session(m, 1, 1);
+	int64_t xd[4] = {1, 2, 5, 5}, wd[4] = {3, 2, 3, 3}, cd[1] = {3};
+	OnnxValue *x = tensor(xd, 4, 0), *w = tensor(wd, 4, 7), *var = tensor(cd, 1, 3), *mean = tensor(cd, 1, 5);
+	for (size_t i = 0; i < 3; i++)
+		((float *)OnnxValue_Data(var))[i] = fabsf(((float *)OnnxValue_Data(var))[i]) + 0.5f;
+	set(opt, "X", x), set(plain, "X", x);
+	agree(opt, plain, "initializers as given");
+	set(opt, "W", w), set(plain, "W", w);
+	agree(opt, plain, "W overridden");
+	set(opt, "var", var), set(plain, "var", var);
+	agree(opt, plain, "W and var overridden");
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	opt = session(m, 1, 0), plain = session(m, 1, 1);
+	set(opt, "X", x), set(opt, "mean", mean);
+	set(plain, "X", x), set(plain, "mean", mean);
+	agree(opt, plain, "mean overridden");
+	OnnxValue_Free(x), OnnxValue_Free(w), OnnxValue_Free(var), OnnxValue_Free(mean);
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* Results kept from initializers are given again while the initializer is, and computed
+ * anew from an overriding input (then again from the initializer when it is unbound). */
+static const char fold_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[2] x, float[2] k) => (float[2] y) <float[2] k = {3, 4}> {\n"
+	"  k2 = Mul(k, k)\n"
+	"  w = Add(k2, k)\n"
+	"  y = Add(x, w)\n"
+	"}\n";
+
+static float out0(OnnxSession *s, size_t i)
+{
+	run(s);
+	return ((const float *)OnnxValue_Data(OnnxSession_Output(s, 0)))[i];
+}
+
+START_TEST(folding_follows_inputs)
+{
+	Onnx__ModelProto *m = tu_model(fold_model);
+	OnnxSession *s = session(m, 1, 0);
+	int64_t d[1] = {2};
+	float xv[2] = {1, 2}, kv[2] = {10, 20};
+	OnnxValue *x, *k;
+	OnnxError err;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, d, 1, xv, &x, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxValue_NewTensor(1, d, 1, kv, &k, &err), ONNXTXT_OK);
+	set(s, "x", x);
+	ck_assert_float_eq(out0(s, 1), 2 + 16 + 4);
+	ck_assert_float_eq(out0(s, 0), 1 + 9 + 3); /* kept, the same */
+	set(s, "k", k);
+	ck_assert_float_eq(out0(s, 0), 1 + 100 + 10);
+	ck_assert_float_eq(out0(s, 1), 2 + 400 + 20);
+	OnnxValue_Free(x), OnnxValue_Free(k);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(options_checked)
+{
+	Onnx__ModelProto *m = tu_model(fold_model);
+	OnnxSessionOptions o = {-1, 0};
+	OnnxSession *s = NULL;
+	OnnxError err;
+	ck_assert_int_eq(OnnxSession_NewWithOptions(m, &o, &s, &err), ONNXTXT_ERR_ARG);
+	ck_assert_ptr_null(s);
+	ck_assert_int_eq(OnnxSession_NewWithOptions(m, NULL, &s, &err), ONNXTXT_OK);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* Elementwise operations and pooling large enough to be split over threads: the same
+ * bits on 1, 2 and 3 threads (the inputs are made in the graph, from a Range). */
+static const char ew_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[600, 1000] x) => (float[600, 1000] a, float[600, 1000] b, float[600, 1000] c, float[1, 240, 48, 24] d) {\n"
+	"  z = Constant <value = int64[2] {0, 0}> ()\n"
+	"  re = Constant <value = int64[2] {1, 1000}> ()\n"
+	"  ce = Constant <value = int64[2] {600, 1}> ()\n"
+	"  shape = Constant <value = int64[4] {1, 240, 50, 50}> ()\n"
+	"  s = Sin(x)\n"
+	"  e = Sigmoid(s)\n"
+	"  a = Add(s, e)\n"
+	"  row = Slice(s, z, re)\n"
+	"  m = Mul(s, row)\n"
+	"  b = Tanh(m)\n"
+	"  col = Slice(s, z, ce)\n"
+	"  c = Div(col, e)\n"
+	"  r = Reshape(a, shape)\n"
+	"  d = MaxPool <kernel_shape = [3, 3], strides = [1, 2]> (r)\n"
+	"}\n";
+
+START_TEST(elementwise_threads_exact)
+{
+	Onnx__ModelProto *m = tu_model(ew_model);
+	int64_t dims[2] = {600, 1000};
+	float *d = malloc(600000 * sizeof *d);
+	for (int i = 0; i < 600000; i++)
+		d[i] = (float)i * 0.001f - 300;
+	OnnxValue *x;
+	OnnxError err;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, dims, 2, d, &x, &err), ONNXTXT_OK);
+	OnnxSession *s[3];
+	for (int t = 0; t < 3; t++) {
+		s[t] = session(m, t + 1, 0);
+		set(s[t], "x", x);
+		run(s[t]);
+	}
+	for (size_t o = 0; o < 4; o++)
+		for (int t = 1; t < 3; t++)
+			REQUIRE(same_bits(OnnxSession_Output(s[0], o), OnnxSession_Output(s[t], o)),
+				"output %zu is not the same bits on 1 and %d threads", o, t + 1);
+	for (int t = 0; t < 3; t++)
+		OnnxSession_Free(s[t]);
+	OnnxValue_Free(x);
+	free(d);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* What the session-time pass did, counted on the plan. */
+static ox_plan_stats counts(const char *text)
+{
+	Onnx__ModelProto *m = tu_model(text);
+	ox_arena *a = ox_arena_new();
+	ox_status st;
+	ox_plan *p = ox_plan_model(a, m, &st);
+	REQUIRE(p != NULL, "plan: %s", st.msg);
+	ox_plan_optimize(p);
+	ox_plan_stats c;
+	ox_plan_counts(p, &c);
+	ox_plan_free(p);
+	ox_arena_free(a);
+	OnnxProto_Free(m);
+	return c;
+}
+
+START_TEST(optimizations_happen)
+{
+	ox_plan_stats c = counts(bn_model);
+	ck_assert_uint_eq(c.fused, 2); /* BatchNormalization and Relu */
+	ck_assert_uint_eq(c.packed, 1);
+	ck_assert_uint_eq(c.kept, 0);
+	c = counts(fold_model);
+	ck_assert_uint_eq(c.kept, 2); /* k2 and w; y reads x */
+	ck_assert_uint_eq(c.fused, 0);
+	/* weights made by a node from a shape initializer: kept, then packed; a Relu after a
+	 * Conv whose output is also a graph output stays on its own */
+	c = counts("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+		   "g (float[1, 2, 4, 4] X) => (float[1, 3, 4, 4] C, float[1, 3, 4, 4] Y) <int64[4] ws = {3, 2, 1, 1}> {\n"
+		   "  W = ConstantOfShape <value = float[1] {0.5}> (ws)\n"
+		   "  C = Conv (X, W)\n"
+		   "  Y = Relu(C)\n"
+		   "}\n");
+	ck_assert_uint_eq(c.kept, 1);
+	ck_assert_uint_eq(c.packed, 1);
+	ck_assert_uint_eq(c.fused, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("optimize");
+	TCase *tc = tcase_create("models");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, light_models);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("sessions");
+	tcase_add_test(tc, bn_fusion_overridden);
+	tcase_add_test(tc, folding_follows_inputs);
+	tcase_add_test(tc, options_checked);
+	tcase_add_test(tc, optimizations_happen);
+	tcase_add_test(tc, elementwise_threads_exact);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

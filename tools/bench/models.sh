@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Whole-model benchmark: onnxtxt against onnxruntime on every light and light-random
+# backend model, 1 and 2 threads, in process and as whole processes (issue 15's table).
+#
+# Usage: tools/bench/models.sh [-B BUILD_DIR] [-n RUNS] [-k PROCESS_RUNS] [--ort DIR] [MODEL_DIR...]
+#   --ort DIR   a folder with node_modules/onnxruntime-node (npm install --ignore-scripts
+#               onnxruntime-node@1.30.0); default $ONNXRUNTIME_NODE, else /work/ort. Without
+#               it (or without node) only our rows are measured, and the table says so.
+#   MODEL_DIR   backend test folders (model.onnx + test_data_set_0); default every one under
+#               ../shared/onnx-backend-data/light and light-random ($ONNXTXT_SHARED).
+# Columns (seconds are medians of RUNS runs after the session's first, best in brackets):
+#   ours t1 / ort t1     run time, one thread (ort: intra-op threads 1, sequential)
+#   ours t2 / ort dflt   run time, two threads (ort: its default, one per core)
+#   ours proc            `onnxtxt test --threads 2 DIR` as a whole process: read, session,
+#                        one run, compare (median of PROCESS_RUNS)
+#   ort create+run       onnxruntime's session creation + first run, in process (node's own
+#                        start-up left out)
+#   cpu t1 / ort cpu     process CPU time per run with one thread (median): on a loaded
+#                        machine the fairer figure, since time other processes held the
+#                        core is not counted
+# Ratios are ours / onnxruntime's (< 1 is faster). The machine is shared: the header gives
+# the load average before and after.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=build runs=10 pruns=5 ort=${ONNXRUNTIME_NODE:-/work/ort}
+dirs=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-B) build=$2; shift 2 ;;
+	-n) runs=$2; shift 2 ;;
+	-k) pruns=$2; shift 2 ;;
+	--ort) ort=$2; shift 2 ;;
+	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+	-*) echo "models.sh: unknown option $1" >&2; exit 2 ;;
+	*) dirs+=("$1"); shift ;;
+	esac
+done
+[ -f "$build/build.ninja" ] || meson setup "$build" --buildtype=release >/dev/null
+ninja -C "$build" >/dev/null
+work=$build/bench
+mkdir -p "$work"
+for p in bench_eval bench_parse; do
+	cc -O2 -Iinclude -I"$build/include" "tools/bench/$p.c" -L"$build" -lonnxtxt -lprotobuf-c \
+		-Wl,-rpath,"$(pwd)/$build" -o "$work/$p"
+done
+if [ ${#dirs[@]} -eq 0 ]; then
+	shared=${ONNXTXT_SHARED:-../shared}/onnx-backend-data
+	for d in "$shared"/light/*/ "$shared"/light-random/*/; do
+		[ -f "$d/model.onnx" ] && dirs+=("${d%/}")
+	done
+fi
+[ ${#dirs[@]} -gt 0 ] || { echo "models.sh: no models found" >&2; exit 1; }
+have_ort=0
+if command -v node >/dev/null && [ -d "$ort/node_modules/onnxruntime-node" ]; then
+	have_ort=1
+else
+	echo "onnxruntime: not found (node and $ort/node_modules/onnxruntime-node); our rows only"
+fi
+
+get() { sed -n "s/^$1=//p" | head -1; }
+ms() { awk -v t="$1" 'BEGIN { if (t == "") print "-"; else printf "%.1f", t * 1e3 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-30s %14s %14s %6s %14s %14s %6s %10s %10s %6s %8s %8s %6s\n' model "ours t1" "ort t1" x "ours t2" \
+	"ort dflt" x "ours proc" "ort c+r" x "cpu t1" "ort cpu" x
+for d in "${dirs[@]}"; do
+	name=$(basename "$(dirname "$d")")/$(basename "$d")
+	name=${name#light/}
+	o1=$("$work/bench_eval" model "$d/model.onnx" "$d/test_data_set_0" "$runs" 1)
+	o2=$("$work/bench_eval" model "$d/model.onnx" "$d/test_data_set_0" "$runs" 2)
+	pr=$("$work/bench_parse" spawn "$pruns" -- "$build/tools/onnxtxt" -q test --threads 2 "$d" | get median_s)
+	r1="" r0="" c0="" u1=""
+	if [ $have_ort = 1 ]; then
+		x1=$(node tools/bench/ort.js "$ort" "$d" 1 "$runs")
+		x0=$(node tools/bench/ort.js "$ort" "$d" 0 "$runs")
+		r1=$(echo "$x1" | get run_median) r0=$(echo "$x0" | get run_median) u1=$(echo "$x1" | get run_cpu_median)
+		c0=$(awk -v a="$(echo "$x0" | get session)" -v b="$(echo "$x0" | get first_run)" 'BEGIN { print a + b }')
+	fi
+	m1=$(echo "$o1" | get run_median) m2=$(echo "$o2" | get run_median)
+	k1=$(echo "$o1" | get run_cpu_median)
+	printf '%-30s %14s %14s %6s %14s %14s %6s %10s %10s %6s %8s %8s %6s\n' "$name" \
+		"$(ms "$m1") [$(ms "$(echo "$o1" | get run_best)")]" "$(ms "$r1")" "$(ratio "$m1" "$r1")" \
+		"$(ms "$m2") [$(ms "$(echo "$o2" | get run_best)")]" "$(ms "$r0")" "$(ratio "$m2" "$r0")" \
+		"$(ms "$pr")" "$(ms "$c0")" "$(ratio "$pr" "$c0")" "$(ms "$k1")" "$(ms "$u1")" "$(ratio "$k1" "$u1")"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "times in ms; x = ours / onnxruntime; targets: t1 and t2 x <= 1.1, proc x <= 0.5"
