@@ -91,6 +91,8 @@ static const char *const value_texts[] = {
 	"float[2, 2] {1, 2, 3, 4}", "int64 {7}", "string[2] {\"a\", \"b c\"}", "bool[3] {1, 0, 1}",
 	"float[0, 3] {}", "float16[2] {1.5, -2.0}", "int4[3] {-8, 7, 1}", "uint8[2] {0, 255}",
 	"[float[1] {1}, float[2] {2, 3}]", "[]", "none", "double[2] {nan, -inf}", "complex64[1] {1, 2}",
+	"map(int64, float) {3: 0.5, -1: nan}", "map(string, double) {\"a\": 1, \"b, c\": -0.25}",
+	"[map(int64, string) {1: \"x: y\"}, map(int64, string) {2: \"\"}]", "map(uint8, int64) {255: 7, 0: -1}",
 };
 
 START_TEST(value_text_round_trips)
@@ -174,13 +176,14 @@ END_TEST
 
 START_TEST(named_value_errors)
 {
-	/* a MapProto: name "m", int64 keys 1 and 2, an empty sequence of values */
+	/* a MapProto told by its keys (name "m", int64 keys 1 and 2) but with an empty
+	 * sequence of values: the map's own error, not "not a value" */
 	static const uint8_t map[] = {012, 1, 'm', 020, 7, 030, 1, 030, 2, 052, 2, 020, 1};
 	OnnxValue *v;
 	char *name;
 	OnnxError err;
-	ck_assert_int_eq(OnnxValue_Read(map, sizeof map, 0, &v, &name, &err), ONNXTXT_ERR_UNSUPPORTED);
-	ck_assert_str_eq(err.message, "a MapProto: the evaluator's values have no maps yet");
+	ck_assert_int_ne(OnnxValue_Read(map, sizeof map, 0, &v, &name, &err), ONNXTXT_OK);
+	ck_assert_str_eq(err.message, "map 'm': 2 keys but 0 values, or values that are not scalars");
 	static const uint8_t junk[] = {0x08, 0x96, 0x01, 'g', 'a', 'r'};
 	ck_assert_int_eq(OnnxValue_Read(junk, sizeof junk, 0, &v, &name, &err), ONNXTXT_ERR_BINARY);
 	const char *bad = "x = float[2] {1}";
@@ -199,6 +202,12 @@ static const struct bad_value {
 	{"float {1} x", "1:11: unexpected text after the value"},
 	{"12", "1:1: expected a value such as 'float[2] {1, 2}', '[...]' or 'none'"},
 	{"[float {1} float {2}]", "1:12: expected ',' or ']' in a sequence"},
+	{"map(float, float) {1: 2}", "1:1: a map key is an integer of 8 to 64 bits or a string, not float"},
+	{"map(int64, float) {1: 2, 1: 3}", "1:1: map key 1 repeats an earlier key"},
+	{"map(int64 float) {}", "1:11: expected ',' after the map's key type"},
+	{"map(int64, float) {1 2}", "1:23: expected a map entry 'KEY: VALUE'"},
+	{"map(int64, float) {1: 2", "1:24: expected ',' or '}' in a map"},
+	{"map(int64, float) {1: x}", "1:1: the map's values: expected '}' or a number after '{', found 'x'"},
 };
 
 START_TEST(value_text_errors)
@@ -210,6 +219,27 @@ START_TEST(value_text_errors)
 	char got[600];
 	snprintf(got, sizeof got, "%u:%u: %s", err.line, err.column, err.message);
 	ck_assert_str_eq(got, b->error);
+}
+END_TEST
+
+/* A map: its kind, key type, and two items, the keys and the values. */
+START_TEST(map_value_api)
+{
+	OnnxValue *m = value("map(string, float) {\"b\": 2, \"a\": 1}");
+	ck_assert_int_eq(OnnxValue_Kind(m), ONNXTXT_VALUE_MAP);
+	ck_assert_int_eq(OnnxValue_ElemType(m), 8);
+	ck_assert_uint_eq(OnnxValue_Count(m), 2);
+	const OnnxValue *keys = OnnxValue_Item(m, 0), *vals = OnnxValue_Item(m, 1);
+	ck_assert_str_eq(OnnxValue_String(keys, 0, NULL), "b");
+	ck_assert(((const float *)OnnxValue_Data(vals))[1] == 1.0f);
+	OnnxError verr;
+	OnnxValue *same = value("map(string, float) {\"a\": 1, \"b\": 2}"), *other = value("map(string, float) {\"a\": 1}");
+	ck_assert_msg(OnnxValue_Equal(same, m, 0, 0, &verr) == ONNXTXT_OK, "%s", verr.message);
+	ck_assert_int_eq(OnnxValue_Equal(other, m, 0, 0, &verr), ONNXTXT_ERR_MISMATCH);
+	ck_assert_str_eq(verr.message, "got map(string, float) of 1, expected map(string, float) of 2");
+	OnnxValue_Free(other);
+	OnnxValue_Free(same);
+	OnnxValue_Free(m);
 }
 END_TEST
 
@@ -547,6 +577,7 @@ int main(void)
 	tcase_add_loop_test(t, named_values_read_by_content, 0, sizeof named_texts / sizeof named_texts[0]);
 	tcase_add_test(t, named_value_errors);
 	tcase_add_test(t, equal_reports_first_mismatch);
+	tcase_add_test(t, map_value_api);
 	tcase_add_test(t, new_tensor_api);
 	tcase_add_test(t, case_lines);
 	suite_add_tcase(s, t);

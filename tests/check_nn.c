@@ -1,6 +1,7 @@
 /* Unit tests for the pooling, normalization, softmax and reduction kernels: every vector
- * table against the scalar one over many sizes, the vector exp against a correctly rounded
- * one, and pooling against a naive reference built here from the spec's formulas. */
+ * table against the scalar one over many sizes (the ai.onnx.ml dot products too), the vector
+ * exp against a correctly rounded one, and pooling against a naive reference built here
+ * from the spec's formulas. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 
 #include "eval/simd/cpu.h"
 #include "eval/ops/nn.h"
+#include "eval/simd/ml_simd.h"
 #include "testutil.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -192,6 +194,79 @@ START_TEST(vec_reductions)
 		ck_assert(isinf(v->max(NULL, 0)) && v->max(NULL, 0) < 0);
 		ck_assert(isinf(v->min(NULL, 0)) && v->min(NULL, 0) > 0);
 	}
+}
+END_TEST
+
+/* The ai.onnx.ml dot products and squared distances of every level against the scalar
+ * ones, over lengths around the vector widths, with misaligned starts. */
+START_TEST(vec_ml_dot)
+{
+	const ox_ml_vec *s = ox_ml_vec_level(OX_CPU_SCALAR);
+	for (size_t l = 0; l < 2; l++) {
+		const ox_ml_vec *v = ox_ml_vec_level(levels[l]);
+		if (!v)
+			continue;
+		for (int si = 0; si < NSIZES; si++) {
+			int64_t n = sizes[si];
+			double *a = malloc((size_t)(n + 1) * sizeof *a);
+			float *b = malloc((size_t)(n + 1) * sizeof *b);
+			for (int64_t i = 0; i <= n; i++)
+				a[i] = unif(-10, 10), b[i] = (float)unif(-10, 10);
+			double sd = s->dot(a + 1, b + 1, n), vd = v->dot(a + 1, b + 1, n);
+			double sq = s->sqdist(a + 1, b + 1, n), vq = v->sqdist(a + 1, b + 1, n);
+			REQUIRE(fabs(vd - sd) <= 1e-12 * (1 + n * 100.0), "level %d dot n=%lld: %.17g vs %.17g", levels[l],
+				(long long)n, vd, sd);
+			REQUIRE(fabs(vq - sq) <= 1e-12 * (1 + sq), "level %d sqdist n=%lld: %.17g vs %.17g", levels[l],
+				(long long)n, vq, sq);
+			free(a);
+			free(b);
+		}
+	}
+}
+END_TEST
+
+/* Random complete trees of depth 6 in one array (node i's children 2i+1, 2i+2, the last
+ * level leaves), each mode, NaN features here and there: every level's walk reaches the
+ * scalar walk's leaves, from several roots, over row counts around the vector width; a
+ * node sent back to the root makes every row a cycle (-1). */
+START_TEST(vec_ml_walk)
+{
+	enum { DEPTH = 6, NN = (1 << (DEPTH + 1)) - 1, C = 5 };
+	int32_t feat[NN], t[NN], f[NN], nan_true[NN];
+	double split[NN];
+	for (int i = 0; i < NN; i++) {
+		bool leaf = i >= NN / 2;
+		feat[i] = leaf ? 0 : (int32_t)irand(0, C - 1), t[i] = leaf ? -1 : 2 * i + 1, f[i] = leaf ? -1 : 2 * i + 2;
+		nan_true[i] = irand(0, 1) ? -1 : 0, split[i] = unif(-1, 1);
+	}
+	const ox_ml_vec *s = ox_ml_vec_level(OX_CPU_SCALAR);
+	for (int mode = 0; mode < 4; mode++)
+		for (size_t l = 0; l < 2; l++) {
+			const ox_ml_vec *v = ox_ml_vec_level(levels[l]);
+			if (!v)
+				continue;
+			ox_ml_trees T = {mode, NN, feat, t, f, nan_true, split};
+			for (int64_t n = 0; n < 23; n++) {
+				double *x = malloc((size_t)(n * C + 1) * sizeof *x);
+				for (int64_t i = 0; i < n * C; i++)
+					x[i] = irand(0, 9) ? unif(-1, 1) : NAN;
+				int32_t a[23], b[23];
+				for (int32_t root = 0; root < 3; root++) {
+					s->walk(&T, root, x, n, C, a);
+					v->walk(&T, root, x, n, C, b);
+					for (int64_t r = 0; r < n; r++)
+						REQUIRE(a[r] == b[r] && a[r] >= NN / 2, "level %d mode %d n=%lld root %d row %lld: %d vs %d",
+							levels[l], mode, (long long)n, root, (long long)r, b[r], a[r]);
+				}
+				int32_t t0 = t[0], f0 = f[0];
+				t[0] = f[0] = 0; /* a cycle */
+				v->walk(&T, 0, x, n, C, b);
+				for (int64_t r = 0; r < n; r++)
+					REQUIRE(b[r] == -1, "cycle: row %lld reached %d", (long long)r, b[r]);
+				t[0] = t0, f[0] = f0;
+				free(x);
+			}
+		}
 }
 END_TEST
 
@@ -842,6 +917,8 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, vec_reductions);
 	tcase_add_test(tc, vec_accumulators);
+	tcase_add_test(tc, vec_ml_dot);
+	tcase_add_test(tc, vec_ml_walk);
 	tcase_add_test(tc, vec_exp_shift);
 	tcase_add_test(tc, vec_exp_accuracy);
 	tcase_add_test(tc, vec_pool2d);

@@ -113,6 +113,98 @@ run 0 "run --help" run --help && check "run --help usage" "has out.txt '^Usage: 
 
 # ---- test --------------------------------------------------------------------------------------
 
+# ---- map values (ai.onnx.ml) ---------------------------------------------------------------------
+
+cat >maps.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 1]>
+g (map(string, float) M, float[2, 2] X) => (map(string, float) N, seq(map(int64, float)) Z, float[1, 2] V) {
+  N = Identity (M)
+  Z = ai.onnx.ml.ZipMap <classlabels_int64s = [4, 5]> (X)
+  V = ai.onnx.ml.DictVectorizer <string_vocabulary = ["a, b", "b"]> (M)
+}
+END
+cat >seqmap.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17]>
+g (seq(map(int64, float)) S) => (seq(map(int64, float)) T) {
+  T = Identity (S)
+}
+END
+mkdir mapout
+if run 0 "run takes and prints maps and sequences of maps" run maps.onnxtxt --input 'M=map(string, float) {"b": 1.5, "a, b": -2}' \
+	--input 'X=float[2, 2] {0.5, 0.25, 1, nan}' --output-dir mapout; then
+	check "map output" "has out.txt '^N = map(string, float) {\"b\": 1.5, \"a, b\": -2}$'"
+	check "sequence of maps output" "has out.txt '^Z = \[map(int64, float) {4: 0.5, 5: 0.25}, map(int64, float) {4: 1, 5: nan}\]$'"
+	check "DictVectorizer output" "has out.txt '^V = float\[1, 2\] {-2, 1.5}$'"
+fi
+if run 0 "a MapProto .pb reads back" run maps.onnxtxt --input M=mapout/output_0.pb --input 'X=float[2, 2] {0, 0, 0, 0}'; then
+	check "the map read back" "has out.txt '^N = map(string, float) {\"b\": 1.5, \"a, b\": -2}$'"
+fi
+if run 0 "a SequenceProto of maps reads back" run seqmap.onnxtxt --input S=mapout/output_1.pb; then
+	check "the sequence of maps read back" "has out.txt '^T = \[map(int64, float) {4: 0.5, 5: 0.25}, map(int64, float) {4: 1, 5: nan}\]$'"
+fi
+if run 1 "a repeated map key is an error" run maps.onnxtxt --input 'M=map(string, float) {"a": 1, "a": 2}' --input 'X=float[2, 2] {0, 0, 0, 0}'; then
+	check "repeated key message" "has err.txt 'map key 1 repeats an earlier key'"
+fi
+if run 1 "a float map key is an error" run maps.onnxtxt --input 'M=map(float, float) {1: 1}' --input 'X=float[2, 2] {0, 0, 0, 0}'; then
+	check "key type message" "has err.txt 'a map key is an integer of 8 to 64 bits or a string, not float'"
+fi
+if run 1 "a map of the wrong value type is an error" run maps.onnxtxt --input 'M=map(string, double) {"a": 1}' --input 'X=float[2, 2] {0, 0, 0, 0}'; then
+	check "map type message" "has err.txt \"input 'M': expected map(string, float), got map(string, double)\""
+fi
+if run 1 "a map entry without ':' is an error" run maps.onnxtxt --input 'M=map(string, float) {"a" 1}' --input 'X=float[2, 2] {0, 0, 0, 0}'; then
+	check "entry message" "has err.txt \"expected a map entry 'KEY: VALUE'\""
+fi
+if run 1 "DictVectorizer names a key outside its vocabulary" run maps.onnxtxt --input 'M=map(string, float) {"c": 1}' --input 'X=float[2, 2] {0, 0, 0, 0}'; then
+	check "vocabulary message" "has err.txt 'graph.node\[2\] (ai.onnx.ml.DictVectorizer): map key \"c\" is not in string_vocabulary'"
+fi
+cat >mapcase.onnxtxt <<'END'
+#@ input S = [map(int64, float) {1: 0.5, 2: 0.25}]
+#@ expect T = [map(int64, float) {2: 0.25, 1: 0.75}]
+<ir_version: 8, opset_import: ["" : 17]>
+g (seq(map(int64, float)) S) => (seq(map(int64, float)) T) {
+  T = Identity (S)
+}
+END
+sed 's/{2: 0.25, 1: 0.75}/{2: 0.25, 1: 0.5}/' mapcase.onnxtxt >mapcase_ok.onnxtxt
+sed 's/{2: 0.25, 1: 0.75}/{2: 0.25, 3: 0.5}/' mapcase.onnxtxt >mapcase_key.onnxtxt
+if run 1 "test compares maps by key" test mapcase_ok.onnxtxt mapcase.onnxtxt mapcase_key.onnxtxt; then
+	check "entries in another order match" "has out.txt '^PASS mapcase_ok.onnxtxt'"
+	check "a value mismatch names the key" "has out.txt \"^FAIL mapcase.onnxtxt:2: output 'T': item 0: map: key 1: got 0.5, expected 0.75$\""
+	check "a missing key is named" "has out.txt \"^FAIL mapcase_key.onnxtxt:2: output 'T': item 0: map: key 3 is missing$\""
+fi
+cat >cycle.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 5]>
+g (float[1, 1] X) => (float[1, 1] Y) {
+  Y = ai.onnx.ml.TreeEnsemble <nodes_featureids = [0, 0], nodes_modes = uint8[2] {0, 0}, nodes_splits = float[2] {0, 0}, nodes_truenodeids = [1, 0], nodes_trueleafs = [0, 0], nodes_falsenodeids = [1, 0], nodes_falseleafs = [0, 0], tree_roots = [0], leaf_targetids = [0], leaf_weights = float[1] {1}, n_targets = 1> (X)
+}
+END
+if run 1 "a tree whose nodes form a cycle is an error" run cycle.onnxtxt --input 'X=float[1, 1] {1}'; then
+	check "cycle message" "has err.txt 'tree 0 does not end in a leaf (its nodes form a cycle)'"
+fi
+cat >onehot.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 1]>
+g (int64[2] X) => (float[2, 2] Y) {
+  Y = ai.onnx.ml.OneHotEncoder <cats_int64s = [5, 6], zeros = 0> (X)
+}
+END
+if run 1 "OneHotEncoder with zeros = 0 refuses an unknown category" run onehot.onnxtxt --input 'X=int64[2] {5, 7}'; then
+	check "category message" "has err.txt 'X\[1\] is not one of the categories, and zeros is 0'"
+fi
+cat >hostile.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 1]>
+g (float[2, 2] X) => (float[2, 1] Y, float[2, 1] W) {
+  Y = ai.onnx.ml.LinearRegressor <coefficients = [1.0, 2.0], targets = 4611686018427387904> (X)
+  W = ai.onnx.ml.TreeEnsembleRegressor <n_targets = 4611686018427387904, nodes_treeids = [0], nodes_nodeids = [0], nodes_featureids = [0], nodes_modes = ["LEAF"], nodes_values = [0.0], nodes_truenodeids = [0], nodes_falsenodeids = [0]> (X)
+}
+END
+if run 1 "a huge targets attribute is an error, not an overflow" run hostile.onnxtxt --input 'X=float[2, 2] {1, 2, 3, 4}'; then
+	check "targets message" "has err.txt 'do not fit 2 features and 4611686018427387904 targets or classes'"
+fi
+sed 's/^  Y = .*//; s/float\[2, 1\] Y, //' hostile.onnxtxt >hostile2.onnxtxt
+if run 1 "a huge n_targets is an error" run hostile2.onnxtxt --input 'X=float[2, 2] {1, 2, 3, 4}'; then
+	check "n_targets message" "has err.txt 'n_targets is 4611686018427387904; expected 1 to 2^36'"
+fi
+
 sed '/#@ expect/s/{1, 2, 3, 4}/{1, 2, 3, 5}/' id.onnxtxt >fail.onnxtxt
 if run 0 "test passes a passing case" test id.onnxtxt; then
 	check "PASS line and summary" "has out.txt '^PASS id.onnxtxt' && has out.txt '^1 passed, 0 failed, 0 skipped$'"

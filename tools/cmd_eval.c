@@ -157,6 +157,8 @@ static OnnxValueKind kind_of(const Onnx__TypeProto *t)
 		return ONNXTXT_VALUE_SEQUENCE;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
 		return ONNXTXT_VALUE_OPTIONAL;
+	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE)
+		return ONNXTXT_VALUE_MAP;
 	return ONNXTXT_VALUE_TENSOR;
 }
 
@@ -206,8 +208,9 @@ static const char run_help[] =
 	"  -i, --input NAME=VALUE\n"
 	"                     bind input NAME to VALUE: a tensor constant of the textual syntax\n"
 	"                     ('float[2, 2] {1, 2, 3, 4}'), a sequence '[VALUE, ...]', 'none' (an\n"
-	"                     empty optional), or the path of a .pb file (a serialized TensorProto,\n"
-	"                     SequenceProto or OptionalProto)\n"
+	"                     empty optional), a map 'map(int64, float) {1: 0.5}', or the path of\n"
+	"                     a .pb file (a serialized TensorProto, SequenceProto, OptionalProto\n"
+	"                     or MapProto)\n"
 	"  -i, --input FILE.pb\n"
 	"                     bind a .pb file to the input its name field names, or else to the\n"
 	"                     next input without a value\n"

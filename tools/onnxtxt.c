@@ -257,10 +257,10 @@ static int value_to_text(const char *path, const char *data, size_t len, const c
 		return -1;
 	}
 	OnnxStatus st = OnnxValue_Read(data, len, 0, &v, &name, &err);
-	if (st == ONNXTXT_ERR_UNSUPPORTED)
-		return fail_at(display_name(path), "%s", err.message), EXIT_INPUT;
-	if (st != ONNXTXT_OK)
+	if (st == ONNXTXT_ERR_BINARY) /* not a value's bytes either */
 		return -1;
+	if (st != ONNXTXT_OK) /* a value, but not one the evaluator can hold */
+		return fail_at(display_name(path), "%s", err.message), exit_for(st);
 	int rc = EXIT_OK;
 	if (file && OnnxValue_PrintNamedFile(v, name, file, &err) != ONNXTXT_OK)
 		rc = cli_output_error(&err, 0);

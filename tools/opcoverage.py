@@ -6,6 +6,9 @@ corpus/eval/COVERAGE.md: the opset versions of the specification, whether src/ev
 registers a kernel, and what the cases corpus/eval/*.onnxtxt exercise (opset versions,
 element types, number of cases). An operator is "supported" when it is registered and at
 least one case runs it, "no tests" when it is registered without cases, else "unsupported".
+For the ai.onnx.ml domain (ML_SPEC) there is one row per (operator, version): "supported"
+when OX_OPS_ML registers it and a case runs that very version; --check fails for any
+(operator, version) that is not, unless ML_REASONS says why.
 
     tools/opcoverage.py            rewrite corpus/eval/COVERAGE.md
     tools/opcoverage.py --check    TAP: one line per operator (a skip when it has no kernel or
@@ -78,6 +81,20 @@ Transpose 1 13 21 23 24 25; Trilu 14; Unique 11; Unsqueeze 1 11 13 21 23 24 25
 Upsample 1 7 9 10; Where 9 16; Xor 1 7
 """
 
+# The operators of ai.onnx.ml with their since-versions (onnx/defs/traditionalml, ml opset 5;
+# ../shared/onnx-schemas.json has the same list).
+ML_SPEC_SOURCE = "ONNX 1.21.0, ai.onnx.ml opset 5"
+ML_SPEC = """
+ArrayFeatureExtractor 1; Binarizer 1; CastMap 1; CategoryMapper 1; DictVectorizer 1
+FeatureVectorizer 1; Imputer 1; LabelEncoder 1 2 4; LinearClassifier 1; LinearRegressor 1
+Normalizer 1; OneHotEncoder 1; SVMClassifier 1; SVMRegressor 1; Scaler 1; TreeEnsemble 5
+TreeEnsembleClassifier 1 3 5; TreeEnsembleRegressor 1 3 5; ZipMap 1
+"""
+ML_DEPRECATED = {("TreeEnsembleClassifier", 5), ("TreeEnsembleRegressor", 5)}
+# Why an (operator, version) of ai.onnx.ml has no kernel or no case, where that is a decision.
+ML_REASONS = {}
+ML_DOMAIN = "ai.onnx.ml"
+
 # Operators the specification itself deprecates, with the version that did.
 DEPRECATED = {"Scatter": 11, "Upsample": 10}
 
@@ -98,9 +115,9 @@ OUTPUT = os.path.join("corpus", "eval", "COVERAGE.md")
 CASES = os.path.join("corpus", "eval")
 
 
-def read_spec():
+def read_spec(text=SPEC):
     spec = {}
-    for entry in re.split(r"[;\n]", SPEC):
+    for entry in re.split(r"[;\n]", text):
         if entry.strip():
             name, *versions = entry.split()
             spec[name] = [int(v) for v in versions]
@@ -108,10 +125,14 @@ def read_spec():
 
 
 def read_registry(root):
-    """The X(Name) entries of src/eval/ops.h, comments removed (they mention X(OpType))."""
+    """The X(Name) entries of src/eval/ops.h, comments removed (they mention X(OpType)): those
+    of the default domain, and those of OX_OPS_ML (ai.onnx.ml)."""
     with open(os.path.join(root, "src", "eval", "ops.h"), encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
-    return set(re.findall(r"\bX\((\w+)\)", text))
+    m = re.search(r"#define OX_OPS_ML\(X\)(.*?)(?:\n\s*\n|#endif)", text, flags=re.S)
+    ml = set(re.findall(r"\bX\((\w+)\)", m.group(1))) if m else set()
+    rest = text[:m.start()] + text[m.end():] if m else text
+    return set(re.findall(r"\bX\((\w+)\)", rest)), ml
 
 
 def literal_types(text):
@@ -141,25 +162,29 @@ def declared_types(tp, out):
         declared_types(tp.map_type.value_type, out)
 
 
-def default_opset(opset_import, fallback=None):
+def default_opset(opset_import, fallback=None, domain=""):
     for o in opset_import:
-        if o.domain in ("", "ai.onnx"):
+        if (o.domain in ("", "ai.onnx")) if domain == "" else o.domain == domain:
             return o.version
     return fallback
 
 
-def walk_nodes(nodes, version, ops):
-    """Adds (op_type, opset import) for every default-domain node, sub-graphs included."""
+def walk_nodes(nodes, version, ops, ml_version=None, ml_ops=None):
+    """Adds (op_type, opset import) for every default-domain node, sub-graphs included, and
+    for every ai.onnx.ml node to ml_ops."""
     for node in nodes:
         if node.domain in ("", "ai.onnx"):
             ops.add((node.op_type, version))
+        elif node.domain == ML_DOMAIN and ml_ops is not None:
+            ml_ops.add((node.op_type, ml_version))
         for a in node.attribute:
             for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
-                walk_nodes(g.node, version, ops)
+                walk_nodes(g.node, version, ops, ml_version, ml_ops)
 
 
 def read_case(path, exe, onnx):
-    """(ops, types) of one case: ops a set of (op_type, opset import), types a set of names."""
+    """(ops, types, ml_ops) of one case: ops and ml_ops sets of (op_type, opset import) of the
+    default domain and of ai.onnx.ml, types a set of names."""
     r = subprocess.run([exe, "to-binary", path, "-o", "-"], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
     if r.returncode != 0:
@@ -167,16 +192,18 @@ def read_case(path, exe, onnx):
         raise ValueError("onnxtxt to-binary failed: %s" % (msg[0] if msg else "exit %d" % r.returncode))
     model = onnx.load_model_from_string(r.stdout)
     version = default_opset(model.opset_import)
-    ops = set()
-    walk_nodes(model.graph.node, version, ops)
+    ml_version = default_opset(model.opset_import, domain=ML_DOMAIN)
+    ops, ml_ops = set(), set()
+    walk_nodes(model.graph.node, version, ops, ml_version, ml_ops)
     for fn in model.functions:
-        walk_nodes(fn.node, default_opset(fn.opset_import, version), ops)
+        walk_nodes(fn.node, default_opset(fn.opset_import, version), ops,
+                   default_opset(fn.opset_import, ml_version, ML_DOMAIN), ml_ops)
     types = set()
     for v in list(model.graph.input) + list(model.graph.output):
         declared_types(v.type, types)
     with open(path, encoding="utf-8") as f:
         types |= literal_types(f.read())
-    return ops, types
+    return ops, types, ml_ops
 
 
 def spec_version(versions, imported):
@@ -193,7 +220,7 @@ def analyse(spec, registry, cases):
     problems = ["src/eval/ops.h: %s is not an operator of the default domain" % n
                 for n in sorted(registry - set(spec))]
     used = {}  # op -> {"cases": set, "versions": set, "types": set}
-    for name, (ops, types) in sorted(cases.items()):
+    for name, (ops, types, _) in sorted(cases.items()):
         for op, imported in sorted(ops, key=lambda o: (o[0], o[1] or 0)):
             if op not in spec:
                 problems.append("%s: %s is not an operator of the default domain" % (name, op))
@@ -220,6 +247,64 @@ def analyse(spec, registry, cases):
                      "versions": sorted(u["versions"]), "cases": len(u["cases"]),
                      "types": sorted(u["types"], key=TYPE_ORDER.get)})
     return rows, problems
+
+
+def analyse_ml(spec, registry, cases):
+    """Rows per (operator, version) of ai.onnx.ml, and inconsistencies."""
+    problems = ["src/eval/ops.h: %s is not an operator of %s" % (n, ML_DOMAIN)
+                for n in sorted(registry - set(spec))]
+    used = {}  # (op, version) -> {"cases": set, "types": set}
+    for name, (_, types, ml_ops) in sorted(cases.items()):
+        for op, imported in sorted(ml_ops, key=lambda o: (o[0], o[1] or 0)):
+            if op not in spec:
+                problems.append("%s: %s is not an operator of %s" % (name, op, ML_DOMAIN))
+                continue
+            v = spec_version(spec[op], imported)
+            if v is None:
+                problems.append("%s: %s.%s does not exist at ml opset %s" % (name, ML_DOMAIN, op, imported))
+                continue
+            u = used.setdefault((op, v), {"cases": set(), "types": set()})
+            u["cases"].add(name)
+            u["types"] |= types
+    rows = []
+    for op in sorted(spec, key=str.lower):
+        for v in spec[op]:
+            u = used.get((op, v), {"cases": set(), "types": set()})
+            registered = op in registry
+            status = "supported" if registered and u["cases"] else "no tests" if registered else "unsupported"
+            rows.append({"op": op, "version": v, "registered": registered, "status": status,
+                         "cases": len(u["cases"]), "types": sorted(u["types"], key=TYPE_ORDER.get)})
+    return rows, problems
+
+
+def render_ml(rows):
+    ops = sorted({r["op"] for r in rows})
+    ok = [r for r in rows if r["status"] == "supported"]
+    out = [
+        "",
+        "## %s" % ML_DOMAIN,
+        "",
+        "From %s (the list is data in the script) and `OX_OPS_ML` in" % ML_SPEC_SOURCE,
+        "`src/eval/ops.h`: one row per operator and version. A version counts as exercised when a",
+        "case imports an ml opset that selects it; `meson test eval_coverage` fails for a version",
+        "that is not supported unless the script gives a reason.",
+        "",
+        "- %d operators, %d (operator, version) pairs; supported (a kernel and a case for that" % (len(ops), len(rows)),
+        "  version): %d of %d; operators with every version supported: %d of %d." % (
+            len(ok), len(rows), sum(all(r["status"] == "supported" for r in rows if r["op"] == o) for o in ops), len(ops)),
+        "",
+        "| op | version | registered | types | cases | status |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        op = r["op"] + (" (deprecated)" if (r["op"], r["version"]) in ML_DEPRECATED else "")
+        status = r["status"]
+        if status != "supported":
+            status += ": " + ML_REASONS.get((r["op"], r["version"]), "no reason given")
+        out.append("| %s | %d | %s | %s | %d | %s |" % (
+            op, r["version"], "yes" if r["registered"] else "no", ", ".join(r["types"]) or "-", r["cases"], status))
+    out.append("")
+    return "\n".join(out)
 
 
 def render(rows, ncases):
@@ -305,11 +390,13 @@ def main():
         return 1
 
     spec = read_spec()
-    registry = read_registry(root)
+    registry, ml_registry = read_registry(root)
     cases, problems = load_cases(root, exe, onnx)
     rows, more = analyse(spec, registry, cases)
     problems += more
-    text = render(rows, len(cases))
+    ml_rows, more = analyse_ml(read_spec(ML_SPEC), ml_registry, cases)
+    problems += more
+    text = render(rows, len(cases)) + render_ml(ml_rows)
     path = os.path.join(root, OUTPUT)
 
     if not args.check:
@@ -319,7 +406,7 @@ def main():
             sys.stderr.write("opcoverage.py: %s\n" % p)
         return 1 if problems else 0
 
-    print("1..%d" % (len(rows) + 2))
+    print("1..%d" % (len(rows) + len(ml_rows) + 2))
     failed = 0
     for n, r in enumerate(rows, 1):
         label = "%s (%s)" % (r["op"], ", ".join(map(str, r["spec"])))
@@ -330,14 +417,24 @@ def main():
             print("ok %d - %s # SKIP no tests: registered, but no case in corpus/eval runs it" % (n, label))
         else:
             print("ok %d - %s # SKIP unsupported: %s" % (n, label, REASONS.get(r["op"], DEFAULT_REASON)))
-    n = len(rows) + 1
+    for n, r in enumerate(ml_rows, len(rows) + 1):
+        label = "%s.%s version %d" % (ML_DOMAIN, r["op"], r["version"])
+        why = ML_REASONS.get((r["op"], r["version"]))
+        if r["status"] == "supported":
+            print("ok %d - %s: %d cases" % (n, label, r["cases"]))
+        elif why:
+            print("ok %d - %s # SKIP %s: %s" % (n, label, r["status"], why))
+        else:
+            failed += 1
+            print("not ok %d - %s: %s, and no reason is given" % (n, label, r["status"]))
+    n = len(rows) + len(ml_rows) + 1
     if problems:
         failed += 1
         print("not ok %d - registry and cases" % n)
         for p in problems:
             print("# " + p)
     else:
-        print("ok %d - registry and cases (%d registered, %d cases)" % (n, len(registry), len(cases)))
+        print("ok %d - registry and cases (%d + %d registered, %d cases)" % (n, len(registry), len(ml_registry), len(cases)))
     n += 1
     try:
         with open(path, encoding="utf-8") as f:

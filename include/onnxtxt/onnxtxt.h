@@ -320,7 +320,8 @@ typedef struct OnnxSession OnnxSession;
 typedef enum OnnxValueKind {
 	ONNXTXT_VALUE_TENSOR = 1,
 	ONNXTXT_VALUE_SEQUENCE,
-	ONNXTXT_VALUE_OPTIONAL
+	ONNXTXT_VALUE_OPTIONAL,
+	ONNXTXT_VALUE_MAP
 } OnnxValueKind;
 
 /* A tensor of elem_type (TensorProto.DataType) with a copy of data: the elements in row-
@@ -329,13 +330,14 @@ typedef enum OnnxValueKind {
  * an array of NUL-terminated const char *. data may be NULL for zeros (empty strings). */
 ONNXTXT_API OnnxStatus OnnxValue_NewTensor(int elem_type, const int64_t *dims, size_t rank, const void *data,
 					   OnnxValue **out, OnnxError *err);
-/* A value from an Onnx__TensorProto, Onnx__SequenceProto or Onnx__OptionalProto. */
+/* A value from an Onnx__TensorProto, Onnx__SequenceProto, Onnx__OptionalProto or Onnx__MapProto
+ * (a map of scalars: its values one scalar tensor per key). */
 ONNXTXT_API OnnxStatus OnnxValue_FromProto(const void *message, OnnxValue **out, OnnxError *err);
 /* The value as a new message of the matching kind (free it with OnnxProto_Free); numeric
  * tensor data is stored in raw_data. */
 ONNXTXT_API OnnxStatus OnnxValue_ToProto(const OnnxValue *v, const char *name, void **message, OnnxError *err);
 /* Reads and writes the ".pb" files of the ONNX backend test layout (a serialized
- * TensorProto, SequenceProto or OptionalProto, as kind says). WriteFile is atomic. */
+ * TensorProto, SequenceProto, OptionalProto or MapProto, as kind says). WriteFile is atomic. */
 ONNXTXT_API OnnxStatus OnnxValue_ReadFile(const char *path, OnnxValueKind kind, OnnxValue **out, OnnxError *err);
 /* Reads a value from the bytes of such a file. Kind 0 (here and in ReadFile) tells the
  * message by its content: a TensorProto, else a SequenceProto (an OptionalProto of at
@@ -345,8 +347,8 @@ ONNXTXT_API OnnxStatus OnnxValue_Read(const void *data, size_t len, OnnxValueKin
 				      OnnxError *err);
 ONNXTXT_API OnnxStatus OnnxValue_WriteFile(const OnnxValue *v, const char *name, const char *path, OnnxError *err);
 /* Values as text: a tensor constant of the textual syntax ("float[2, 2] {1, 2, 3, 4}",
- * "int64 {7}", "string[1] {\"a\"}"), a sequence "[v, v, ...]", or "none" for an empty
- * optional. Print produces the same form (malloc'd, NUL-terminated, no newline). */
+ * "int64 {7}", "string[1] {\"a\"}"), a sequence "[v, v, ...]", "none" for an empty
+ * optional, or a map of scalars "map(int64, float) {1: 0.5, 2: 0.25}" (keys unique). Print produces the same form (malloc'd, NUL-terminated, no newline). */
 ONNXTXT_API OnnxStatus OnnxValue_Parse(const char *text, size_t len, OnnxValue **out, OnnxError *err);
 ONNXTXT_API OnnxStatus OnnxValue_Print(const OnnxValue *v, char **text, size_t *len, OnnxError *err);
 /* A named value as text, one line: "NAME = VALUE\n" (NAME as in a test case's "#@ input"
@@ -364,7 +366,8 @@ ONNXTXT_API void OnnxValue_Free(OnnxValue *v);
 ONNXTXT_API OnnxValueKind OnnxValue_Kind(const OnnxValue *v);
 /* Tensors: element type, shape, element count and data (layout as in NewTensor, except
  * that strings are read with OnnxValue_String). Sequences and optionals: the element type
- * of the tensors they hold (0 when unknown), rank 0, and Count the number of items. */
+ * of the tensors they hold (0 when unknown), rank 0, and Count the number of items. Maps:
+ * the key type, and two items, the keys and the values as 1-D tensors. */
 ONNXTXT_API int OnnxValue_ElemType(const OnnxValue *v);
 ONNXTXT_API size_t OnnxValue_Rank(const OnnxValue *v);
 ONNXTXT_API const int64_t *OnnxValue_Dims(const OnnxValue *v);

@@ -86,11 +86,12 @@ OnnxStatus OnnxValue_FromProto(const void *message, OnnxValue **out, OnnxError *
 	ox_val *v = d == &onnx__tensor_proto__descriptor     ? ox_val_from_tensor_proto(message, err->message)
 		    : d == &onnx__sequence_proto__descriptor ? ox_val_from_sequence_proto(message, err->message)
 		    : d == &onnx__optional_proto__descriptor ? ox_val_from_optional_proto(message, err->message)
+		    : d == &onnx__map_proto__descriptor      ? ox_val_from_map_proto(message, err->message)
 							     : NULL;
 	if (!v) {
 		err->code = ox_convert_status(err->message, ONNXTXT_ERR_VALUE);
 		if (!err->message[0])
-			snprintf(err->message, sizeof err->message, "a value is a TensorProto, SequenceProto or OptionalProto");
+			snprintf(err->message, sizeof err->message, "a value is a TensorProto, SequenceProto, OptionalProto or MapProto");
 		return err->code;
 	}
 	*out = PUB(v);
@@ -102,6 +103,7 @@ static void *to_proto(ox_arena *a, const ox_val *v, const char *name)
 	switch (v->kind) {
 	case OX_TENSOR: return ox_val_to_tensor_proto(a, v, name);
 	case OX_SEQUENCE: return ox_val_to_sequence_proto(a, v, name);
+	case OX_MAP: return ox_val_to_map_proto(a, v, name);
 	default: return ox_val_to_optional_proto(a, v, name);
 	}
 }
@@ -117,6 +119,7 @@ OnnxStatus OnnxValue_ToProto(const OnnxValue *v, const char *name, void **messag
 	/* the message must be the arena's root so that OnnxProto_Free finds the arena */
 	size_t size = VAL(v)->kind == OX_TENSOR     ? sizeof(Onnx__TensorProto)
 		      : VAL(v)->kind == OX_SEQUENCE ? sizeof(Onnx__SequenceProto)
+		      : VAL(v)->kind == OX_MAP      ? sizeof(Onnx__MapProto)
 						    : sizeof(Onnx__OptionalProto);
 	void *root = m ? ox_arena_root(a, size) : NULL;
 	if (!root) {
@@ -178,12 +181,9 @@ static void *unpack_any_value(const void *data, size_t len, OnnxError *err)
 	}
 	OnnxProto_Free(t);
 	Onnx__MapProto *map = unpack_strict(&onnx__map_proto__descriptor, data, len);
-	int a_map = map && is_map(map);
+	if (map && is_map(map))
+		return map;
 	OnnxProto_Free(map);
-	if (a_map) {
-		ox_error_set(err, ONNXTXT_ERR_UNSUPPORTED, "a MapProto: the evaluator's values have no maps yet");
-		return NULL;
-	}
 	Onnx__SequenceProto *s = unpack_strict(&onnx__sequence_proto__descriptor, data, len);
 	if (!s)
 		ox_error_set(err, ONNXTXT_ERR_BINARY,
@@ -200,15 +200,16 @@ OnnxStatus OnnxValue_Read(const void *data, size_t len, OnnxValueKind kind, Onnx
 		return arg_error(err);
 	const ProtobufCMessageDescriptor *d = kind == ONNXTXT_VALUE_SEQUENCE ? &onnx__sequence_proto__descriptor
 					      : kind == ONNXTXT_VALUE_OPTIONAL ? &onnx__optional_proto__descriptor
+					      : kind == ONNXTXT_VALUE_MAP      ? &onnx__map_proto__descriptor
 									       : &onnx__tensor_proto__descriptor;
 	void *m = kind ? ox_binary_unpack(d, data, len, err) : unpack_any_value(data, len, err);
 	if (!m)
 		return err->code;
-	const char *field = ((const ProtobufCMessage *)m)->descriptor == &onnx__tensor_proto__descriptor
-				    ? ((Onnx__TensorProto *)m)->name
-			    : ((const ProtobufCMessage *)m)->descriptor == &onnx__sequence_proto__descriptor
-				    ? ((Onnx__SequenceProto *)m)->name
-				    : ((Onnx__OptionalProto *)m)->name;
+	const ProtobufCMessageDescriptor *md = ((const ProtobufCMessage *)m)->descriptor;
+	const char *field = md == &onnx__tensor_proto__descriptor     ? ((Onnx__TensorProto *)m)->name
+			    : md == &onnx__sequence_proto__descriptor ? ((Onnx__SequenceProto *)m)->name
+			    : md == &onnx__map_proto__descriptor      ? ((Onnx__MapProto *)m)->name
+								      : ((Onnx__OptionalProto *)m)->name;
 	OnnxStatus st = OnnxValue_FromProto(m, out, err);
 	size_t n = field ? strlen(field) : 0;
 	if (st == ONNXTXT_OK && name && (*name = malloc(n + 1)))
@@ -423,6 +424,8 @@ OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i)
 		return ONNXTXT_VALUE_SEQUENCE;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
 		return ONNXTXT_VALUE_OPTIONAL;
+	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE)
+		return ONNXTXT_VALUE_MAP;
 	return ONNXTXT_VALUE_TENSOR;
 }
 
@@ -537,6 +540,11 @@ static size_t type_text(const Onnx__TypeProto *t, char *buf, size_t size)
 		n += type_text(t->optional_type->elem_type, buf + n, n < size ? size - n : 0);
 		return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, ")");
 	}
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: {
+		size_t n = (size_t)snprintf(buf, size, "map(%s, ", ox_elem_label(t->map_type->key_type));
+		n += type_text(t->map_type->value_type, buf + n, n < size ? size - n : 0);
+		return n + (size_t)snprintf(buf + n, n < size ? size - n : 0, ")");
+	}
 	default:
 		return (size_t)snprintf(buf, size, "(a type the evaluator does not check)");
 	}
@@ -548,6 +556,9 @@ static size_t value_text(const ox_val *v, char *buf, size_t size)
 		return (size_t)snprintf(buf, size, "a sequence of %zu", v->nitems);
 	if (v->kind == OX_OPTIONAL)
 		return (size_t)snprintf(buf, size, "an optional%s", v->nitems ? "" : " (none)");
+	if (v->kind == OX_MAP)
+		return (size_t)snprintf(buf, size, "map(%s, %s)", ox_elem_label(v->items[0]->type),
+					ox_elem_label(v->items[1]->type));
 	size_t n = (size_t)snprintf(buf, size, "%s[", ox_elem_label(v->type));
 	for (int i = 0; i < v->rank; i++)
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%lld", i ? "," : "", (long long)v->dims[i]);
@@ -584,6 +595,13 @@ static bool fits(const Onnx__TypeProto *t, const ox_val *v)
 		if (v->kind != OX_OPTIONAL)
 			return fits(t->optional_type->elem_type, v);
 		return !v->nitems || fits(t->optional_type->elem_type, v->items[0]);
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE: {
+		/* the value type: an element type, as a tensor type of any shape */
+		const Onnx__TypeProto *vt = t->map_type->value_type;
+		int want = vt && vt->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? vt->tensor_type->elem_type : 0;
+		return v->kind == OX_MAP && (!t->map_type->key_type || t->map_type->key_type == v->items[0]->type) &&
+		       (!want || want == v->items[1]->type);
+	}
 	default:
 		return true;
 	}

@@ -164,6 +164,7 @@ ox_val *ox_val_from_sequence_proto(const Onnx__SequenceProto *s, char *msg)
 	case ONNX__SEQUENCE_PROTO__DATA_TYPE__TENSOR: n = s->n_tensor_values; break;
 	case ONNX__SEQUENCE_PROTO__DATA_TYPE__SEQUENCE: n = s->n_sequence_values; break;
 	case ONNX__SEQUENCE_PROTO__DATA_TYPE__OPTIONAL: n = s->n_optional_values; break;
+	case ONNX__SEQUENCE_PROTO__DATA_TYPE__MAP: n = s->n_map_values; break;
 	default:
 		snprintf(msg, OX_MSG, "sequence '%s': element type %d is not supported", s->name ? s->name : "",
 			 (int)s->elem_type);
@@ -179,6 +180,8 @@ ox_val *ox_val_from_sequence_proto(const Onnx__SequenceProto *s, char *msg)
 				    ? ox_val_from_tensor_proto(s->tensor_values[i], msg)
 			    : s->elem_type == ONNX__SEQUENCE_PROTO__DATA_TYPE__SEQUENCE
 				    ? ox_val_from_sequence_proto(s->sequence_values[i], msg)
+			    : s->elem_type == ONNX__SEQUENCE_PROTO__DATA_TYPE__MAP
+				    ? ox_val_from_map_proto(s->map_values[i], msg)
 				    : ox_val_from_optional_proto(s->optional_values[i], msg);
 		if (!e) {
 			ox_val_unref(v);
@@ -206,6 +209,11 @@ ox_val *ox_val_from_optional_proto(const Onnx__OptionalProto *o, char *msg)
 		if (o->sequence_value && !(e = ox_val_from_sequence_proto(o->sequence_value, msg)))
 			return NULL;
 		break;
+	case ONNX__OPTIONAL_PROTO__DATA_TYPE__MAP:
+		kind = OX_MAP;
+		if (o->map_value && !(e = ox_val_from_map_proto(o->map_value, msg)))
+			return NULL;
+		break;
 	case ONNX__OPTIONAL_PROTO__DATA_TYPE__UNDEFINED:
 		break;
 	default:
@@ -214,6 +222,91 @@ ox_val *ox_val_from_optional_proto(const Onnx__OptionalProto *o, char *msg)
 		return NULL;
 	}
 	ox_val *v = ox_optional_new(kind, e ? e->type : 0, e);
+	if (!v)
+		snprintf(msg, OX_MSG, "out of memory");
+	return v;
+}
+
+static ox_val *map_keys(const Onnx__MapProto *m, const char *name, char *msg)
+{
+	int kt = m->key_type;
+	if (!ox_map_key_ok(kt)) {
+		snprintf(msg, OX_MSG, "map '%s': key type %d is not an integer type or string", name, kt);
+		return NULL;
+	}
+	size_t n = kt == OX_STRING ? m->n_string_keys : m->n_keys;
+	if (kt == OX_STRING ? m->n_keys : m->n_string_keys) {
+		snprintf(msg, OX_MSG, "map '%s': keys of key type %s in the wrong field", name, ox_elem_label(kt));
+		return NULL;
+	}
+	int64_t dim = (int64_t)n;
+	ox_val *k = ox_tensor_new(kt, 1, &dim, NULL);
+	if (!k) {
+		snprintf(msg, OX_MSG, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (kt != OX_STRING)
+			ox_set_i64(k, (int64_t)i, m->keys[i]);
+		else if (!ox_str_set(&((ox_str *)k->data)[i], (const char *)m->string_keys[i].data, m->string_keys[i].len)) {
+			snprintf(msg, OX_MSG, "out of memory");
+			ox_val_unref(k);
+			return NULL;
+		}
+	return k;
+}
+
+/* The values: one tensor of a single element per key, all of one element type. */
+static ox_val *map_values(const ox_val *seq, const ox_val *keys, const char *name, char *msg)
+{
+	if (seq->nitems != (size_t)keys->count || (seq->nitems && seq->elem_kind != OX_TENSOR)) {
+		snprintf(msg, OX_MSG, "map '%s': %lld keys but %zu values, or values that are not scalars", name,
+			 (long long)keys->count, seq->nitems);
+		return NULL;
+	}
+	int vt = seq->nitems ? seq->items[0]->type : OX_FLOAT;
+	ox_val *v = ox_tensor_new(vt, 1, &keys->count, NULL);
+	if (!v) {
+		snprintf(msg, OX_MSG, "out of memory");
+		return NULL;
+	}
+	size_t es = ox_elem_size(vt);
+	for (size_t i = 0; i < seq->nitems; i++) {
+		const ox_val *e = seq->items[i];
+		if (e->type != vt || e->count != 1) {
+			snprintf(msg, OX_MSG, "map '%s': value %zu is not one element of type %s", name, i, ox_elem_label(vt));
+			ox_val_unref(v);
+			return NULL;
+		}
+		if (vt != OX_STRING)
+			memcpy((char *)v->data + i * es, e->data, es);
+		else if (!ox_str_set(&((ox_str *)v->data)[i], ((ox_str *)e->data)->p, ((ox_str *)e->data)->n)) {
+			snprintf(msg, OX_MSG, "out of memory");
+			ox_val_unref(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+ox_val *ox_val_from_map_proto(const Onnx__MapProto *m, char *msg)
+{
+	const char *name = m->name ? m->name : "";
+	ox_val *keys = map_keys(m, name, msg), *seq = NULL, *vals = NULL;
+	if (!keys)
+		return NULL;
+	if (m->values)
+		seq = ox_val_from_sequence_proto(m->values, msg);
+	else
+		seq = ox_sequence_new(0, 0);
+	if (seq)
+		vals = map_values(seq, keys, name, msg);
+	ox_val_unref(seq);
+	if (!vals) {
+		ox_val_unref(keys);
+		return NULL;
+	}
+	ox_val *v = ox_map_new(keys, vals);
 	if (!v)
 		snprintf(msg, OX_MSG, "out of memory");
 	return v;
@@ -288,6 +381,15 @@ Onnx__SequenceProto *ox_val_to_sequence_proto(ox_arena *a, const ox_val *v, cons
 				return NULL;
 		s->n_sequence_values = n;
 		break;
+	case OX_MAP:
+		s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__MAP;
+		if (!(s->map_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
+			return NULL;
+		for (size_t i = 0; i < n; i++)
+			if (!(s->map_values[i] = ox_val_to_map_proto(a, v->items[i], NULL)))
+				return NULL;
+		s->n_map_values = n;
+		break;
 	case OX_OPTIONAL:
 		s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__OPTIONAL;
 		if (!(s->optional_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
@@ -318,7 +420,11 @@ Onnx__OptionalProto *ox_val_to_optional_proto(ox_arena *a, const ox_val *v, cons
 	onnx__optional_proto__init(o);
 	o->name = dup_name(a, name);
 	o->has_elem_type = 1;
-	if (v->elem_kind == OX_SEQUENCE) {
+	if (v->elem_kind == OX_MAP) {
+		o->elem_type = ONNX__OPTIONAL_PROTO__DATA_TYPE__MAP;
+		if (v->nitems && !(o->map_value = ox_val_to_map_proto(a, v->items[0], NULL)))
+			return NULL;
+	} else if (v->elem_kind == OX_SEQUENCE) {
 		o->elem_type = ONNX__OPTIONAL_PROTO__DATA_TYPE__SEQUENCE;
 		if (v->nitems && !(o->sequence_value = ox_val_to_sequence_proto(a, v->items[0], NULL)))
 			return NULL;
@@ -328,4 +434,46 @@ Onnx__OptionalProto *ox_val_to_optional_proto(ox_arena *a, const ox_val *v, cons
 			return NULL;
 	}
 	return o;
+}
+
+/* Keys in keys or string_keys, values a sequence of scalar tensors (as onnx.helper.make_map
+ * and onnxruntime write them). */
+Onnx__MapProto *ox_val_to_map_proto(ox_arena *a, const ox_val *v, const char *name)
+{
+	const ox_val *keys = v->items[0], *vals = v->items[1];
+	Onnx__MapProto *m = ox_arena_alloc(a, sizeof *m);
+	Onnx__SequenceProto *s = ox_arena_alloc(a, sizeof *s);
+	size_t n = (size_t)keys->count, es = ox_elem_size(vals->type);
+	if (!m || !s)
+		return NULL;
+	onnx__map_proto__init(m);
+	onnx__sequence_proto__init(s);
+	if (!(s->tensor_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
+		return NULL;
+	m->name = dup_name(a, name);
+	m->has_key_type = 1;
+	m->key_type = keys->type;
+	if (keys->type == OX_STRING ? !(m->string_keys = ox_arena_alloc(a, n * sizeof *m->string_keys + 1))
+				    : !(m->keys = ox_arena_alloc(a, n * sizeof *m->keys + 1)))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (keys->type != OX_STRING) {
+			m->keys[i] = ox_get_i64(keys, (int64_t)i);
+		} else {
+			const ox_str *k = &((const ox_str *)keys->data)[i];
+			m->string_keys[i] = (ProtobufCBinaryData){k->n, k->n ? ox_arena_memdup(a, k->p, k->n) : NULL};
+			if (k->n && !m->string_keys[i].data)
+				return NULL;
+		}
+		ox_val one = *vals; /* a scalar view of value i, for the tensor writer */
+		one.rank = 0, one.count = 1, one.data = (char *)vals->data + i * es;
+		if (!(s->tensor_values[i] = ox_val_to_tensor_proto(a, &one, NULL)))
+			return NULL;
+	}
+	*(keys->type == OX_STRING ? &m->n_string_keys : &m->n_keys) = n;
+	s->has_elem_type = 1;
+	s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__TENSOR;
+	s->n_tensor_values = n;
+	m->values = s;
+	return m;
 }

@@ -788,8 +788,9 @@ static void describe_inputs(ox_val *const *in, int nin, char *buf, size_t size)
 				n += (size_t)snprintf(buf + n, size - n, "%s%lld", d ? "," : "", (long long)v->dims[d]);
 			n += (size_t)snprintf(buf + n, size - n, "]");
 		} else {
-			n += (size_t)snprintf(buf + n, size - n, "%s of %zu", v->kind == OX_SEQUENCE ? "sequence" : "optional",
-					      v->nitems);
+			n += v->kind == OX_MAP ? (size_t)snprintf(buf + n, size - n, "map of %lld", (long long)v->items[0]->count)
+					       : (size_t)snprintf(buf + n, size - n, "%s of %zu",
+								  v->kind == OX_SEQUENCE ? "sequence" : "optional", v->nitems);
 		}
 	}
 }

@@ -26,7 +26,9 @@ ox_val *ox_in_tensor(ox_k *k, int i, bool required)
 		return NULL;
 	}
 	if (v->kind != OX_TENSOR) {
-		ox_kfail(k, "input %d must be a tensor, not a %s", i, v->kind == OX_SEQUENCE ? "sequence" : "optional");
+		ox_kfail(k, "input %d must be a tensor, not a %s", i, v->kind == OX_SEQUENCE ? "sequence"
+											 : v->kind == OX_MAP    ? "map"
+														: "optional");
 		return NULL;
 	}
 	return v;

@@ -135,5 +135,8 @@ int ox_graph_arity(ox_k *k, const char *attr, int *nout);
 #define OX_DECLARE_OP(name) int ox_op_##name(ox_k *k);
 OX_OPS(OX_DECLARE_OP)
 #undef OX_DECLARE_OP
+#define OX_DECLARE_ML(name) int ox_ml_##name(ox_k *k);
+OX_OPS_ML(OX_DECLARE_ML)
+#undef OX_DECLARE_ML
 
 #endif

@@ -1,7 +1,8 @@
 /* The operator registry: every operator the evaluator runs, one X(OpType) entry each, by
  * family. The kernel of X(Foo) is ox_op_Foo; registry.c builds the lookup table and the
- * declarations from this one list, so the two cannot drift apart. Operators of the
- * default domain ("" or "ai.onnx") only. Keep each family's list sorted. */
+ * declarations from this one list, so the two cannot drift apart. OX_OPS lists the
+ * default domain ("" or "ai.onnx"), OX_OPS_ML the ai.onnx.ml domain (kernels ox_ml_Foo).
+ * Keep each family's list sorted. */
 #ifndef OX_EVAL_OPS_H
 #define OX_EVAL_OPS_H
 
@@ -263,5 +264,29 @@
 	X(NonMaxSuppression) \
 	X(SoftmaxCrossEntropyLoss) \
 	X(TfIdfVectorizer)
+
+/* The ai.onnx.ml domain. ml_feature.c: feature transforms; ml_encode.c: encoders;
+ * ml_map.c: ZipMap, CastMap, DictVectorizer; ml_linear.c, ml_svm.c, ml_tree.c: the models
+ * (ml.h, ml_util.c: shared helpers) */
+#define OX_OPS_ML(X) \
+	X(ArrayFeatureExtractor) \
+	X(Binarizer) \
+	X(CastMap) \
+	X(CategoryMapper) \
+	X(DictVectorizer) \
+	X(FeatureVectorizer) \
+	X(Imputer) \
+	X(LabelEncoder) \
+	X(LinearClassifier) \
+	X(LinearRegressor) \
+	X(Normalizer) \
+	X(OneHotEncoder) \
+	X(SVMClassifier) \
+	X(SVMRegressor) \
+	X(Scaler) \
+	X(TreeEnsemble) \
+	X(TreeEnsembleClassifier) \
+	X(TreeEnsembleRegressor) \
+	X(ZipMap)
 
 #endif

@@ -13,9 +13,9 @@ typedef struct ox_op {
 	ox_kernel run;
 } ox_op;
 
-/* The op of the default domain ("" or "ai.onnx") named op_type, or NULL. */
+/* The op of the default domain ("" or "ai.onnx") or of ai.onnx.ml named op_type, or NULL. */
 const ox_op *ox_op_find(const char *domain, const char *op_type);
-/* All registered ops, sorted by name. */
+/* All registered ops of the default domain, sorted by name. */
 const ox_op *const *ox_op_list(size_t *n);
 
 #endif

@@ -1,4 +1,5 @@
-/* Values as text (tensor constants of the textual syntax, "[...]" sequences, "none"),
+/* Values as text (tensor constants of the textual syntax, "[...]" sequences, "none",
+ * "map(K, V) {k: v, ...}" maps),
  * comparison with tolerances, and the "#@ input" / "#@ expect" lines of self-contained
  * test cases. */
 #include <math.h>
@@ -9,6 +10,7 @@
 #include "file.h"
 #include "diag.h"
 #include "kernel.h"
+#include "types.h"
 
 #define VAL(v) ((ox_val *)(v))
 
@@ -91,6 +93,188 @@ static ox_val *parse_tensor(scan *S)
 	return v;
 }
 
+typedef struct buf {
+	char *p;
+	size_t n, cap;
+	bool failed;
+} buf;
+
+static void put(buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		char *g = realloc(b->p, cap);
+		if (!g) {
+			b->failed = true;
+			return;
+		}
+		b->p = g, b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+}
+
+/* An element type name at S->pos (after spaces); 0 after failing. */
+static int elem_type_at(scan *S, const char *what)
+{
+	skip_space(S);
+	size_t b = S->pos;
+	while (S->pos < S->len && (((S->t[S->pos] | 32) >= 'a' && (S->t[S->pos] | 32) <= 'z') ||
+				   (S->t[S->pos] >= '0' && S->t[S->pos] <= '9')))
+		S->pos++;
+	int type = ox_elem_lookup(S->t + b, S->pos - b);
+	if (!type)
+		scan_fail(S, ONNXTXT_ERR_SYNTAX, b, "expected an element type as %s", what);
+	return type;
+}
+
+static bool expect_char(scan *S, char c, const char *what)
+{
+	skip_space(S);
+	if (S->pos < S->len && S->t[S->pos] == c) {
+		S->pos++;
+		return true;
+	}
+	scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s", what);
+	return false;
+}
+
+/* Appends the literal at S->pos, up to stop, ',' or '}' outside quotes or the end of the
+ * text, to b (with a ", " before all but the first); false when it is empty. */
+static bool map_literal(scan *S, char stop, buf *b, size_t n)
+{
+	skip_space(S);
+	size_t i = S->pos;
+	bool quoted = false;
+	for (; i < S->len && (quoted || (S->t[i] != stop && S->t[i] != '}' && S->t[i] != ',')); i++)
+		if (quoted && S->t[i] == '\\')
+			i++;
+		else if (S->t[i] == '"')
+			quoted = !quoted;
+	size_t e = i;
+	while (e > S->pos && is_space(S->t[e - 1]))
+		e--;
+	if (e == S->pos)
+		return false;
+	if (n)
+		put(b, ", ", 2);
+	put(b, S->t + S->pos, e - S->pos);
+	S->pos = i;
+	return true;
+}
+
+/* "TYPE[n] {body}" through the tensor parser; errors point at the map. */
+static ox_val *map_column(scan *S, int type, size_t n, const buf *body, size_t at, const char *what)
+{
+	buf t = {0};
+	char head[64];
+	snprintf(head, sizeof head, "%s[%zu] {", ox_elem_label(type), n);
+	put(&t, head, strlen(head));
+	put(&t, body->p ? body->p : "", body->n);
+	put(&t, "}", 1);
+	ox_val *v = NULL;
+	Onnx__TensorProto *tp = NULL;
+	char msg[OX_MSG];
+	if (t.failed || body->failed) {
+		scan_fail(S, ONNXTXT_ERR_NOMEM, at, "%s", "out of memory");
+	} else if (OnnxParser_ParseTensor(t.p, t.n, &tp, S->err) != ONNXTXT_OK) {
+		snprintf(msg, sizeof msg, "the map's %s: %s", what, S->err->message);
+		scan_fail(S, S->err->code, at, "%s", msg);
+	} else if (!(v = ox_val_from_tensor_proto(tp, msg))) {
+		scan_fail(S, ox_convert_status(msg, ONNXTXT_ERR_VALUE), at, "%s", msg);
+	}
+	OnnxProto_Free(tp);
+	free(t.p);
+	return v;
+}
+
+/* Whether the keys of a map are unique; fails naming the first repeated one. */
+static bool keys_unique(scan *S, const ox_val *keys, size_t at)
+{
+	for (int64_t i = 1; i < keys->count; i++)
+		for (int64_t j = 0; j < i; j++) {
+			bool same = keys->type == OX_STRING
+					    ? ((ox_str *)keys->data)[i].n == ((ox_str *)keys->data)[j].n &&
+						      (!((ox_str *)keys->data)[i].n ||
+						       !memcmp(((ox_str *)keys->data)[i].p, ((ox_str *)keys->data)[j].p,
+							       ((ox_str *)keys->data)[i].n))
+					    : ox_get_i64(keys, i) == ox_get_i64(keys, j);
+			if (same) {
+				char what[32];
+				snprintf(what, sizeof what, "%lld", (long long)i);
+				scan_fail(S, ONNXTXT_ERR_VALUE, at, "map key %s repeats an earlier key", what);
+				return false;
+			}
+		}
+	return true;
+}
+
+/* The entries up to the closing '}': the keys' literals into kb, the values' into vb. */
+static bool map_entries(scan *S, buf *kb, buf *vb, size_t *n)
+{
+	skip_space(S);
+	while (S->pos < S->len && S->t[S->pos] != '}') {
+		if (!map_literal(S, ':', kb, *n) || !expect_char(S, ':', "':' after a map key")) {
+			scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s", "a map entry 'KEY: VALUE'");
+			return false;
+		}
+		if (!map_literal(S, ',', vb, *n)) {
+			scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "expected %s", "a value after ':' in a map");
+			return false;
+		}
+		(*n)++;
+		skip_space(S);
+		if (S->pos < S->len && S->t[S->pos] == ',')
+			S->pos++, skip_space(S);
+		else if (S->pos >= S->len || S->t[S->pos] != '}')
+			break;
+	}
+	return expect_char(S, '}', "',' or '}' in a map");
+}
+
+/* "map(K, V) {k: v, ...}": maps of scalars, as the ai.onnx.ml operators use them. */
+static ox_val *parse_map(scan *S)
+{
+	size_t at = S->pos, n = 0;
+	S->pos += 3;
+	int kt, vt;
+	if (!expect_char(S, '(', "'(' after 'map'") || !(kt = elem_type_at(S, "the map's key type")) ||
+	    !expect_char(S, ',', "',' after the map's key type") || !(vt = elem_type_at(S, "the map's value type")) ||
+	    !expect_char(S, ')', "')' after the map's value type") || !expect_char(S, '{', "'{' to open the map"))
+		return NULL;
+	if (!ox_map_key_ok(kt)) {
+		scan_fail(S, ONNXTXT_ERR_VALUE, at, "a map key is an integer of 8 to 64 bits or a string, not %s",
+			  ox_elem_label(kt));
+		return NULL;
+	}
+	buf kb = {0}, vb = {0};
+	ox_val *keys = NULL, *vals = NULL, *m = NULL;
+	if (map_entries(S, &kb, &vb, &n) && (keys = map_column(S, kt, n, &kb, at, "keys")) &&
+	    (vals = map_column(S, vt, n, &vb, at, "values")) && keys_unique(S, keys, at)) {
+		m = ox_map_new(keys, vals); /* takes both, even when it fails */
+		keys = vals = NULL;
+		if (!m)
+			scan_fail(S, ONNXTXT_ERR_NOMEM, at, "%s", "out of memory");
+	}
+	ox_val_unref(keys);
+	ox_val_unref(vals);
+	free(kb.p);
+	free(vb.p);
+	return m;
+}
+
+static bool at_word(const scan *S, const char *w)
+{
+	size_t n = strlen(w);
+	return S->len - S->pos >= n && memcmp(S->t + S->pos, w, n) == 0 &&
+	       (S->len - S->pos == n || !((S->t[S->pos + n] | 32) >= 'a' && (S->t[S->pos + n] | 32) <= 'z'));
+}
+
 static ox_val *parse_value(scan *S, int depth);
 
 static ox_val *parse_sequence(scan *S, int depth)
@@ -151,8 +335,9 @@ static ox_val *parse_value(scan *S, int depth)
 	}
 	if (S->pos < S->len && S->t[S->pos] == '[')
 		return parse_sequence(S, depth);
-	if (S->len - S->pos >= 4 && memcmp(S->t + S->pos, "none", 4) == 0 &&
-	    (S->len - S->pos == 4 || !((S->t[S->pos + 4] | 32) >= 'a' && (S->t[S->pos + 4] | 32) <= 'z'))) {
+	if (at_word(S, "map"))
+		return parse_map(S);
+	if (at_word(S, "none")) {
 		S->pos += 4;
 		ox_val *v = ox_optional_new(OX_TENSOR, 0, NULL);
 		if (!v)
@@ -185,32 +370,6 @@ OnnxStatus OnnxValue_Parse(const char *text, size_t len, OnnxValue **out, OnnxEr
 }
 
 /* ---- printing ---------------------------------------------------------------------------- */
-
-typedef struct buf {
-	char *p;
-	size_t n, cap;
-	bool failed;
-} buf;
-
-static void put(buf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		char *g = realloc(b->p, cap);
-		if (!g) {
-			b->failed = true;
-			return;
-		}
-		b->p = g, b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-}
 
 /* The printer's tensor text on one line: its line breaks only ever separate values, or
  * a value from the braces around them, which take no space ("{1, 2}" as when short). */
@@ -246,10 +405,47 @@ static void put_tensor(buf *b, const ox_val *v, OnnxError *err)
 	free(s);
 }
 
+/* Element i of t as the tensor printer writes it: the text between its braces. */
+static void put_element(buf *b, const ox_val *t, int64_t i, OnnxError *err)
+{
+	ox_val *e = ox_tensor_scalar(t->type, (const char *)t->data + (size_t)i * ox_elem_size(t->type));
+	buf one = {0};
+	if (!e) {
+		b->failed = true;
+		return;
+	}
+	put_tensor(&one, e, err);
+	ox_val_unref(e);
+	char *open = one.p ? strchr(one.p, '{') : NULL, *close = one.p ? strrchr(one.p, '}') : NULL;
+	if (one.failed || !open || !close || close < open)
+		b->failed = true;
+	else
+		put(b, open + 1, (size_t)(close - open - 1));
+	free(one.p);
+}
+
+static void put_map(buf *b, const ox_val *v, OnnxError *err)
+{
+	const ox_val *keys = v->items[0], *vals = v->items[1];
+	char head[64];
+	snprintf(head, sizeof head, "map(%s, %s) {", ox_elem_label(keys->type), ox_elem_label(vals->type));
+	put(b, head, strlen(head));
+	for (int64_t i = 0; i < keys->count && !b->failed; i++) {
+		if (i)
+			put(b, ", ", 2);
+		put_element(b, keys, i, err);
+		put(b, ": ", 2);
+		put_element(b, vals, i, err);
+	}
+	put(b, "}", 1);
+}
+
 static void put_value(buf *b, const ox_val *v, OnnxError *err)
 {
 	if (v->kind == OX_TENSOR) {
 		put_tensor(b, v, err);
+	} else if (v->kind == OX_MAP) {
+		put_map(b, v, err);
 	} else if (v->kind == OX_OPTIONAL) {
 		if (v->nitems)
 			put_value(b, v->items[0], err);
@@ -379,6 +575,47 @@ static int tensor_equal(const ox_val *g, const ox_val *e, double rtol, double at
 	return 1;
 }
 
+static bool key_equal(const ox_val *a, int64_t i, const ox_val *b, int64_t j)
+{
+	if (a->type != OX_STRING)
+		return ox_get_i64(a, i) == ox_get_i64(b, j);
+	const ox_str *x = &((const ox_str *)a->data)[i], *y = &((const ox_str *)b->data)[j];
+	return x->n == y->n && (!x->n || memcmp(x->p, y->p, x->n) == 0);
+}
+
+/* Maps match when they have the same types and keys, and the values of each key match;
+ * the order of the entries does not matter. */
+static int map_equal(const ox_val *g, const ox_val *e, double rtol, double atol, char *msg, size_t size)
+{
+	const ox_val *gk = g->items[0], *gv = g->items[1], *ek = e->items[0], *ev = e->items[1];
+	char a[64], b[64];
+	snprintf(a, sizeof a, "map(%s, %s) of %lld", ox_elem_label(gk->type), ox_elem_label(gv->type), (long long)gk->count);
+	snprintf(b, sizeof b, "map(%s, %s) of %lld", ox_elem_label(ek->type), ox_elem_label(ev->type), (long long)ek->count);
+	if (gk->type != ek->type || gv->type != ev->type || gk->count != ek->count)
+		return say(msg, size, "got %s, expected %s", a, b);
+	for (int64_t j = 0; j < ek->count; j++) {
+		int64_t i = 0;
+		while (i < gk->count && !key_equal(gk, i, ek, j))
+			i++;
+		char key[64], got[64], want[64], line[200];
+		element_equal(ek, ek, j, 0, 0, key, want);
+		if (i == gk->count)
+			return say(msg, size, "map: key %s is missing%s", key, "");
+		ox_val *x = ox_tensor_scalar(gv->type, (const char *)gv->data + (size_t)i * ox_elem_size(gv->type));
+		ox_val *y = ox_tensor_scalar(ev->type, (const char *)ev->data + (size_t)j * ox_elem_size(ev->type));
+		bool ok = x && y && element_equal(x, y, 0, rtol, atol, got, want);
+		ox_val_unref(x);
+		ox_val_unref(y);
+		if (!x || !y)
+			return say(msg, size, "%s%s", "out of memory", "");
+		if (!ok) {
+			snprintf(line, sizeof line, "map: key %s: got %s", key, got);
+			return say(msg, size, "%s, expected %s", line, want);
+		}
+	}
+	return 1;
+}
+
 /* Whether g matches e; when not, msg says where and how. */
 static int values_equal(const ox_val *g, const ox_val *e, double rtol, double atol, char *msg, size_t size)
 {
@@ -387,11 +624,13 @@ static int values_equal(const ox_val *g, const ox_val *e, double rtol, double at
 		g = g->items[0];
 	if (e->kind == OX_OPTIONAL && g->kind != OX_OPTIONAL && e->nitems)
 		e = e->items[0];
-	static const char *const kinds[] = {"?", "a tensor", "a sequence", "an optional"};
+	static const char *const kinds[] = {"?", "a tensor", "a sequence", "an optional", "a map"};
 	if (g->kind != e->kind)
 		return say(msg, size, "got %s, expected %s", kinds[g->kind], kinds[e->kind]);
 	if (g->kind == OX_TENSOR)
 		return tensor_equal(g, e, rtol, atol, msg, size);
+	if (g->kind == OX_MAP)
+		return map_equal(g, e, rtol, atol, msg, size);
 	if (g->nitems != e->nitems) {
 		char a[32], b[32];
 		snprintf(a, sizeof a, "%zu", g->nitems);

@@ -334,6 +334,35 @@ ox_val *ox_optional_new(int elem_kind, int elem_type, ox_val *elem)
 	return v;
 }
 
+ox_val *ox_map_new(ox_val *keys, ox_val *values)
+{
+	ox_val *v = value_new(OX_MAP);
+	if (!v || !(v->items = malloc(2 * sizeof *v->items))) {
+		free(v);
+		ox_val_unref(keys);
+		ox_val_unref(values);
+		return NULL;
+	}
+	v->type = keys->type;
+	v->elem_kind = OX_TENSOR;
+	v->items[0] = keys;
+	v->items[1] = values;
+	v->nitems = 2;
+	return v;
+}
+
+bool ox_map_key_ok(int type)
+{
+	/* MapProto: the integer types of 8 to 64 bits, and string */
+	switch (type) {
+	case OX_INT8: case OX_INT16: case OX_INT32: case OX_INT64: case OX_UINT8: case OX_UINT16:
+	case OX_UINT32: case OX_UINT64: case OX_STRING:
+		return true;
+	default:
+		return false;
+	}
+}
+
 void ox_val_unref(ox_val *v)
 {
 	if (!v || --v->refs)

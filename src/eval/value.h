@@ -1,5 +1,5 @@
 /* Runtime values of the evaluator: tensors of every element type (stored as src/types.h
- * says), sequences and optionals.
+ * says), sequences, optionals and maps.
  * Values are reference-counted and immutable once a kernel has produced them, so Identity,
  * Reshape and friends share data instead of copying it. */
 #ifndef OX_EVAL_VALUE_H
@@ -18,7 +18,7 @@
 #endif
 #define OX_ALIGN 64
 
-enum ox_kind { OX_TENSOR = 1, OX_SEQUENCE, OX_OPTIONAL };
+enum ox_kind { OX_TENSOR = 1, OX_SEQUENCE, OX_OPTIONAL, OX_MAP };
 
 typedef struct ox_val {
 	int kind;
@@ -36,7 +36,9 @@ typedef struct ox_val {
 	void *data;
 	struct ox_val *owner; /* the value whose data this one shares, or NULL */
 	struct ox_budget *budget; /* the run's budget its data is charged to, or NULL */
-	/* Sequence: items[0..nitems). Optional: nitems is 0 (none) or 1. */
+	/* Sequence: items[0..nitems). Optional: nitems is 0 (none) or 1. Map: nitems is 2,
+	 * items[0] the keys and items[1] the values, two 1-D tensors of the same length (keys
+	 * unique; type is the key type). The ai.onnx.ml operators only use maps of scalars. */
 	struct ox_val **items;
 	size_t nitems;
 	/* Set at creation, never reused: what folded results remember their inputs by. */
@@ -77,6 +79,10 @@ ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims);
 ox_val *ox_tensor_scalar(int type, const void *elem);
 ox_val *ox_sequence_new(int elem_type, size_t n); /* items NULL, to be filled */
 ox_val *ox_optional_new(int elem_kind, int elem_type, ox_val *elem); /* takes elem */
+/* A map of keys to values (takes both; NULL when out of memory, and then frees both). */
+ox_val *ox_map_new(ox_val *keys, ox_val *values);
+/* Map keys: integer types and string. */
+bool ox_map_key_ok(int type);
 
 static inline ox_val *ox_val_ref(ox_val *v)
 {

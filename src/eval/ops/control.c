@@ -18,6 +18,8 @@ static const char *describe(const ox_val *v, char *buf, size_t size)
 		return "a sequence";
 	if (v->kind == OX_OPTIONAL)
 		return "an optional";
+	if (v->kind == OX_MAP)
+		return "a map";
 	size_t n = (size_t)snprintf(buf, size, "%s[", ox_elem_label(v->type));
 	for (int i = 0; i < v->rank && n < size; i++)
 		n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? "," : "", (long long)v->dims[i]);
