@@ -5,7 +5,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 PACKAGES="gcc pkg-config meson ninja-build re2c lemon libprotobuf-c-dev protobuf-c-compiler check
-python3 python3-onnx protobuf-compiler libonnx-dev valgrind clang libclang-rt-14-dev graphviz groff-base"
+python3 python3-onnx protobuf-compiler libonnx-dev valgrind clang libclang-rt-14-dev graphviz groff-base
+libjpeg-dev libpng-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -125,7 +125,10 @@ int ox_graph_arity(ox_k *k, const char *attr, int *nout);
 /* Every kernel, declared from the registry's list. */
 #include "ops.h"
 #define OX_DECLARE_OP(name) int ox_op_##name(ox_k *k);
+#define OX_DECLARE_DOMAIN_OP(domain, name) OX_DECLARE_OP(name)
 OX_OPS(OX_DECLARE_OP)
+OX_DOMAIN_OPS(OX_DECLARE_DOMAIN_OP)
+#undef OX_DECLARE_DOMAIN_OP
 #undef OX_DECLARE_OP
 
 #endif

@@ -1,7 +1,8 @@
 /* The operator registry: every operator the evaluator runs, one X(OpType) entry each, by
  * family. The kernel of X(Foo) is ox_op_Foo; registry.c builds the lookup table and the
- * declarations from this one list, so the two cannot drift apart. Operators of the
- * default domain ("" or "ai.onnx") only. Keep each family's list sorted. */
+ * declarations from this one list, so the two cannot drift apart. OX_OPS lists the default
+ * domain ("" or "ai.onnx"); the other domains have one list each (OX_DOMAIN_OPS), whose
+ * entries are D(OpType). Keep each family's list sorted. */
 #ifndef OX_EVAL_OPS_H
 #define OX_EVAL_OPS_H
 
@@ -27,7 +28,7 @@
 	X(Identity)
 
 /* elementwise.c: unary, binary, variadic, comparison, logic, activations, Where, Clip;
- * cast.c: Cast, CastLike */
+ * cast.c: Cast, CastLike; gated.c: SwiGLU */
 #define OX_OPS_ELEMENTWISE(X) \
 	X(Abs) \
 	X(Acos) \
@@ -93,6 +94,7 @@
 	X(Sqrt) \
 	X(Sub) \
 	X(Sum) \
+	X(SwiGLU) \
 	X(Swish) \
 	X(Tan) \
 	X(Tanh) \
@@ -254,14 +256,21 @@
 	X(Attention) \
 	X(RotaryEmbedding)
 
-/* einsum.c, deformconv.c, loss.c, detection.c, tfidf.c (ImageDecoder is left out: it needs image
- * codecs) */
+/* einsum.c, deformconv.c, loss.c, detection.c, tfidf.c, image.c */
 #define OX_OPS_OTHER(X) \
 	X(DeformConv) \
 	X(Einsum) \
+	X(ImageDecoder) \
 	X(NegativeLogLikelihoodLoss) \
 	X(NonMaxSuppression) \
 	X(SoftmaxCrossEntropyLoss) \
 	X(TfIdfVectorizer)
+
+/* Other domains: D(domain, OpType). training.c, gradient.c: ai.onnx.preview.training;
+ * flexattention.c: ai.onnx.preview */
+#define OX_DOMAIN_OPS(D) \
+	D("ai.onnx.preview.training", Adagrad) \
+	D("ai.onnx.preview.training", Adam) \
+	D("ai.onnx.preview.training", Momentum)
 
 #endif
