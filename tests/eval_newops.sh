@@ -78,5 +78,20 @@ g (float[2] a, float[1] b) => (float[2] y) {
 END
 fails swiglu "SwiGLU with shapes that differ" "A and B must have the same shape (SwiGLU does not broadcast)"
 
+cat >grad.onnxtxt <<'END'
+#@ input x = float[3] {1, 2, 3}
+<ir_version: 10, opset_import: ["" : 17, "ai.onnx.preview.training" : 1]>
+g (float[3] x) => (float[3] dx) {
+  s = Softmax (x)
+  y = ReduceSum (s)
+  dx = ai.onnx.preview.training.Gradient <xs = ["x"], y = "y"> (x)
+}
+END
+fails grad "Gradient through Softmax" "cannot differentiate operator Softmax (node 0)"
+sed 's/xs = \["x"\]/xs = ["q"]/' grad.onnxtxt >grad_q.onnxtxt
+fails grad_q "Gradient of an unknown xs name" "xs names 'q', which the graph does not define"
+sed 's/y = "y"/y = "nope"/' grad.onnxtxt >grad_y.onnxtxt
+fails grad_y "Gradient of an unknown y" "y names 'nope', which the graph does not define"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

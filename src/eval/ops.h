@@ -271,6 +271,7 @@
 #define OX_DOMAIN_OPS(D) \
 	D("ai.onnx.preview.training", Adagrad) \
 	D("ai.onnx.preview.training", Adam) \
+	D("ai.onnx.preview.training", Gradient) \
 	D("ai.onnx.preview.training", Momentum)
 
 #endif
