@@ -93,5 +93,15 @@ fails grad_q "Gradient of an unknown xs name" "xs names 'q', which the graph doe
 sed 's/y = "y"/y = "nope"/' grad.onnxtxt >grad_y.onnxtxt
 fails grad_y "Gradient of an unknown y" "y names 'nope', which the graph does not define"
 
+cat >cconv.onnxtxt <<'END'
+#@ input x = float[1, 2, 3] {1, 2, 3, 4, 5, 6}
+#@ input w = float[2, 2, 3] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+<ir_version: 11, opset_import: ["" : 27]>
+g (float[1, 2, 3] x, float[2, 2, 3] w) => (float[1, 2, 3] y) {
+  y = CausalConvWithState (x, w)
+}
+END
+fails cconv "CausalConvWithState with a weight that is not depthwise" "weight must be \\[2, 1, k\\] with k >= 1 (depthwise)"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -85,7 +85,6 @@ DEPRECATED = {"Scatter": 11, "Upsample": 10}
 
 # Why an operator has no kernel, where that is a decision rather than work not done yet.
 REASONS = {
-    "CausalConvWithState": "opset 27 addition, not implemented yet",
     "LinearAttention": "opset 27 addition, not implemented yet",
 }
 DEFAULT_REASON = "no kernel in src/eval/ops.h"

@@ -111,12 +111,14 @@
 	X(MatMul) \
 	X(MatMulInteger)
 
-/* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
+/* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions; ssm.c: the
+ * stateful causal convolution of state space models */
 #define OX_OPS_NN(X) \
 	X(ArgMax) \
 	X(ArgMin) \
 	X(AveragePool) \
 	X(BatchNormalization) \
+	X(CausalConvWithState) \
 	X(CumProd) \
 	X(CumSum) \
 	X(Dropout) \
