@@ -39,6 +39,12 @@ decode png_cut RGB 137 80 78 71 13 10 26 10 0 0 0 13 73 72
 fails png_cut "a PNG cut short" "PNG stream: "
 decode jpeg_cut RGB 255 216 255 224 0 16 74 70
 fails jpeg_cut "a JPEG cut short" "JPEG stream: "
+# the JPEG of corpus/eval/ImageDecoder_png_jpeg.onnxtxt without its last 12 bytes: libjpeg
+# would fill the rest with gray and warn; a cut stream is an error
+jpeg=$(sed -n 's/^#@ input jrgb = uint8\[[0-9]*\] {\(.*\)}$/\1/p' "$root/corpus/eval/ImageDecoder_png_jpeg.onnxtxt" | tr -d ,)
+# shellcheck disable=SC2086
+decode jpeg_trunc RGB $(echo $jpeg | awk '{ for (i = 1; i <= NF - 12; i++) printf "%s ", $i }')
+fails jpeg_trunc "a JPEG whose scan is cut short" "JPEG stream: Premature end of JPEG file"
 decode fmt RGBA 255 216 255
 fails fmt "an unknown pixel_format" "pixel_format must be RGB, BGR or Grayscale"
 

@@ -48,9 +48,12 @@ static void jpeg_fail(j_common_ptr c)
 	longjmp(e->jump, 1);
 }
 
-static void jpeg_quiet(j_common_ptr c, int level)
+/* Level -1 is a warning about corrupt data (a stream cut short decodes to gray filler):
+ * an error here, as the reference's PIL refuses truncated images; the rest is tracing. */
+static void jpeg_warn(j_common_ptr c, int level)
 {
-	(void)c, (void)level; /* warnings (corrupt but decodable data) are not errors */
+	if (level < 0)
+		jpeg_fail(c);
 }
 
 static int jpeg_rows(struct jpeg_decompress_struct *d, image *im)
@@ -67,7 +70,7 @@ static int decode_jpeg(ox_k *k, const unsigned char *s, size_t n, image *im)
 	struct jpeg_decompress_struct d;
 	jpeg_err e;
 	d.err = jpeg_std_error(&e.mgr);
-	e.mgr.error_exit = jpeg_fail, e.mgr.emit_message = jpeg_quiet;
+	e.mgr.error_exit = jpeg_fail, e.mgr.emit_message = jpeg_warn;
 	jpeg_create_decompress(&d);
 	if (setjmp(e.jump)) {
 		jpeg_destroy_decompress(&d);
