@@ -127,6 +127,26 @@ static int binary_vjp(tape *T, const int *in, const int *out, int op)
 	return 0;
 }
 
+/* Sum: each input gets dy, summed over the dims it was broadcast along. */
+static int sum_vjp(tape *T, const ox_k *nk, const int *in, const int *out)
+{
+	ox_val *y = T->v[out[0]];
+	double *dy = T->g[out[0]];
+	for (int j = 0; j < nk->nin; j++) {
+		double *gx = grad(T, in[j]);
+		if (!gx)
+			continue;
+		int64_t sx[OX_MAX_RANK];
+		ox_broadcast_strides(T->v[in[j]]->rank, T->v[in[j]]->dims, y->rank, y->dims, sx);
+		for (int64_t e = 0; e < y->count; e++) {
+			int64_t i;
+			bcast_index(y, y, e, &i, sx);
+			gx[i] += dy[e];
+		}
+	}
+	return 0;
+}
+
 /* Unary ops whose derivative needs x (the input) or y (the output) elementwise. */
 static double unary_d(const char *op, double x, double y)
 {
@@ -330,6 +350,8 @@ static int backward_node(tape *T, size_t i)
 	for (int b = 0; binary_ops[b]; b++)
 		if (!strcmp(op, binary_ops[b]))
 			return binary_vjp(T, in, out, b);
+	if (!strcmp(op, "Sum"))
+		return sum_vjp(T, &nk, in, out);
 	if (!strcmp(op, "MatMul") || !strcmp(op, "Gemm"))
 		return matmul_vjp(T, &nk, in, out, op[0] == 'G');
 	if (!strcmp(op, "ReduceSum") || !strcmp(op, "ReduceMean"))
@@ -337,7 +359,7 @@ static int backward_node(tape *T, size_t i)
 	if (!strcmp(op, "Transpose"))
 		return transpose_vjp(T, &nk, in, out);
 	return ox_kfail(T->k, "cannot differentiate operator %s (node %zu%s%s); differentiable are Add, Sub, Mul, "
-			"Div, Neg, Abs, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, MatMul, Gemm, ReduceSum, ReduceMean, "
+			"Div, Sum, Neg, Abs, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, MatMul, Gemm, ReduceSum, ReduceMean, "
 			"Identity, Reshape, Flatten, Squeeze, Unsqueeze and Transpose",
 			op, i, nk.proto->name && *nk.proto->name ? ", " : "", nk.proto->name ? nk.proto->name : "");
 }
