@@ -24,6 +24,7 @@ typedef struct image {
 /* Largest decoded image (pixels), so that a small stream cannot ask for gigabytes. */
 #define MAX_PIXELS (INT64_C(1) << 28)
 
+#if defined(OX_HAVE_JPEG) || defined(OX_HAVE_PNG)
 static int alloc_pixels(ox_k *k, image *im)
 {
 	if (im->h <= 0 || im->w <= 0 || im->h > MAX_PIXELS / im->w)
@@ -32,6 +33,7 @@ static int alloc_pixels(ox_k *k, image *im)
 	im->px = ox_scratch(k, im->h * im->w * im->channels, 1, "decoded image");
 	return im->px ? 0 : -1;
 }
+#endif
 
 #ifdef OX_HAVE_JPEG
 typedef struct jpeg_err {
