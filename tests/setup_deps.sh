@@ -27,7 +27,7 @@ done
 printf '#!/bin/sh\nexec "$@"\n' >stubs/sudo
 chmod +x stubs/*
 
-build_only="gcc pkg-config meson ninja-build re2c lemon libprotobuf-c-dev protobuf-c-compiler check"
+build_only="gcc pkg-config meson ninja-build re2c lemon libprotobuf-c-dev protobuf-c-compiler check libjpeg-dev libpng-dev"
 test_only="python3-onnx libonnx-dev valgrind clang libclang-rt-14-dev graphviz groff-base"
 setup() { rm -rf repo/build calls.txt; PATH="$work/stubs:$PATH" sh repo/tools/setup.sh "$@" >out.txt 2>err.txt; }
 installed() { sed -n 's/^apt-get install //p' calls.txt | tr ' ' '\n'; }

@@ -32,15 +32,17 @@ import sys
 # The operators of the default domain ("" / "ai.onnx") with the opset versions that define
 # them (since_version). Opsets 1 to 17 are onnx.defs of onnx 1.12 (Debian's python3-onnx);
 # 18 to 25 are onnx/defs/operator_sets.h of ONNX 1.20.0; opset 26 (ONNX 1.21.0) adds BitCast
-# and CumProd. Revisions of existing operators in opset 26, and ONNX 1.22 (opset 27, which
-# revises Range among others), are not listed: append such versions to the entries below.
-SPEC_SOURCE = "ONNX 1.21.0, opset 26"
+# and CumProd; opsets 27 and 28 (../shared/onnx-schemas.json) add CausalConvWithState,
+# LinearAttention and SwiGLU. Revisions of existing operators in opsets 26 to 28 (Range 27,
+# Celu 28 among others) are not listed: append such versions to the entries below.
+SPEC_SOURCE = "ONNX 1.21.0, opset 26, with the opset 27-28 additions"
 SPEC = """
 Abs 1 6 13; Acos 7 22; Acosh 9 22; Add 1 6 7 13 14; AffineGrid 20; And 1 7; ArgMax 1 11 12 13
 ArgMin 1 11 12 13; Asin 7 22; Asinh 9 22; Atan 7 22; Atanh 9 22; Attention 23 24
 AveragePool 1 7 10 11 19 22; BatchNormalization 1 6 7 9 14 15; Bernoulli 15 22; BitCast 26
 BitShift 11; BitwiseAnd 18; BitwiseNot 18; BitwiseOr 18; BitwiseXor 18; BlackmanWindow 17
-Cast 1 6 9 13 19 21 23 24 25; CastLike 15 19 21 23 24 25; Ceil 1 6 13; Celu 12; CenterCropPad 18
+Cast 1 6 9 13 19 21 23 24 25; CastLike 15 19 21 23 24 25; CausalConvWithState 27; Ceil 1 6 13
+Celu 12; CenterCropPad 18
 Clip 1 6 11 12 13; Col2Im 18; Compress 9 11; Concat 1 4 11 13; ConcatFromSequence 11
 Constant 1 9 11 12 13 19 21 23 24 25; ConstantOfShape 9 20 21 23 24 25; Conv 1 11 22
 ConvInteger 10; ConvTranspose 1 11 22; Cos 7 22; Cosh 9 22; CumProd 26; CumSum 11 14
@@ -53,7 +55,7 @@ GlobalMaxPool 1 22; Greater 1 7 9 13; GreaterOrEqual 12 16; GridSample 16 20 22
 GroupNormalization 18 21; GRU 1 3 7 14 22; HammingWindow 17; HannWindow 17; Hardmax 1 11 13
 HardSigmoid 1 6 22; HardSwish 14 22; Identity 1 13 14 16 19 21 23 24 25
 If 1 11 13 16 19 21 23 24 25; ImageDecoder 20; InstanceNormalization 1 6 22; IsInf 10 20
-IsNaN 9 13 20; LayerNormalization 17; LeakyRelu 1 6 16; Less 1 7 9 13; LessOrEqual 12 16
+IsNaN 9 13 20; LayerNormalization 17; LeakyRelu 1 6 16; LinearAttention 27; Less 1 7 9 13; LessOrEqual 12 16
 Log 1 6 13; LogSoftmax 1 11 13; Loop 1 11 13 16 19 21 23 24 25; LpNormalization 1 22
 LpPool 1 2 11 18 22; LRN 1 13; LSTM 1 7 14 22; MatMul 1 9 13; MatMulInteger 10; Max 1 6 8 12 13
 MaxPool 1 8 10 11 12 22; MaxRoiPool 1 22; MaxUnpool 9 11 22; Mean 1 6 8 13
@@ -75,7 +77,7 @@ Shape 1 13 15 19 21 23 24 25; Shrink 9; Sigmoid 1 6 13; Sign 9 13; Sin 7 22; Sin
 Size 1 13 19 21 23 24 25; Slice 1 10 11 13; Softmax 1 11 13; SoftmaxCrossEntropyLoss 12 13
 Softplus 1 22; Softsign 1 22; SpaceToDepth 1 13; Split 1 2 11 13 18; SplitToSequence 11 24
 Sqrt 1 6 13; Squeeze 1 11 13 21 23 24 25; STFT 17; StringConcat 20; StringNormalizer 10
-StringSplit 20; Sub 1 6 7 13 14; Sum 1 6 8 13; Swish 24; Tan 7 22; Tanh 1 6 13; TensorScatter 24
+StringSplit 20; Sub 1 6 7 13 14; Sum 1 6 8 13; SwiGLU 28; Swish 24; Tan 7 22; Tanh 1 6 13; TensorScatter 24
 TfIdfVectorizer 9; ThresholdedRelu 10 22; Tile 1 6 13; TopK 1 10 11 24
 Transpose 1 13 21 23 24 25; Trilu 14; Unique 11; Unsqueeze 1 11 13 21 23 24 25
 Upsample 1 7 9 10; Where 9 16; Xor 1 7
@@ -100,7 +102,7 @@ DEPRECATED = {"Scatter": 11, "Upsample": 10}
 
 # Why an operator has no kernel, where that is a decision rather than work not done yet.
 REASONS = {
-    "ImageDecoder": "needs image codecs (JPEG, PNG, ...), which the library does not link",
+    "LinearAttention": "opset 27 addition, not implemented yet",
 }
 DEFAULT_REASON = "no kernel in src/eval/ops.h"
 

@@ -6,8 +6,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-# what `meson setup build` and `ninja -C build` need (check: the unit suites are built too)
-BUILD_PACKAGES="gcc pkg-config meson ninja-build re2c lemon libprotobuf-c-dev protobuf-c-compiler check"
+# what `meson setup build` and `ninja -C build` need (check: the unit suites are built too;
+# libjpeg and libpng: ImageDecoder, optional)
+BUILD_PACKAGES="gcc pkg-config meson ninja-build re2c lemon libprotobuf-c-dev protobuf-c-compiler check
+libjpeg-dev libpng-dev"
 # what only the tests need: Debian's onnx for the interop suites, valgrind, clang and its
 # sanitizer runtime for the fuzz builds, Graphviz and groff for the pictures and the
 # manual, libonnx-dev and protoc for the comparisons with onnx's own tools

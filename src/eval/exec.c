@@ -1350,3 +1350,50 @@ void ox_plan_counts(const ox_plan *p, ox_plan_stats *c)
 		c->packed += is_op(N, "Conv") && w && w->derived;
 	}
 }
+
+/* ---- the enclosing body, for Gradient ------------------------------------------------- */
+
+static const ox_plan *body_of(const ox_k *k)
+{
+	return ((const frame *)k->exec)->p;
+}
+
+int ox_body_slots(const ox_k *k)
+{
+	return body_of(k)->nslots;
+}
+
+int ox_body_slot(const ox_k *k, const char *name)
+{
+	return lookup(&body_of(k)->tab, name);
+}
+
+ox_val *ox_body_init(const ox_k *k, int slot)
+{
+	return body_of(k)->init[slot];
+}
+
+size_t ox_body_nodes(const ox_k *k)
+{
+	return body_of(k)->nnodes;
+}
+
+const int *ox_body_node(const ox_k *k, size_t i, ox_k *node, const int **out)
+{
+	const ox_node *N = &body_of(k)->nodes[i];
+	*node = (ox_k){N, N->proto, N->version, NULL, N->nin, NULL, N->nout, N->attrs, N->nattrs, k->exec, k->msg,
+		       N->schema, OX_ACT_NONE};
+	*out = N->out;
+	return N->in;
+}
+
+int ox_body_call(ox_k *k, size_t i, ox_val **in, ox_val **out)
+{
+	frame *F = k->exec;
+	ox_status st;
+	frame G = {F->p, F->v, F->parent, &st, ""};
+	const ox_node *N = &F->p->nodes[i];
+	if (call_kernel(&G, N, i, in, N->nin, out, OX_ACT_NONE) < 0)
+		return ox_kfail(k, "%s", st.msg);
+	return 0;
+}

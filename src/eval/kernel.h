@@ -130,10 +130,24 @@ int ox_run_graph(ox_k *k, const char *attr, ox_val *const *in, int nin, ox_val *
 /* Number of inputs and outputs the sub-graph of attr declares (-1 when absent). */
 int ox_graph_arity(ox_k *k, const char *attr, int *nout);
 
+/* The body (graph or function) that runs k's node, for Gradient, which differentiates
+ * it: its slots (one per name), initializers, nodes (node gets an ox_k for reading the
+ * node's attributes, in and out NULL; the input slots are returned, the output slots set,
+ * -1 for an omitted one), and running node i on given inputs. */
+int ox_body_slots(const ox_k *k);
+int ox_body_slot(const ox_k *k, const char *name);
+ox_val *ox_body_init(const ox_k *k, int slot);
+size_t ox_body_nodes(const ox_k *k);
+const int *ox_body_node(const ox_k *k, size_t i, ox_k *node, const int **out);
+int ox_body_call(ox_k *k, size_t i, ox_val **in, ox_val **out);
+
 /* Every kernel, declared from the registry's list. */
 #include "ops.h"
 #define OX_DECLARE_OP(name) int ox_op_##name(ox_k *k);
+#define OX_DECLARE_DOMAIN_OP(domain, name) OX_DECLARE_OP(name)
 OX_OPS(OX_DECLARE_OP)
+OX_DOMAIN_OPS(OX_DECLARE_DOMAIN_OP)
+#undef OX_DECLARE_DOMAIN_OP
 #undef OX_DECLARE_OP
 #define OX_DECLARE_ML(name) int ox_ml_##name(ox_k *k);
 OX_OPS_ML(OX_DECLARE_ML)

@@ -1,8 +1,9 @@
 /* The operator registry: every operator the evaluator runs, one X(OpType) entry each, by
  * family. The kernel of X(Foo) is ox_op_Foo; registry.c builds the lookup table and the
- * declarations from this one list, so the two cannot drift apart. OX_OPS lists the
- * default domain ("" or "ai.onnx"), OX_OPS_ML the ai.onnx.ml domain (kernels ox_ml_Foo).
- * Keep each family's list sorted. */
+ * declarations from this one list, so the two cannot drift apart. OX_OPS lists the default
+ * domain ("" or "ai.onnx"), OX_OPS_ML the ai.onnx.ml domain (kernels ox_ml_Foo), and the
+ * other domains have one list (OX_DOMAIN_OPS), whose entries are D(domain, OpType). Keep
+ * each family's list sorted. */
 #ifndef OX_EVAL_OPS_H
 #define OX_EVAL_OPS_H
 
@@ -28,7 +29,7 @@
 	X(Identity)
 
 /* elementwise.c: unary, binary, variadic, comparison, logic, activations, Where, Clip;
- * cast.c: Cast, CastLike */
+ * cast.c: Cast, CastLike; gated.c: SwiGLU */
 #define OX_OPS_ELEMENTWISE(X) \
 	X(Abs) \
 	X(Acos) \
@@ -94,6 +95,7 @@
 	X(Sqrt) \
 	X(Sub) \
 	X(Sum) \
+	X(SwiGLU) \
 	X(Swish) \
 	X(Tan) \
 	X(Tanh) \
@@ -110,12 +112,14 @@
 	X(MatMul) \
 	X(MatMulInteger)
 
-/* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions */
+/* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions; ssm.c: the
+ * stateful causal convolution of state space models */
 #define OX_OPS_NN(X) \
 	X(ArgMax) \
 	X(ArgMin) \
 	X(AveragePool) \
 	X(BatchNormalization) \
+	X(CausalConvWithState) \
 	X(CumProd) \
 	X(CumSum) \
 	X(Dropout) \
@@ -255,11 +259,11 @@
 	X(Attention) \
 	X(RotaryEmbedding)
 
-/* einsum.c, deformconv.c, loss.c, detection.c, tfidf.c (ImageDecoder is left out: it needs image
- * codecs) */
+/* einsum.c, deformconv.c, loss.c, detection.c, tfidf.c, image.c */
 #define OX_OPS_OTHER(X) \
 	X(DeformConv) \
 	X(Einsum) \
+	X(ImageDecoder) \
 	X(NegativeLogLikelihoodLoss) \
 	X(NonMaxSuppression) \
 	X(SoftmaxCrossEntropyLoss) \
@@ -288,5 +292,13 @@
 	X(TreeEnsembleClassifier) \
 	X(TreeEnsembleRegressor) \
 	X(ZipMap)
+
+/* Other domains: D(domain, OpType). training.c, gradient.c: ai.onnx.preview.training;
+ * flexattention.c: ai.onnx.preview */
+#define OX_DOMAIN_OPS(D) \
+	D("ai.onnx.preview.training", Adagrad) \
+	D("ai.onnx.preview.training", Adam) \
+	D("ai.onnx.preview.training", Gradient) \
+	D("ai.onnx.preview.training", Momentum)
 
 #endif

@@ -6,22 +6,31 @@
 #include "ops.h"
 #include "registry.h"
 
-#define ENTRY(name) {#name, ox_op_##name},
-static const ox_op table[] = {OX_OPS(ENTRY)};
-#undef ENTRY
-#define ML_ENTRY(name) {#name, ox_ml_##name},
-static const ox_op ml_table[] = {OX_OPS_ML(ML_ENTRY)}; /* sorted in ops.h */
+#define ENTRY(name) {#name, ox_op_##name, ""},
+#define ML_ENTRY(name) {#name, ox_ml_##name, "ai.onnx.ml"},
+#define DOMAIN_ENTRY(domain, name) {#name, ox_op_##name, domain},
+static const ox_op table[] = {OX_OPS(ENTRY) OX_OPS_ML(ML_ENTRY) OX_DOMAIN_OPS(DOMAIN_ENTRY)};
+#undef DOMAIN_ENTRY
 #undef ML_ENTRY
+#undef ENTRY
 
 #define NOPS (sizeof table / sizeof table[0])
 
-/* Families are sorted separately; one sorted index over all of them. */
+/* Families and domains are listed separately; one index over all of them, sorted by
+ * (domain, name). */
 static const ox_op *sorted[NOPS];
 static size_t nsorted;
 
+static int compare(const char *da, const char *na, const char *db, const char *nb)
+{
+	int c = strcmp(da, db);
+	return c ? c : strcmp(na, nb);
+}
+
 static int by_name(const void *a, const void *b)
 {
-	return strcmp((*(const ox_op *const *)a)->name, (*(const ox_op *const *)b)->name);
+	const ox_op *x = *(const ox_op *const *)a, *y = *(const ox_op *const *)b;
+	return compare(x->domain, x->name, y->domain, y->name);
 }
 
 static void build(void)
@@ -34,33 +43,15 @@ static void build(void)
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static const ox_op *find_ml(const char *op_type)
-{
-	size_t lo = 0, hi = sizeof ml_table / sizeof ml_table[0];
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(op_type, ml_table[mid].name);
-		if (c == 0)
-			return &ml_table[mid];
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
-}
-
 const ox_op *ox_op_find(const char *domain, const char *op_type)
 {
-	if (domain && strcmp(domain, "ai.onnx.ml") == 0)
-		return find_ml(op_type);
-	if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
-		return NULL;
+	if (!domain || strcmp(domain, "ai.onnx") == 0)
+		domain = "";
 	pthread_once(&once, build);
 	size_t lo = 0, hi = nsorted;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int c = strcmp(op_type, sorted[mid]->name);
+		int c = compare(domain, op_type, sorted[mid]->domain, sorted[mid]->name);
 		if (c == 0)
 			return sorted[mid];
 		if (c < 0)

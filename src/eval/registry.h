@@ -11,11 +11,13 @@ typedef int (*ox_kernel)(ox_k *k);
 typedef struct ox_op {
 	const char *name;
 	ox_kernel run;
+	const char *domain; /* "" for the default domain */
 } ox_op;
 
-/* The op of the default domain ("" or "ai.onnx") or of ai.onnx.ml named op_type, or NULL. */
+/* The op of domain ("" and "ai.onnx" both name the default domain) named op_type, or
+ * NULL. */
 const ox_op *ox_op_find(const char *domain, const char *op_type);
-/* All registered ops of the default domain, sorted by name. */
+/* All registered ops, sorted by domain, then name. */
 const ox_op *const *ox_op_list(size_t *n);
 
 #endif
