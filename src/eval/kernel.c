@@ -17,7 +17,12 @@ int ox_kfail(ox_k *k, const char *fmt, ...)
 	return -1;
 }
 
-ox_val *ox_in_tensor(ox_k *k, int i, bool required)
+static const char *kind_name(int kind)
+{
+	return kind == OX_TENSOR ? "tensor" : kind == OX_SEQUENCE ? "sequence" : "optional";
+}
+
+ox_val *ox_in_kind(ox_k *k, int i, int kind, bool required)
 {
 	ox_val *v = ox_in(k, i);
 	if (!v) {
@@ -25,11 +30,25 @@ ox_val *ox_in_tensor(ox_k *k, int i, bool required)
 			ox_kfail(k, "input %d is required", i);
 		return NULL;
 	}
-	if (v->kind != OX_TENSOR) {
-		ox_kfail(k, "input %d must be a tensor, not a %s", i, v->kind == OX_SEQUENCE ? "sequence" : "optional");
+	if (v->kind != kind) {
+		ox_kfail(k, "input %d must be a %s, not a %s", i, kind_name(kind), kind_name(v->kind));
 		return NULL;
 	}
 	return v;
+}
+
+ox_val *ox_in_tensor(ox_k *k, int i, bool required)
+{
+	return ox_in_kind(k, i, OX_TENSOR, required);
+}
+
+int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq)
+{
+	int rc = 0;
+	for (int i = 0; i < n; i++)
+		if (!(v[i] = ox_in_tensor(k, i, i < nreq)) && (i < nreq || ox_in(k, i)))
+			rc = -1;
+	return rc;
 }
 
 bool ox_out_wanted(const ox_k *k, int i)

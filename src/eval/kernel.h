@@ -47,6 +47,12 @@ static inline ox_val *ox_in(const ox_k *k, int i)
 /* Input i, which must be a tensor; fails (returns NULL) when it is missing and required,
  * or is not a tensor. */
 ox_val *ox_in_tensor(ox_k *k, int i, bool required);
+/* The same for any kind of value (OX_TENSOR, OX_SEQUENCE, OX_OPTIONAL). */
+ox_val *ox_in_kind(ox_k *k, int i, int kind, bool required);
+/* Inputs 0..n-1 as tensors into v, the first nreq required, the others optional (NULL when
+ * omitted); -1 when one is missing or not a tensor. All are fetched, so the message is the
+ * one about the last bad input. */
+int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq);
 /* Whether output i is wanted (named by the node). */
 bool ox_out_wanted(const ox_k *k, int i);
 /* Allocates output tensor i (uninitialized data); NULL after failing with the reason. */

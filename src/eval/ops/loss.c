@@ -79,9 +79,12 @@ static int loss_finish(ox_k *k, const loss *L, const double *logp, const ox_val 
 
 int ox_op_NegativeLogLikelihoodLoss(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true), *t = ox_in_tensor(k, 1, true), *w = ox_in_tensor(k, 2, false);
+	ox_val *in[3];
+	if (ox_in_tensors(k, in, 3, 2) < 0)
+		return -1;
+	ox_val *x = in[0], *t = in[1], *w = in[2];
 	loss L;
-	if (!x || !t || (!w && ox_in(k, 2)) || loss_setup(k, x, t, w, &L) < 0)
+	if (loss_setup(k, x, t, w, &L) < 0)
 		return -1;
 	double *xd = ox_load_f64(k, x, "input");
 	int rc = xd ? loss_finish(k, &L, xd, t, w, x) : -1;
@@ -107,9 +110,12 @@ static void log_softmax(const loss *L, double *v)
 
 int ox_op_SoftmaxCrossEntropyLoss(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true), *t = ox_in_tensor(k, 1, true), *w = ox_in_tensor(k, 2, false);
+	ox_val *in[3];
+	if (ox_in_tensors(k, in, 3, 2) < 0)
+		return -1;
+	ox_val *x = in[0], *t = in[1], *w = in[2];
 	loss L;
-	if (!x || !t || (!w && ox_in(k, 2)) || loss_setup(k, x, t, w, &L) < 0)
+	if (loss_setup(k, x, t, w, &L) < 0)
 		return -1;
 	double *xd = ox_load_f64(k, x, "scores");
 	if (!xd)
