@@ -51,6 +51,22 @@ int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq)
 	return rc;
 }
 
+int ox_in_int8_operands(ox_k *k, ox_val **v, const char *na, const char *nb)
+{
+	v[0] = ox_in_tensor(k, 0, true);
+	v[1] = v[0] ? ox_in_tensor(k, 1, true) : NULL;
+	v[2] = ox_in_tensor(k, 2, false);
+	v[3] = ox_in_tensor(k, 3, false);
+	if (!v[1] || (ox_in(k, 2) && !v[2]) || (ox_in(k, 3) && !v[3]))
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		int t = v[i]->type;
+		if (t != OX_UINT8 && t != OX_INT8)
+			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? nb : na, ox_elem_label(t));
+	}
+	return 0;
+}
+
 bool ox_out_wanted(const ox_k *k, int i)
 {
 	return i < k->nout && k->proto->output[i] && k->proto->output[i][0];
@@ -152,33 +168,24 @@ bool ox_attr_str_is(const ox_k *k, const char *name, const char *def, const char
 	return v && n == strlen(s) && memcmp(v, s, n) == 0;
 }
 
-int64_t ox_attr_ints(const ox_k *k, const char *name, const int64_t **v)
-{
-	const Onnx__AttributeProto *a = ox_attr(k, name);
-	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
-	if (sa) {
-		*v = sa->ints;
-		return (int64_t)sa->n;
+/* The INTS and FLOATS getters differ only in the field names, so one definition serves both. */
+#define LIST_ATTR(fn, T, field, KIND)                                                                  \
+	int64_t fn(const ox_k *k, const char *name, const T **v)                                       \
+	{                                                                                              \
+		const Onnx__AttributeProto *a = ox_attr(k, name);                                      \
+		const ox_schema_attr *sa =                                                             \
+			a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##KIND); \
+		if (sa) {                                                                              \
+			*v = sa->field;                                                                \
+			return (int64_t)sa->n;                                                         \
+		}                                                                                      \
+		if (!a)                                                                                \
+			return -1;                                                                     \
+		*v = a->field;                                                                         \
+		return (int64_t)a->n_##field;                                                          \
 	}
-	if (!a)
-		return -1;
-	*v = a->ints;
-	return (int64_t)a->n_ints;
-}
-
-int64_t ox_attr_floats(const ox_k *k, const char *name, const float **v)
-{
-	const Onnx__AttributeProto *a = ox_attr(k, name);
-	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
-	if (sa) {
-		*v = sa->floats;
-		return (int64_t)sa->n;
-	}
-	if (!a)
-		return -1;
-	*v = a->floats;
-	return (int64_t)a->n_floats;
-}
+LIST_ATTR(ox_attr_ints, int64_t, ints, INTS)
+LIST_ATTR(ox_attr_floats, float, floats, FLOATS)
 
 const Onnx__TensorProto *ox_attr_tensor(const ox_k *k, const char *name)
 {
