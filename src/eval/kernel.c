@@ -393,3 +393,15 @@ int64_t ox_mul_count(int64_t a, int64_t b)
 		return -1;
 	return a * b;
 }
+
+int64_t ox_odometer_next(int rank, const int64_t *dims, const int64_t *st, int64_t *idx, int64_t off)
+{
+	for (int d = rank - 1; d >= 0; d--) {
+		off += st[d];
+		if (++idx[d] < dims[d])
+			break;
+		off -= st[d] * dims[d];
+		idx[d] = 0;
+	}
+	return off;
+}

@@ -87,6 +87,10 @@ const Onnx__GraphProto *ox_attr_graph(const ox_k *k, const char *name);
 
 /* ---- helpers shared by kernels --------------------------------------------------- */
 
+/* One step of an odometer over dims[0..rank) (the last axis fastest) whose position is idx:
+ * advances idx and returns off moved by the strides st (the offset of the next position). */
+int64_t ox_odometer_next(int rank, const int64_t *dims, const int64_t *st, int64_t *idx, int64_t off);
+
 /* Normalizes a possibly negative axis against rank; -1 after failing when out of range. */
 int ox_axis(ox_k *k, int64_t axis, int rank);
 /* The node's 'axis' attribute (default 0) normalized against x's rank; x may not be a
