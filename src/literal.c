@@ -258,6 +258,37 @@ static void make_c_locale(void)
 	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 }
 
+/* The digits and point of decimal text, as 0.DIGITS x 10^point. */
+typedef struct digit_scan {
+	size_t nd;    /* significant digits kept */
+	long point;
+	bool started; /* a nonzero digit was seen (else the value is zero) */
+	bool more;    /* a nonzero digit beyond the cap was dropped: the value is larger */
+} digit_scan;
+
+/* Scans digits and '.' from p[i]: the significant digits (leading zeros dropped, at most
+ * cap) into digits. Returns the index after them. */
+static size_t scan_digits(const char *p, size_t n, size_t i, char *digits, size_t cap, digit_scan *d)
+{
+	bool frac = false;
+	*d = (digit_scan){0};
+	for (; i < n && (p[i] == '.' || (p[i] >= '0' && p[i] <= '9')); i++) {
+		if (p[i] == '.') {
+			frac = true;
+		} else if (!d->started && p[i] == '0') {
+			d->point -= frac;
+		} else {
+			d->started = true;
+			d->point += !frac;
+			if (d->nd < cap)
+				digits[d->nd++] = p[i];
+			else
+				d->more |= p[i] != '0';
+		}
+	}
+	return i;
+}
+
 /* Rewrites a decimal literal as "[-]0.DIGITSe[-]EXP" with at most 800 significant digits,
  * then a sticky '1' for any nonzero digit dropped: the same correctly rounded double or
  * float (767 digits decide any binary64 rounding), in a buffer of bounded size. Returns
@@ -265,28 +296,15 @@ static void make_c_locale(void)
 static size_t compact_decimal(const char *p, size_t n, char out[COMPACT_MAX])
 {
 	size_t i = 0, o = 0;
-	long exp10 = 0;
-	int nd = 0;
-	bool started = false, frac = false, sticky = false;
 	if (i < n && p[i] == '-')
 		out[o++] = p[i++];
 	out[o++] = '0';
 	out[o++] = '.';
-	for (; i < n && (p[i] == '.' || (p[i] >= '0' && p[i] <= '9')); i++) {
-		if (p[i] == '.') {
-			frac = true;
-		} else if (!started && p[i] == '0') {
-			exp10 -= frac;
-		} else {
-			started = true;
-			exp10 += !frac && exp10 < 1000000;
-			if (nd < 800)
-				out[o++] = p[i], nd++;
-			else
-				sticky |= p[i] != '0';
-		}
-	}
-	out[o++] = started ? (sticky ? '1' : '0') : '0';
+	digit_scan d;
+	i = scan_digits(p, n, i, out + o, 800, &d);
+	o += d.nd;
+	out[o++] = d.started && d.more ? '1' : '0';
+	long exp10 = d.point < 1000000 ? d.point : 1000000; /* beyond any float's range */
 	long e = 0;
 	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
 		bool neg = ++i < n && p[i] == '-';
@@ -383,32 +401,17 @@ ox_num_status ox_parse_float(const char *p, size_t n, float *out)
 /* Splits decimal text into its significant digits and k, with value 0.d1d2... x 10^k. */
 static size_t normalise(const char *s, size_t len, char *digits, size_t cap, long *k, bool *more)
 {
-	size_t i = 0, nd = 0;
-	long point = 0;
-	bool dot = false, started = false;
-	*more = false;
-	if (i < len && s[i] == '-')
-		i++;
-	for (; i < len && (s[i] == '.' || (s[i] >= '0' && s[i] <= '9')); i++) {
-		if (s[i] == '.') {
-			dot = true;
-		} else if (!started && s[i] == '0') {
-			point -= dot;
-		} else {
-			point += !dot;
-			started = true;
-			if (nd < cap)
-				digits[nd++] = s[i];
-			else
-				*more |= s[i] != '0'; /* a digit beyond cap that makes the value larger */
-		}
-	}
+	size_t i = len && s[0] == '-';
+	digit_scan d;
+	i = scan_digits(s, len, i, digits, cap, &d);
+	size_t nd = d.nd;
+	*more = d.more;
 	long e = 0;
 	if (i < len && (s[i] == 'e' || s[i] == 'E'))
 		e = strtol(s + i + 1, NULL, 10);
 	while (nd && digits[nd - 1] == '0')
 		nd--;
-	*k = started ? point + e : 0;
+	*k = d.started ? d.point + e : 0;
 	return nd;
 }
 

@@ -214,6 +214,15 @@ static const struct kcase {
 	 "axis -3 is given twice"},
 	{"#@ input X = float[2] {1, 2}\n" OPSET(13) "g (float[2] X) => (float Y) { Y = Unsqueeze(X) }",
 	 "input 1 (axes) is required"},
+	/* the shared input helpers of kernel.c (ox_in_kind, ox_in_int8_operands) and string_input */
+	{"#@ input X = float[2] {1, 2}\n#@ input P = int64 {0}\n" OPSET(13)
+	 "g (float[2] X, int64 P) => (float Y) { Y = SequenceAt(X, P) }",
+	 "input 0 must be a sequence, not a tensor"},
+	{"#@ input A = float[1, 1] {1}\n#@ input B = uint8[1, 1] {1}\n" OPSET(13)
+	 "g (float[1, 1] A, uint8[1, 1] B) => (int32 Y) { Y = MatMulInteger(A, B) }",
+	 "A has type float; expected uint8 or int8"},
+	{"#@ input X = float[1] {1}\n" OPSET(20) "g (float[1] X) => (bool Y) { Y = RegexFullMatch <pattern = \"a\"> (X) }",
+	 "input must be a string tensor, not float"},
 	{"#@ input X = float[2, 2] {1, 2, 3, 4}\n" OPSET(13)
 	 "g (float[2, 2] X) => (float Y) { Y = Transpose <perm = [0, 0]> (X) }",
 	 "perm is not a permutation of 0..1 (perm[1] is 0)"},

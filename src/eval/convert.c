@@ -366,6 +366,18 @@ Onnx__TensorProto *ox_val_to_tensor_proto(ox_arena *a, const ox_val *v, const ch
 	return t;
 }
 
+/* ox_val_to_sequence_proto's items (v->items[0..n)) into one of the repeated fields of s,
+ * each converted by conv. */
+#define ITEMS(field, conv)                                                               \
+	do {                                                                             \
+		if (!(s->field = ox_arena_alloc(a, n * sizeof(void *) + 1)))              \
+			return NULL;                                                     \
+		for (size_t i = 0; i < n; i++)                                           \
+			if (!(s->field[i] = conv(a, v->items[i], NULL)))                 \
+				return NULL;                                             \
+		s->n_##field = n;                                                        \
+	} while (0)
+
 Onnx__SequenceProto *ox_val_to_sequence_proto(ox_arena *a, const ox_val *v, const char *name)
 {
 	Onnx__SequenceProto *s = ox_arena_alloc(a, sizeof *s);
@@ -378,12 +390,7 @@ Onnx__SequenceProto *ox_val_to_sequence_proto(ox_arena *a, const ox_val *v, cons
 	switch (v->elem_kind) {
 	case OX_SEQUENCE:
 		s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__SEQUENCE;
-		if (!(s->sequence_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
-			return NULL;
-		for (size_t i = 0; i < n; i++)
-			if (!(s->sequence_values[i] = ox_val_to_sequence_proto(a, v->items[i], NULL)))
-				return NULL;
-		s->n_sequence_values = n;
+		ITEMS(sequence_values, ox_val_to_sequence_proto);
 		break;
 	case OX_MAP:
 		s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__MAP;
@@ -396,23 +403,14 @@ Onnx__SequenceProto *ox_val_to_sequence_proto(ox_arena *a, const ox_val *v, cons
 		break;
 	case OX_OPTIONAL:
 		s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__OPTIONAL;
-		if (!(s->optional_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
-			return NULL;
-		for (size_t i = 0; i < n; i++)
-			if (!(s->optional_values[i] = ox_val_to_optional_proto(a, v->items[i], NULL)))
-				return NULL;
-		s->n_optional_values = n;
+		ITEMS(optional_values, ox_val_to_optional_proto);
 		break;
 	default:
 		s->elem_type = ONNX__SEQUENCE_PROTO__DATA_TYPE__TENSOR;
-		if (!(s->tensor_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
-			return NULL;
-		for (size_t i = 0; i < n; i++)
-			if (!(s->tensor_values[i] = ox_val_to_tensor_proto(a, v->items[i], NULL)))
-				return NULL;
-		s->n_tensor_values = n;
+		ITEMS(tensor_values, ox_val_to_tensor_proto);
 		break;
 	}
+#undef ITEMS
 	return s;
 }
 

@@ -17,7 +17,12 @@ int ox_kfail(ox_k *k, const char *fmt, ...)
 	return -1;
 }
 
-ox_val *ox_in_tensor(ox_k *k, int i, bool required)
+static const char *kind_name(int kind)
+{
+	return kind == OX_TENSOR ? "tensor" : kind == OX_SEQUENCE ? "sequence" : kind == OX_MAP ? "map" : "optional";
+}
+
+ox_val *ox_in_kind(ox_k *k, int i, int kind, bool required)
 {
 	ox_val *v = ox_in(k, i);
 	if (!v) {
@@ -25,13 +30,41 @@ ox_val *ox_in_tensor(ox_k *k, int i, bool required)
 			ox_kfail(k, "input %d is required", i);
 		return NULL;
 	}
-	if (v->kind != OX_TENSOR) {
-		ox_kfail(k, "input %d must be a tensor, not a %s", i, v->kind == OX_SEQUENCE ? "sequence"
-											 : v->kind == OX_MAP    ? "map"
-														: "optional");
+	if (v->kind != kind) {
+		ox_kfail(k, "input %d must be a %s, not a %s", i, kind_name(kind), kind_name(v->kind));
 		return NULL;
 	}
 	return v;
+}
+
+ox_val *ox_in_tensor(ox_k *k, int i, bool required)
+{
+	return ox_in_kind(k, i, OX_TENSOR, required);
+}
+
+int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq)
+{
+	int rc = 0;
+	for (int i = 0; i < n; i++)
+		if (!(v[i] = ox_in_tensor(k, i, i < nreq)) && (i < nreq || ox_in(k, i)))
+			rc = -1;
+	return rc;
+}
+
+int ox_in_int8_operands(ox_k *k, ox_val **v, const char *na, const char *nb)
+{
+	v[0] = ox_in_tensor(k, 0, true);
+	v[1] = v[0] ? ox_in_tensor(k, 1, true) : NULL;
+	v[2] = ox_in_tensor(k, 2, false);
+	v[3] = ox_in_tensor(k, 3, false);
+	if (!v[1] || (ox_in(k, 2) && !v[2]) || (ox_in(k, 3) && !v[3]))
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		int t = v[i]->type;
+		if (t != OX_UINT8 && t != OX_INT8)
+			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? nb : na, ox_elem_label(t));
+	}
+	return 0;
 }
 
 bool ox_out_wanted(const ox_k *k, int i)
@@ -135,33 +168,24 @@ bool ox_attr_str_is(const ox_k *k, const char *name, const char *def, const char
 	return v && n == strlen(s) && memcmp(v, s, n) == 0;
 }
 
-int64_t ox_attr_ints(const ox_k *k, const char *name, const int64_t **v)
-{
-	const Onnx__AttributeProto *a = ox_attr(k, name);
-	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
-	if (sa) {
-		*v = sa->ints;
-		return (int64_t)sa->n;
+/* The INTS and FLOATS getters differ only in the field names, so one definition serves both. */
+#define LIST_ATTR(fn, T, field, KIND)                                                                  \
+	int64_t fn(const ox_k *k, const char *name, const T **v)                                       \
+	{                                                                                              \
+		const Onnx__AttributeProto *a = ox_attr(k, name);                                      \
+		const ox_schema_attr *sa =                                                             \
+			a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##KIND); \
+		if (sa) {                                                                              \
+			*v = sa->field;                                                                \
+			return (int64_t)sa->n;                                                         \
+		}                                                                                      \
+		if (!a)                                                                                \
+			return -1;                                                                     \
+		*v = a->field;                                                                         \
+		return (int64_t)a->n_##field;                                                          \
 	}
-	if (!a)
-		return -1;
-	*v = a->ints;
-	return (int64_t)a->n_ints;
-}
-
-int64_t ox_attr_floats(const ox_k *k, const char *name, const float **v)
-{
-	const Onnx__AttributeProto *a = ox_attr(k, name);
-	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
-	if (sa) {
-		*v = sa->floats;
-		return (int64_t)sa->n;
-	}
-	if (!a)
-		return -1;
-	*v = a->floats;
-	return (int64_t)a->n_floats;
-}
+LIST_ATTR(ox_attr_ints, int64_t, ints, INTS)
+LIST_ATTR(ox_attr_floats, float, floats, FLOATS)
 
 const Onnx__TensorProto *ox_attr_tensor(const ox_k *k, const char *name)
 {
@@ -368,4 +392,16 @@ int64_t ox_mul_count(int64_t a, int64_t b)
 	if (a < 0 || b < 0 || (b && a > OX_MAX_ELEMENTS / b) || a * b > OX_MAX_ELEMENTS)
 		return -1;
 	return a * b;
+}
+
+int64_t ox_odometer_next(int rank, const int64_t *dims, const int64_t *st, int64_t *idx, int64_t off)
+{
+	for (int d = rank - 1; d >= 0; d--) {
+		off += st[d];
+		if (++idx[d] < dims[d])
+			break;
+		off -= st[d] * dims[d];
+		idx[d] = 0;
+	}
+	return off;
 }

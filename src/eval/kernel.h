@@ -50,6 +50,15 @@ static inline ox_val *ox_in(const ox_k *k, int i)
 /* Input i, which must be a tensor; fails (returns NULL) when it is missing and required,
  * or is not a tensor. */
 ox_val *ox_in_tensor(ox_k *k, int i, bool required);
+/* The same for any kind of value (OX_TENSOR, OX_SEQUENCE, OX_OPTIONAL). */
+ox_val *ox_in_kind(ox_k *k, int i, int kind, bool required);
+/* Inputs 0..n-1 as tensors into v, the first nreq required, the others optional (NULL when
+ * omitted); -1 when one is missing or not a tensor. All are fetched, so the message is the
+ * one about the last bad input. */
+int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq);
+/* The 8-bit integer operands of ConvInteger and MatMulInteger into v[0..3]: inputs 0 and 1
+ * (uint8 or int8, called na and nb in messages) and their optional zero points 2 and 3. */
+int ox_in_int8_operands(ox_k *k, ox_val **v, const char *na, const char *nb);
 /* Whether output i is wanted (named by the node). */
 bool ox_out_wanted(const ox_k *k, int i);
 /* Allocates output tensor i (uninitialized data); NULL after failing with the reason. */
@@ -80,6 +89,10 @@ const Onnx__TensorProto *ox_attr_tensor(const ox_k *k, const char *name);
 const Onnx__GraphProto *ox_attr_graph(const ox_k *k, const char *name);
 
 /* ---- helpers shared by kernels --------------------------------------------------- */
+
+/* One step of an odometer over dims[0..rank) (the last axis fastest) whose position is idx:
+ * advances idx and returns off moved by the strides st (the offset of the next position). */
+int64_t ox_odometer_next(int rank, const int64_t *dims, const int64_t *st, int64_t *idx, int64_t off);
 
 /* Normalizes a possibly negative axis against rank; -1 after failing when out of range. */
 int ox_axis(ox_k *k, int64_t axis, int rank);

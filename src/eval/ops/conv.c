@@ -981,16 +981,11 @@ static int convint_run(const ox_conv_geom *g, const ox_val *x, const ox_val *xz,
 
 int ox_op_ConvInteger(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true), *w = x ? ox_in_tensor(k, 1, true) : NULL, *y;
-	ox_val *xz = ox_in_tensor(k, 2, false), *wz = ox_in_tensor(k, 3, false);
-	ox_conv_geom g;
-	if (!w || (ox_in(k, 2) && !xz) || (ox_in(k, 3) && !wz))
+	ox_val *in[4], *y;
+	if (ox_in_int8_operands(k, in, "x", "w") < 0)
 		return -1;
-	for (int i = 0; i < 2; i++) {
-		int t = (i ? w : x)->type;
-		if (t != OX_UINT8 && t != OX_INT8)
-			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? "w" : "x", ox_elem_label(t));
-	}
+	ox_val *x = in[0], *w = in[1], *xz = in[2], *wz = in[3];
+	ox_conv_geom g;
 	if (geom_common(k, x, w, &g, false) < 0 || ox_conv_attrs(k, x, w, &g) < 0 || ox_conv_out(k, &g) < 0 ||
 	    check_zero_point(k, xz, x, -1, "x_zero_point") < 0 || check_zero_point(k, wz, w, g.cout, "w_zero_point") < 0 ||
 	    !(y = out_shape(k, &g, OX_INT32)))

@@ -209,20 +209,6 @@ static int term_alloc(einsum *E, term *t)
 	return t->data ? 0 : -1;
 }
 
-/* The offset of the next row of an odometer over dims[0..rank-1) with strides st (the
- * last axis is the row), given the current offset; idx holds the position. */
-static int64_t next_row(int rank, const int64_t *dims, const int64_t *st, int64_t *idx, int64_t off)
-{
-	for (int d = rank - 2; d >= 0; d--) {
-		off += st[d];
-		if (++idx[d] < dims[d])
-			break;
-		off -= st[d] * dims[d];
-		idx[d] = 0;
-	}
-	return off;
-}
-
 /* dst[i] = src[offset(i)] for every index i of dims, offsets from per-dim source strides. */
 static void strided_copy(uint64_t *dst, const uint64_t *src, int rank, const int64_t *dims, const int64_t *st)
 {
@@ -236,7 +222,7 @@ static void strided_copy(uint64_t *dst, const uint64_t *src, int rank, const int
 	for (int64_t i = 0; i < n; i += in) {
 		for (int64_t j = 0; j < in; j++)
 			dst[i + j] = src[off + j * is];
-		off = next_row(rank, dims, st, idx, off);
+		off = ox_odometer_next(rank - 1, dims, st, idx, off); /* the last axis is the row */
 	}
 }
 
@@ -252,7 +238,7 @@ static void strided_sum(bool is_int, void *dst, const void *src, int rank, const
 		else
 			for (int64_t j = 0; j < in; j++)
 				((double *)dst)[off + j * is] += ((const double *)src)[i + j];
-		off = next_row(rank, dims, st, idx, off);
+		off = ox_odometer_next(rank - 1, dims, st, idx, off); /* the last axis is the row */
 	}
 }
 

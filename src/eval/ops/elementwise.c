@@ -969,29 +969,17 @@ static int variadic(ox_k *k, const binop *op, bool mean)
 	return out_end(k, y);
 }
 
-int ox_op_Sum(ox_k *k)
-{
-	binop op = {.types = T_FLOATS, .loops = add_loops, .f32 = ox_f32_loops_best()->add};
-	return variadic(k, &op, false);
-}
-
-int ox_op_Mean(ox_k *k)
-{
-	binop op = {.types = T_FLOATS, .loops = add_loops, .f32 = ox_f32_loops_best()->add};
-	return variadic(k, &op, true);
-}
-
-int ox_op_Max(ox_k *k)
-{
-	binop op = {.types = T_NUM, .loops = max_loops, .f32 = ox_f32_loops_best()->max};
-	return variadic(k, &op, false);
-}
-
-int ox_op_Min(ox_k *k)
-{
-	binop op = {.types = T_NUM, .loops = min_loops, .f32 = ox_f32_loops_best()->min};
-	return variadic(k, &op, false);
-}
+/* Sum, Mean, Max and Min fold their inputs with one binary loop; Mean divides at the end. */
+#define VARIADIC_OP(name, T, loop, mean)                                                     \
+	int ox_op_##name(ox_k *k)                                                            \
+	{                                                                                    \
+		binop op = {.types = T, .loops = loop##_loops, .f32 = ox_f32_loops_best()->loop}; \
+		return variadic(k, &op, mean);                                               \
+	}
+VARIADIC_OP(Sum, T_FLOATS, add, false)
+VARIADIC_OP(Mean, T_FLOATS, add, true)
+VARIADIC_OP(Max, T_NUM, max, false)
+VARIADIC_OP(Min, T_NUM, min, false)
 
 /* ---- Where ------------------------------------------------------------------------ */
 

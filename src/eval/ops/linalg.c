@@ -384,16 +384,11 @@ static int mmi_one(void *ctx, const mmshape *s, int64_t ia, int64_t ib, int64_t 
 
 int ox_op_MatMulInteger(ox_k *k)
 {
-	ox_val *a = ox_in_tensor(k, 0, true), *b = a ? ox_in_tensor(k, 1, true) : NULL, *y;
-	ox_val *za = ox_in_tensor(k, 2, false), *zb = ox_in_tensor(k, 3, false);
-	mmshape s;
-	if (!b || (ox_in(k, 2) && !za) || (ox_in(k, 3) && !zb))
+	ox_val *in[4], *y;
+	if (ox_in_int8_operands(k, in, "A", "B") < 0)
 		return -1;
-	for (int i = 0; i < 2; i++) {
-		int t = (i ? b : a)->type;
-		if (t != OX_UINT8 && t != OX_INT8)
-			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? "B" : "A", ox_elem_label(t));
-	}
+	ox_val *a = in[0], *b = in[1], *za = in[2], *zb = in[3];
+	mmshape s;
 	if (mm_shape(k, a, b, &s) < 0)
 		return -1;
 	int64_t mk = s.m * s.k, kn = s.k * s.n;

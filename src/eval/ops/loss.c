@@ -20,8 +20,13 @@ typedef struct loss {
 	int64_t ignore;
 } loss;
 
-static int loss_setup(ox_k *k, const ox_val *x, const ox_val *t, const ox_val *w, loss *L)
+/* Fetches the inputs (scores, target and the optional weight) into in and checks them;
+ * fills L from their shapes and the attributes. */
+static int loss_setup(ox_k *k, ox_val **in, loss *L)
 {
+	if (ox_in_tensors(k, in, 3, 2) < 0)
+		return -1;
+	const ox_val *x = in[0], *t = in[1], *w = in[2];
 	if (ox_check_type(k, x, "input", float_types) < 0 || ox_check_type(k, t, "target", index_types) < 0 ||
 	    (w && ox_check_type(k, w, "weight", float_types) < 0))
 		return -1;
@@ -79,10 +84,11 @@ static int loss_finish(ox_k *k, const loss *L, const double *logp, const ox_val 
 
 int ox_op_NegativeLogLikelihoodLoss(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true), *t = ox_in_tensor(k, 1, true), *w = ox_in_tensor(k, 2, false);
+	ox_val *in[3];
 	loss L;
-	if (!x || !t || (!w && ox_in(k, 2)) || loss_setup(k, x, t, w, &L) < 0)
+	if (loss_setup(k, in, &L) < 0)
 		return -1;
+	ox_val *x = in[0], *t = in[1], *w = in[2];
 	double *xd = ox_load_f64(k, x, "input");
 	int rc = xd ? loss_finish(k, &L, xd, t, w, x) : -1;
 	free(xd);
@@ -107,10 +113,11 @@ static void log_softmax(const loss *L, double *v)
 
 int ox_op_SoftmaxCrossEntropyLoss(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true), *t = ox_in_tensor(k, 1, true), *w = ox_in_tensor(k, 2, false);
+	ox_val *in[3];
 	loss L;
-	if (!x || !t || (!w && ox_in(k, 2)) || loss_setup(k, x, t, w, &L) < 0)
+	if (loss_setup(k, in, &L) < 0)
 		return -1;
+	ox_val *x = in[0], *t = in[1], *w = in[2];
 	double *xd = ox_load_f64(k, x, "scores");
 	if (!xd)
 		return -1;

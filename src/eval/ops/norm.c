@@ -428,13 +428,7 @@ static void group_index(int rank, const int64_t *dims, const bool *red, int64_t 
 	}
 	for (int64_t j = 0; j < count; j++) {
 		g[j] = at;
-		for (int i = rank - 1; i >= 0; i--) {
-			at += st[i];
-			if (++pos[i] < dims[i])
-				break;
-			at -= st[i] * dims[i];
-			pos[i] = 0;
-		}
+		at = ox_odometer_next(rank, dims, st, pos, at);
 	}
 }
 

@@ -164,16 +164,28 @@ static int quant_precision(ox_k *k, const ox_val *x, const ox_val *s)
 	return x->type == s->type ? x->type : OX_FLOAT;
 }
 
+/* Fetches x, the scale (called sname) and the optional zero point into in, checks their
+ * types against xt and st and their shapes, and maps x's elements to scale elements in m. */
+static int q_setup(ox_k *k, ox_val **in, const int *xt, const int *st, const char *sname, qmap *m)
+{
+	if (ox_in_tensors(k, in, 3, 2) < 0)
+		return -1;
+	const ox_val *x = in[0], *s = in[1], *zp = in[2];
+	if (ox_check_type(k, x, "x", xt) < 0 || ox_check_type(k, s, sname, st) < 0 || qmap_init(k, x, s, m) < 0 ||
+	    (zp && same_shape(k, zp, s) < 0))
+		return -1;
+	return 0;
+}
+
 int ox_op_QuantizeLinear(ox_k *k)
 {
 	static const int xt[] = {OX_FLOAT, OX_FLOAT16, OX_BFLOAT16, OX_INT32, OX_DOUBLE, 0};
 	static const int st[] = {OX_FLOAT, OX_FLOAT16, OX_BFLOAT16, OX_INT32, OX_DOUBLE, 0};
-	ox_val *x = ox_in_tensor(k, 0, true), *s = ox_in_tensor(k, 1, true), *zp = ox_in_tensor(k, 2, false);
+	ox_val *in[3];
 	qmap m;
-	if (!x || !s || (!zp && ox_in(k, 2)) || ox_check_type(k, x, "x", xt) < 0 ||
-	    ox_check_type(k, s, "y_scale", st) < 0 || qmap_init(k, x, s, &m) < 0 ||
-	    (zp && same_shape(k, zp, s) < 0))
+	if (q_setup(k, in, xt, st, "y_scale", &m) < 0)
 		return -1;
+	ox_val *x = in[0], *s = in[1], *zp = in[2];
 	int type = q_out_type(k, zp), prec = quant_precision(k, x, s);
 	if (type < 0 || prec < 0)
 		return -1;
@@ -198,12 +210,11 @@ int ox_op_DequantizeLinear(ox_k *k)
 				 OX_UINT2, OX_FLOAT8E4M3FN, OX_FLOAT8E4M3FNUZ, OX_FLOAT8E5M2, OX_FLOAT8E5M2FNUZ,
 				 OX_FLOAT4E2M1, 0};
 	static const int st[] = {OX_FLOAT, OX_FLOAT16, OX_BFLOAT16, OX_FLOAT8E8M0, 0};
-	ox_val *x = ox_in_tensor(k, 0, true), *s = ox_in_tensor(k, 1, true), *zp = ox_in_tensor(k, 2, false);
+	ox_val *in[3];
 	qmap m;
-	if (!x || !s || (!zp && ox_in(k, 2)) || ox_check_type(k, x, "x", xt) < 0 ||
-	    ox_check_type(k, s, "x_scale", st) < 0 || qmap_init(k, x, s, &m) < 0 ||
-	    (zp && same_shape(k, zp, s) < 0))
+	if (q_setup(k, in, xt, st, "x_scale", &m) < 0)
 		return -1;
+	ox_val *x = in[0], *s = in[1], *zp = in[2];
 	bool float_x = is_f8(x->type) || x->type == OX_FLOAT4E2M1;
 	if (zp && !float_x && zp->type != x->type)
 		return ox_kfail(k, "the zero point has type %s; expected x's type %s", ox_elem_label(zp->type),

@@ -8,16 +8,7 @@
 
 static ox_val *seq_input(ox_k *k, int i)
 {
-	ox_val *s = ox_in(k, i);
-	if (!s) {
-		ox_kfail(k, "input %d is required", i);
-		return NULL;
-	}
-	if (s->kind != OX_SEQUENCE) {
-		ox_kfail(k, "input %d must be a sequence, not a %s", i, s->kind == OX_TENSOR ? "tensor" : "optional");
-		return NULL;
-	}
-	return s;
+	return ox_in_kind(k, i, OX_SEQUENCE, true);
 }
 
 /* A position input (int32 or int64 scalar) normalized against [-n, n) or, for

@@ -44,6 +44,17 @@ static bool is_stopword(const Onnx__AttributeProto *sw, const ox_str *s, bool se
 	return false;
 }
 
+/* Input 0, which must be a string tensor; NULL after failing. */
+static ox_val *string_input(ox_k *k)
+{
+	ox_val *x = ox_in_tensor(k, 0, true);
+	if (x && x->type != OX_STRING) {
+		ox_kfail(k, "input must be a string tensor, not %s", ox_elem_label(x->type));
+		return NULL;
+	}
+	return x;
+}
+
 /* The locales whose case mapping of ASCII letters this kernel reproduces. */
 static int check_locale(ox_k *k)
 {
@@ -183,11 +194,9 @@ static int64_t split_one(const ox_str *s, const char *sep, size_t sn, int64_t ma
 
 int ox_op_StringSplit(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true);
+	ox_val *x = string_input(k);
 	if (!x)
 		return -1;
-	if (x->type != OX_STRING)
-		return ox_kfail(k, "input must be a string tensor, not %s", ox_elem_label(x->type));
 	if (x->rank >= OX_MAX_RANK)
 		return ox_kfail(k, "the output's rank exceeds the limit of %d", OX_MAX_RANK);
 	size_t sn;
@@ -795,11 +804,9 @@ static int rx_match_all(ox_k *k, regex_t *re, bool boundary, const ox_val *x, ox
 
 int ox_op_RegexFullMatch(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true);
+	ox_val *x = string_input(k);
 	if (!x)
 		return -1;
-	if (x->type != OX_STRING)
-		return ox_kfail(k, "input must be a string tensor, not %s", ox_elem_label(x->type));
 	if (!ox_attr(k, "pattern"))
 		return ox_kfail(k, "attribute 'pattern' is required");
 	size_t n;
