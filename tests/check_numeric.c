@@ -530,6 +530,7 @@ int main(void)
 	tcase_add_loop_test(t, dft_matches_naive, 0, sizeof dft_lengths / sizeof dft_lengths[0]);
 	suite_add_tcase(s, t);
 	t = tcase_create("random");
+	tcase_set_timeout(t, 120); /* 200000 draws: slow under valgrind on a loaded machine */
 	tcase_add_test(t, random_uniform_statistics);
 	tcase_add_test(t, random_normal_statistics);
 	tcase_add_test(t, random_seeds);
