@@ -40,3 +40,14 @@ const char *ox_cpu_level_name(int l)
 	static const char *const names[] = {"scalar", "avx2", "avx512", "neon"};
 	return l >= 0 && l <= OX_CPU_NEON ? names[l] : "?";
 }
+
+const void *ox_cpu_table(int want, const void *scalar, const void *avx2, const void *avx512)
+{
+	if (want == OX_CPU_SCALAR)
+		return scalar;
+	if (want == OX_CPU_AVX2 && ox_cpu_level() >= OX_CPU_AVX2)
+		return avx2;
+	if (want == OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512)
+		return avx512;
+	return NULL;
+}

@@ -23,5 +23,9 @@ enum {
  * ("scalar", "avx2" or "avx512") when set, so tests and benchmarks can compare levels. */
 int ox_cpu_level(void);
 const char *ox_cpu_level_name(int level);
+/* A kernel family's table for a level, among its scalar, AVX2 and AVX-512 tables (the
+ * latter two NULL where the build has no x86 code): NULL when the build or this CPU
+ * lacks the level. */
+const void *ox_cpu_table(int want, const void *scalar, const void *avx2, const void *avx512);
 
 #endif

@@ -209,15 +209,11 @@ static int forced = -1;
 
 const ox_nn_vec *ox_nn_vec_level(int level)
 {
-	if (level == OX_CPU_SCALAR)
-		return &scalar_table;
 #if OX_X86
-	if (level == OX_CPU_AVX2 && ox_cpu_level() >= OX_CPU_AVX2)
-		return &table_avx2;
-	if (level == OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512)
-		return &table_avx512;
+	return ox_cpu_table(level, &scalar_table, &table_avx2, &table_avx512);
+#else
+	return ox_cpu_table(level, &scalar_table, NULL, NULL);
 #endif
-	return NULL;
 }
 
 const ox_nn_vec *ox_nn_vec_get(void)
