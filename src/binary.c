@@ -279,15 +279,11 @@ void *ox_binary_unpack(const ProtobufCMessageDescriptor *d, const void *data, si
 OnnxStatus OnnxBinary_Read(const void *data, size_t len, Onnx__ModelProto **out, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	if (out)
 		*out = NULL;
-	if (!out || (!data && len)) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	if (!out || (!data && len))
+		return ox_error_null(err);
 	*out = ox_binary_unpack(&onnx__model_proto__descriptor, data ? data : "", len, err);
 	return *out ? ONNXTXT_OK : err->code;
 }
@@ -295,15 +291,11 @@ OnnxStatus OnnxBinary_Read(const void *data, size_t len, Onnx__ModelProto **out,
 OnnxStatus OnnxBinary_ReadFile(const char *path, Onnx__ModelProto **out, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	if (out)
 		*out = NULL;
-	if (!path || !out) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	if (!path || !out)
+		return ox_error_null(err);
 	size_t len;
 	char *data = ox_read_file(path, &len, err);
 	if (!data)
@@ -316,13 +308,9 @@ OnnxStatus OnnxBinary_ReadFile(const char *path, Onnx__ModelProto **out, OnnxErr
 OnnxStatus OnnxBinary_Write(const Onnx__ModelProto *model, void **data, size_t *len, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
-	if (!model || !data || !len) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	err = ox_error_reset(err, &local);
+	if (!model || !data || !len)
+		return ox_error_null(err);
 	size_t n = protobuf_c_message_get_packed_size(&model->base);
 	*data = malloc(n ? n : 1);
 	if (!*data) {
@@ -356,12 +344,8 @@ static int pack_to(FILE *f, void *model, OnnxError *err)
 OnnxStatus OnnxBinary_WriteFile(const Onnx__ModelProto *model, const char *path, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
-	if (!model || !path) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	err = ox_error_reset(err, &local);
+	if (!model || !path)
+		return ox_error_null(err);
 	return ox_write_atomic(path, pack_to, (void *)model, err);
 }

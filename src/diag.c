@@ -42,6 +42,20 @@ void ox_locate(const char *src, size_t len, size_t off, unsigned *line, unsigned
 	*col = c;
 }
 
+OnnxError *ox_error_reset(OnnxError *err, OnnxError *local)
+{
+	if (!err)
+		err = local;
+	memset(err, 0, sizeof *err);
+	return err;
+}
+
+OnnxStatus ox_error_null(OnnxError *err)
+{
+	ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
+	return ONNXTXT_ERR_ARG;
+}
+
 void ox_error_set(OnnxError *err, OnnxStatus code, const char *fmt, ...)
 {
 	if (!err)

@@ -9,6 +9,10 @@
 
 /* 1-based line and column (in UTF-8 characters) of byte offset off. */
 void ox_locate(const char *src, size_t len, size_t off, unsigned *line, unsigned *col);
+/* The start of a public call: err, or local when the caller passed none, cleared. */
+OnnxError *ox_error_reset(OnnxError *err, OnnxError *local);
+/* A NULL argument: "invalid argument: NULL pointer", ONNXTXT_ERR_ARG returned. */
+OnnxStatus ox_error_null(OnnxError *err);
 /* Fills an error without a position (nothing when err is NULL). */
 void ox_error_set(OnnxError *err, OnnxStatus code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* An ONNXTXT_ERR_IO error "WHAT: REASON" with sys_errno errnum (EIO when 0). */

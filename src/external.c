@@ -343,9 +343,7 @@ OnnxStatus OnnxModel_ExternalizeData(Onnx__ModelProto *m, const char *model_path
 				     size_t threshold, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	ox_arena *a = m ? ox_root_arena(m) : NULL;
 	if (!a || !location) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: a model from onnxtxt and a location are needed");
@@ -537,9 +535,7 @@ OnnxStatus OnnxModel_EmbedExternalDataWith(Onnx__ModelProto *m, const char *mode
 					   OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	ox_arena *a = m ? ox_root_arena(m) : NULL;
 	if (!a || (flags & ~ONNXTXT_EXTERNAL_ANY_PATH)) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s", a ? "unknown flags" : "a model from onnxtxt is needed");

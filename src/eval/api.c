@@ -28,29 +28,15 @@ struct OnnxSession {
 #define VAL(v) ((ox_val *)(v))
 #define PUB(v) ((OnnxValue *)(v))
 
-static OnnxError *reset(OnnxError *err, OnnxError *local)
-{
-	if (!err)
-		err = local;
-	memset(err, 0, sizeof *err);
-	return err;
-}
-
-static OnnxStatus arg_error(OnnxError *err)
-{
-	ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-	return err->code;
-}
-
 /* ---- values ---------------------------------------------------------------------------- */
 
 OnnxStatus OnnxValue_NewTensor(int elem_type, const int64_t *dims, size_t rank, const void *data, OnnxValue **out,
 			       OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!out || (rank && !dims))
-		return arg_error(err);
+		return ox_error_null(err);
 	const char *why = "rank exceeds the limit of 16";
 	ox_val *v = rank <= OX_MAX_RANK ? ox_tensor_new(elem_type, (int)rank, dims, &why) : NULL;
 	if (!v) {
@@ -79,9 +65,9 @@ OnnxStatus OnnxValue_NewTensor(int elem_type, const int64_t *dims, size_t rank, 
 OnnxStatus OnnxValue_FromProto(const void *message, OnnxValue **out, OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!message || !out)
-		return arg_error(err);
+		return ox_error_null(err);
 	const ProtobufCMessageDescriptor *d = ((const ProtobufCMessage *)message)->descriptor;
 	ox_val *v = d == &onnx__tensor_proto__descriptor     ? ox_val_from_tensor_proto(message, err->message)
 		    : d == &onnx__sequence_proto__descriptor ? ox_val_from_sequence_proto(message, err->message)
@@ -111,9 +97,9 @@ static void *to_proto(ox_arena *a, const ox_val *v, const char *name)
 OnnxStatus OnnxValue_ToProto(const OnnxValue *v, const char *name, void **message, OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!v || !message)
-		return arg_error(err);
+		return ox_error_null(err);
 	ox_arena *a = ox_arena_new();
 	void *m = a ? to_proto(a, VAL(v), name) : NULL;
 	/* the message must be the arena's root so that OnnxProto_Free finds the arena */
@@ -195,9 +181,9 @@ OnnxStatus OnnxValue_Read(const void *data, size_t len, OnnxValueKind kind, Onnx
 			  OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!data || !out)
-		return arg_error(err);
+		return ox_error_null(err);
 	const ProtobufCMessageDescriptor *d = kind == ONNXTXT_VALUE_SEQUENCE ? &onnx__sequence_proto__descriptor
 					      : kind == ONNXTXT_VALUE_OPTIONAL ? &onnx__optional_proto__descriptor
 					      : kind == ONNXTXT_VALUE_MAP      ? &onnx__map_proto__descriptor
@@ -227,9 +213,9 @@ OnnxStatus OnnxValue_Read(const void *data, size_t len, OnnxValueKind kind, Onnx
 OnnxStatus OnnxValue_ReadFile(const char *path, OnnxValueKind kind, OnnxValue **out, OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!path || !out)
-		return arg_error(err);
+		return ox_error_null(err);
 	size_t len;
 	char *data = ox_read_file(path, &len, err);
 	if (!data)
@@ -261,9 +247,9 @@ static int write_pb(FILE *f, void *ctx, OnnxError *err)
 OnnxStatus OnnxValue_WriteFile(const OnnxValue *v, const char *name, const char *path, OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!v || !path)
-		return arg_error(err);
+		return ox_error_null(err);
 	void *m;
 	if (OnnxValue_ToProto(v, name, &m, err) != ONNXTXT_OK)
 		return err->code;
@@ -345,9 +331,9 @@ OnnxStatus OnnxSession_NewWithOptions(const Onnx__ModelProto *model, const OnnxS
 				      OnnxSession **out, OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!model || !out || (opts && opts->threads < 0))
-		return arg_error(err);
+		return ox_error_null(err);
 	*out = NULL;
 	OnnxSession *s = calloc(1, sizeof *s);
 	ox_status st = {0, "", -1};
@@ -447,9 +433,9 @@ const OnnxValue *OnnxSession_Output(const OnnxSession *s, size_t i)
 OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!s)
-		return arg_error(err);
+		return ox_error_null(err);
 	ox_blocks *old_blocks = ox_blocks_enter(s->blocks);
 	drop_outputs(s);
 	ox_blocks_enter(old_blocks);
@@ -482,9 +468,9 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!s)
-		return arg_error(err);
+		return ox_error_null(err);
 	ox_budget_set_memory(s->budget, bytes);
 	return ONNXTXT_OK;
 }
@@ -492,9 +478,9 @@ OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, OnnxError *e
 OnnxStatus OnnxSession_SetTimeout(OnnxSession *s, double seconds, OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!s)
-		return arg_error(err);
+		return ox_error_null(err);
 	if (!isfinite(seconds) || seconds < 0) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: a timeout is a finite number of seconds, 0 or more");
 		return err->code;
@@ -610,9 +596,9 @@ static bool fits(const Onnx__TypeProto *t, const ox_val *v)
 OnnxStatus OnnxSession_SetInput(OnnxSession *s, const char *name, const OnnxValue *value, OnnxError *err)
 {
 	OnnxError local;
-	err = reset(err, &local);
+	err = ox_error_reset(err, &local);
 	if (!s || !name || !value)
-		return arg_error(err);
+		return ox_error_null(err);
 	for (size_t i = 0; i < s->ninputs; i++) {
 		const Onnx__ValueInfoProto *vi = ox_plan_input(s->plan, i, NULL);
 		if (!vi->name || strcmp(vi->name, name) != 0)

@@ -350,13 +350,9 @@ static ox_val *parse_value(scan *S, int depth)
 OnnxStatus OnnxValue_Parse(const char *text, size_t len, OnnxValue **out, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
-	if (!text || !out) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	err = ox_error_reset(err, &local);
+	if (!text || !out)
+		return ox_error_null(err);
 	scan S = {text, len, 0, err};
 	ox_val *v = parse_value(&S, 0);
 	skip_space(&S);
@@ -465,13 +461,9 @@ static void put_value(buf *b, const ox_val *v, OnnxError *err)
 OnnxStatus OnnxValue_Print(const OnnxValue *v, char **text, size_t *len, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
-	if (!v || !text) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	err = ox_error_reset(err, &local);
+	if (!v || !text)
+		return ox_error_null(err);
 	buf b = {0};
 	put_value(&b, VAL(v), err);
 	put(&b, "", 0);
@@ -789,13 +781,9 @@ void OnnxCase_Free(OnnxCaseItem *items, size_t n)
 OnnxStatus OnnxCase_Parse(const char *text, size_t len, OnnxCaseItem **items, size_t *n, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
-	if (!text || !items || !n) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	err = ox_error_reset(err, &local);
+	if (!text || !items || !n)
+		return ox_error_null(err);
 	*items = NULL;
 	*n = 0;
 	size_t cap = 0;
@@ -930,10 +918,8 @@ OnnxStatus OnnxValue_ParseNamed(const char *text, size_t len, OnnxValue **out, c
 	OnnxError local;
 	err = err ? err : &local;
 	memset(err, 0, sizeof *err);
-	if (!text || !out || !name) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	if (!text || !out || !name)
+		return ox_error_null(err);
 	*out = NULL;
 	scan S = {text, len, 0, err};
 	skip_space(&S);

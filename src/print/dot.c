@@ -404,9 +404,7 @@ static void render_graph(dot *d, int depth, const Onnx__GraphProto *g, const dsc
 OnnxStatus OnnxPrinter_Dot(const Onnx__ModelProto *model, FILE *f, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	if (!model || !f) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s is NULL", model ? "file" : "model");
 		return err->code;
@@ -450,9 +448,7 @@ static int dot_to(FILE *f, void *model, OnnxError *err)
 OnnxStatus OnnxPrinter_DotFile(const Onnx__ModelProto *model, const char *path, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	if (!model || !path) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s is NULL", model ? "path" : "model");
 		return err->code;

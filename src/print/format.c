@@ -473,9 +473,7 @@ OnnxStatus OnnxPrinter_Format(const char *text, size_t len, unsigned flags, char
 			      OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	if (!out) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: out is NULL");
 		return err->code;

@@ -67,13 +67,9 @@ static void gap(ox_out *o, const char *s, const char *end)
 OnnxStatus OnnxPrinter_Highlight(const char *text, size_t len, char **out, size_t *out_len, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
-	if (!out || (!text && len)) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	err = ox_error_reset(err, &local);
+	if (!out || (!text && len))
+		return ox_error_null(err);
 	*out = NULL;
 	ox_out o;
 	bool nomem = false;

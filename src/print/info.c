@@ -693,13 +693,9 @@ static void json_tensors(ox_out *o, const info *I)
 OnnxStatus OnnxModel_Info(const Onnx__ModelProto *model, unsigned flags, char **text, size_t *len, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
-	if (!model || !text) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	err = ox_error_reset(err, &local);
+	if (!model || !text)
+		return ox_error_null(err);
 	*text = NULL;
 	info I = {0};
 	collect(&I, model);

@@ -1388,9 +1388,7 @@ OnnxStatus ox_print_apart(const void *message, unsigned flags, bool (*attrs_apar
 			  const void *ctx, char **text, size_t *len, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	if (!text) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: text is NULL");
 		return err->code;
@@ -1426,9 +1424,7 @@ OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, char **text, s
 OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	if (!f) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: file is NULL");
 		return err->code;
@@ -1455,13 +1451,9 @@ static int write_text(FILE *f, void *ctx, OnnxError *err)
 OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
-	if (!path || !message) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer");
-		return err->code;
-	}
+	err = ox_error_reset(err, &local);
+	if (!path || !message)
+		return ox_error_null(err);
 	write_job job = {message, flags};
 	return ox_write_atomic(path, write_text, &job, err);
 }

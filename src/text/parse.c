@@ -320,9 +320,7 @@ static OnnxStatus run(int entry, const char *text, size_t len, void **out, ox_si
 		      OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	if (out)
 		*out = NULL;
 	if (!out || (!text && len)) {
@@ -437,9 +435,7 @@ static int convert(FILE *f, void *ctx, OnnxError *err)
 OnnxStatus OnnxParser_ParseToBinaryFile(const char *text, size_t len, const char *path, OnnxError *err)
 {
 	OnnxError local;
-	if (!err)
-		err = &local;
-	memset(err, 0, sizeof *err);
+	err = ox_error_reset(err, &local);
 	if (!path) {
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: path is NULL");
 		return err->code;
