@@ -347,6 +347,20 @@ static ox_val *parse_value(scan *S, int depth)
 	return parse_tensor(S);
 }
 
+/* The value the rest of the text holds, and nothing after it but blanks; NULL after
+ * failing. */
+static ox_val *whole_value(scan *S)
+{
+	ox_val *v = parse_value(S, 0);
+	skip_space(S);
+	if (v && S->pos < S->len) {
+		scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "unexpected text after the value%s", "");
+		ox_val_unref(v);
+		v = NULL;
+	}
+	return v;
+}
+
 OnnxStatus OnnxValue_Parse(const char *text, size_t len, OnnxValue **out, OnnxError *err)
 {
 	OnnxError local;
@@ -354,13 +368,7 @@ OnnxStatus OnnxValue_Parse(const char *text, size_t len, OnnxValue **out, OnnxEr
 	if (!text || !out)
 		return ox_error_null(err);
 	scan S = {text, len, 0, err};
-	ox_val *v = parse_value(&S, 0);
-	skip_space(&S);
-	if (v && S.pos < len) {
-		scan_fail(&S, ONNXTXT_ERR_SYNTAX, S.pos, "unexpected text after the value%s", "");
-		ox_val_unref(v);
-		v = NULL;
-	}
+	ox_val *v = whole_value(&S);
 	*out = (OnnxValue *)v;
 	return v ? ONNXTXT_OK : err->code;
 }
@@ -926,13 +934,7 @@ OnnxStatus OnnxValue_ParseNamed(const char *text, size_t len, OnnxValue **out, c
 	*name = value_name(&S);
 	if (!*name)
 		return err->code;
-	ox_val *v = parse_value(&S, 0);
-	skip_space(&S);
-	if (v && S.pos < len) {
-		scan_fail(&S, ONNXTXT_ERR_SYNTAX, S.pos, "unexpected text after the value%s", "");
-		ox_val_unref(v);
-		v = NULL;
-	}
+	ox_val *v = whole_value(&S);
 	if (!v) {
 		free(*name);
 		*name = NULL;

@@ -137,15 +137,8 @@ static void put_tensor_type(ox_out *o, const Onnx__TensorProto *t)
 {
 	const char *e = t->has_data_type ? ox_elem_name(t->data_type) : NULL;
 	ox_puts(o, e ? e : "tensor");
-	if (!t->n_dims)
-		return;
-	ox_putc(o, '[');
-	for (size_t i = 0; i < t->n_dims; i++) {
-		if (i)
-			ox_puts(o, ", ");
-		ox_put_int(o, t->dims[i]);
-	}
-	ox_putc(o, ']');
+	if (t->n_dims)
+		ox_put_dims(o, t->dims, t->n_dims);
 }
 
 /* ---- nodes --------------------------------------------------------------------------------- */

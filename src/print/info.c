@@ -326,13 +326,7 @@ static void put_tensor_type(ox_out *o, const Onnx__TensorProto *t)
 {
 	const char *name = ox_elem_name(t->data_type);
 	ox_puts(o, name ? name : "?");
-	ox_putc(o, '[');
-	for (size_t i = 0; i < t->n_dims; i++) {
-		if (i)
-			ox_puts(o, ", ");
-		ox_put_int(o, t->dims[i]);
-	}
-	ox_putc(o, ']');
+	ox_put_dims(o, t->dims, t->n_dims);
 }
 
 /* A type as a JSON string: printed into a scratch buffer, then escaped. */

@@ -203,6 +203,17 @@ void ox_put_double(ox_out *o, double v, bool literal)
 	put_number(o, tmp, ox_fmt_double(v, tmp), literal);
 }
 
+void ox_put_dims(ox_out *o, const int64_t *dims, size_t n)
+{
+	ox_putc(o, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			ox_puts(o, ", ");
+		ox_put_int(o, dims[i]);
+	}
+	ox_putc(o, ']');
+}
+
 void ox_put_string(ox_out *o, const char *s, size_t n)
 {
 	if (!ox_out_reserve(o, 2 * n + 2))

@@ -96,6 +96,8 @@ void ox_put_float(ox_out *o, float v, bool literal);
 void ox_put_double(ox_out *o, double v, bool literal);
 /* A string literal: quotes, with '\' and '"' escaped, all other bytes as they are. */
 void ox_put_string(ox_out *o, const char *s, size_t n);
+/* A shape's dims as "[2, 3]". */
+void ox_put_dims(ox_out *o, const int64_t *dims, size_t n);
 void ox_put_base64(ox_out *o, const unsigned char *s, size_t n);
 
 bool ox_is_ident(const char *s);
