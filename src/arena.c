@@ -231,3 +231,17 @@ ox_arena *ox_root_arena(const void *root)
 	const root_header *h = (const root_header *)root - 1;
 	return h->magic == ROOT_MAGIC ? h->arena : NULL;
 }
+
+bool ox_grow(void *array, size_t *cap, size_t n, size_t size, size_t first)
+{
+	if (n < *cap)
+		return true;
+	size_t c = *cap ? 2 * *cap : first;
+	void *old, *grown;
+	memcpy(&old, array, sizeof old);
+	if (c > SIZE_MAX / size || !(grown = realloc(old, c * size)))
+		return false;
+	memcpy(array, &grown, sizeof grown);
+	*cap = c;
+	return true;
+}

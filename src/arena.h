@@ -40,4 +40,9 @@ ProtobufCAllocator ox_arena_allocator(ox_arena *a);
 void *ox_arena_root(ox_arena *a, size_t size);
 ox_arena *ox_root_arena(const void *root);
 
+/* Beside the arena, for malloc'd arrays that grow: makes room for element n of the array
+ * at *(T **)array, of *cap elements of size bytes (doubling, from first); false when out
+ * of memory, the array as it was. */
+bool ox_grow(void *array, size_t *cap, size_t n, size_t size, size_t first);
+
 #endif

@@ -147,15 +147,9 @@ void ox_check_report(ctx *c, OnnxStatus code, const void *msg, enum ox_part part
 	c->total++;
 	if (c->n >= c->max)
 		return;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 8;
-		OnnxError *v = realloc(c->problems, cap * sizeof *v);
-		if (!v) {
-			c->nomem = true;
-			return;
-		}
-		c->problems = v;
-		c->cap = cap;
+	if (!ox_grow(&c->problems, &c->cap, c->n, sizeof *c->problems, 8)) {
+		c->nomem = true;
+		return;
 	}
 	OnnxError *e = &c->problems[c->n++];
 	memset(e, 0, sizeof *e);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "diag.h"
 #include "out.h"
 #include "print.h"
@@ -72,14 +73,9 @@ static void bump(info *I, counts *c, const char *domain, const char *op)
 			c->v[i].n++;
 			return;
 		}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 32;
-		op_count *v = realloc(c->v, cap * sizeof *v);
-		if (!v) {
-			I->nomem = true;
-			return;
-		}
-		c->v = v, c->cap = cap;
+	if (!ox_grow(&c->v, &c->cap, c->n, sizeof *c->v, 32)) {
+		I->nomem = true;
+		return;
 	}
 	c->v[c->n++] = (op_count){domain, op, 1};
 }
@@ -132,14 +128,9 @@ static void add_external(info *I, const Onnx__TensorProto *t, uint64_t bytes)
 			I->ext[i].tensors++, I->ext[i].bytes += bytes;
 			return;
 		}
-	if (I->next == I->capext) {
-		size_t cap = I->capext ? 2 * I->capext : 4;
-		ext_file *v = realloc(I->ext, cap * sizeof *v);
-		if (!v) {
-			I->nomem = true;
-			return;
-		}
-		I->ext = v, I->capext = cap;
+	if (!ox_grow(&I->ext, &I->capext, I->next, sizeof *I->ext, 4)) {
+		I->nomem = true;
+		return;
 	}
 	I->ext[I->next++] = (ext_file){loc, 1, bytes};
 }
@@ -179,14 +170,9 @@ static size_t list_subgraph(info *I, const char *path)
 	I->subs_total++;
 	if (I->nsubs == MAX_LISTED_SUBGRAPHS)
 		return SIZE_MAX;
-	if (I->nsubs == I->capsubs) {
-		size_t cap = I->capsubs ? 2 * I->capsubs : 8;
-		sub_graph *v = realloc(I->subs, cap * sizeof *v);
-		if (!v) {
-			I->nomem = true;
-			return SIZE_MAX;
-		}
-		I->subs = v, I->capsubs = cap;
+	if (!ox_grow(&I->subs, &I->capsubs, I->nsubs, sizeof *I->subs, 8)) {
+		I->nomem = true;
+		return SIZE_MAX;
 	}
 	I->subs[I->nsubs] = (sub_graph){strdup(path), 0};
 	if (!I->subs[I->nsubs].path)
