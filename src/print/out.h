@@ -53,7 +53,9 @@ void ox_out_flush(ox_out *o);
 
 static inline void ox_put(ox_out *o, const char *s, size_t n)
 {
-	if (o->cap - o->len < n && !ox_out_reserve(o, n))
+	/* nothing to copy: the buffer may not exist yet (or any more, after running out of
+	 * memory), and memcpy may not be given NULL even for 0 bytes */
+	if (!n || (o->cap - o->len < n && !ox_out_reserve(o, n)))
 		return;
 	memcpy(o->buf + o->len, s, n);
 	o->len += n;
