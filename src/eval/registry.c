@@ -61,10 +61,3 @@ const ox_op *ox_op_find(const char *domain, const char *op_type)
 	}
 	return NULL;
 }
-
-const ox_op *const *ox_op_list(size_t *n)
-{
-	pthread_once(&once, build);
-	*n = nsorted;
-	return sorted;
-}

@@ -17,7 +17,5 @@ typedef struct ox_op {
 /* The op of domain ("" and "ai.onnx" both name the default domain) named op_type, or
  * NULL. */
 const ox_op *ox_op_find(const char *domain, const char *op_type);
-/* All registered ops, sorted by domain, then name. */
-const ox_op *const *ox_op_list(size_t *n);
 
 #endif
