@@ -58,7 +58,9 @@ ox_tok ox_lex(ox_lexer *L)
 		/* test-case lines carry values for the evaluator (OnnxCase_Parse), not fields */
 		/* A comment ends at a line end: LF, CRLF or a lone CR (old Mac files). A CR inside
 		 * an annotation's string is written escaped ("\" CR), so it does not end the line. */
-		"#@" [ \t]* ("input" | "expect") [ \t] [^\n\r\x00]* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
+		/* "#@ input" alone is one too: fmt drops a comment's trailing blanks, and "#@ input "
+		 * must not turn into an annotation of the next element */
+		"#@" [ \t]* ("input" | "expect") ([ \t] [^\n\r\x00]*)? { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
 		"#@" ([^\n\r\x00\\] | "\\" [^\n\x00])* "\\"? { TOKEN(TK_ANNOT); }
 		"#" [^\n\r\x00]* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
 
