@@ -101,9 +101,7 @@ ML_DOMAIN = "ai.onnx.ml"
 DEPRECATED = {"Scatter": 11, "Upsample": 10}
 
 # Why an operator has no kernel, where that is a decision rather than work not done yet.
-REASONS = {
-    "LinearAttention": "opset 27 addition, not implemented yet",
-}
+REASONS = {}
 DEFAULT_REASON = "no kernel in src/eval/ops.h"
 
 # Element type names of the textual syntax, in TensorProto.DataType order (index = enum).

@@ -257,6 +257,7 @@
 /* attention.c */
 #define OX_OPS_ATTENTION(X) \
 	X(Attention) \
+	X(LinearAttention) \
 	X(RotaryEmbedding)
 
 /* einsum.c, deformconv.c, loss.c, detection.c, tfidf.c, image.c */

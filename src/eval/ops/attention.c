@@ -3,7 +3,8 @@
  * 0 or -inf; shorter masks padded with -inf), the causal mask (key j hidden from query i
  * when j > i + past length), the padding mask of nonpad_kv_seqlen, softcap, softmax, and
  * the product with V; K/V heads shared by groups of query heads (GQA); past and present
- * key/value caches. Computes in double. */
+ * key/value caches. LinearAttention (27): the recurrences of its four update rules, token
+ * by token. Computes in double. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,5 +358,190 @@ int ox_op_RotaryEmbedding(ox_k *k)
 	if (rc == 0)
 		ox_store_f64(y, xd);
 	free(xd), free(cd), free(sd);
+	return rc;
+}
+
+/* ---- LinearAttention --------------------------------------------------------------- */
+
+/* Per (batch, K/V head) a state S [dk, dv], per token t (g: decay, b: beta):
+ *   linear       S += k ⊗ v
+ *   gated        S = exp(g) S + k ⊗ v
+ *   delta        S += k ⊗ b (v - S^T k)
+ *   gated_delta  S = exp(g) S;  S += k ⊗ b (v - S^T k)
+ * and o = scale * q^T S for each query head of the K/V head's group. */
+typedef struct lin {
+	int64_t b, t, hq, hkv, dk, dv, group;
+	int64_t glast, blast; /* last dimension of decay (hkv or hkv * dk) and beta (hkv or 1) */
+	bool gated, delta;
+	const char *rule;
+	int qtype;
+	double scale;
+	double *q, *kk, *v, *g, *beta, *s, *y; /* s: the states, [B, Hkv, dk, dv] */
+} lin;
+
+static const int lin_types[] = {OX_FLOAT, OX_FLOAT16, OX_BFLOAT16, 0};
+
+static int lin_rule(ox_k *k, lin *L)
+{
+	static const char *const rules[] = {"linear", "gated", "delta", "gated_delta"};
+	size_t n;
+	const char *r = ox_attr_str(k, "update_rule", "gated_delta", &n);
+	for (int i = 0; i < 4; i++)
+		if (strlen(rules[i]) == n && memcmp(r, rules[i], n) == 0) {
+			L->gated = i % 2, L->delta = i >= 2, L->rule = rules[i];
+			return 0;
+		}
+	return ox_kfail(k, "update_rule must be \"linear\", \"gated\", \"delta\" or \"gated_delta\", not \"%.*s\"",
+			(int)(n < 64 ? n : 64), r);
+}
+
+/* query [B, T, Hq * dk], key [B, T, Hkv * dk], value [B, T, Hkv * dv]. */
+static int lin_qkv(ox_k *k, lin *L, ox_val *const *in)
+{
+	static const char *const names[] = {"query", "key", "value"};
+	L->hq = ox_attr_int(k, "q_num_heads", 0), L->hkv = ox_attr_int(k, "kv_num_heads", 0);
+	if (L->hq <= 0 || L->hkv <= 0 || L->hq % L->hkv)
+		return ox_kfail(k, "q_num_heads (%lld) must be a positive multiple of kv_num_heads (%lld)",
+				(long long)L->hq, (long long)L->hkv);
+	for (int i = 0; i < 3; i++) {
+		if (ox_check_type(k, in[i], names[i], lin_types) < 0)
+			return -1;
+		if (in[i]->type != in[0]->type)
+			return ox_kfail(k, "%s must have query's element type %s, not %s", names[i],
+					ox_elem_label(in[0]->type), ox_elem_label(in[i]->type));
+		if (in[i]->rank != 3)
+			return ox_kfail(k, "%s must have rank 3 [batch, sequence, heads * head size], not %d", names[i],
+					in[i]->rank);
+	}
+	if (in[0]->dims[2] % L->hq || in[2]->dims[2] % L->hkv)
+		return ox_kfail(k, "%s's last dimension (%lld) is not a multiple of %s (%lld)",
+				in[0]->dims[2] % L->hq ? "query" : "value",
+				(long long)(in[0]->dims[2] % L->hq ? in[0]->dims[2] : in[2]->dims[2]),
+				in[0]->dims[2] % L->hq ? "q_num_heads" : "kv_num_heads",
+				(long long)(in[0]->dims[2] % L->hq ? L->hq : L->hkv));
+	L->qtype = in[0]->type, L->b = in[0]->dims[0], L->t = in[0]->dims[1], L->group = L->hq / L->hkv;
+	L->dk = in[0]->dims[2] / L->hq, L->dv = in[2]->dims[2] / L->hkv;
+	int64_t want[3][3] = {{L->b, L->t, L->hq * L->dk}, {L->b, L->t, L->hkv * L->dk}, {L->b, L->t, L->hkv * L->dv}};
+	for (int i = 0; i < 3; i++)
+		if (memcmp(in[i]->dims, want[i], sizeof want[i]) != 0)
+			return ox_kfail(k, "%s must be [%lld, %lld, %lld] (q_num_heads %lld, kv_num_heads %lld, "
+					   "head sizes %lld and %lld), not [%lld, %lld, %lld]", names[i],
+					(long long)want[i][0], (long long)want[i][1], (long long)want[i][2], (long long)L->hq,
+					(long long)L->hkv, (long long)L->dk, (long long)L->dv, (long long)in[i]->dims[0],
+					(long long)in[i]->dims[1], (long long)in[i]->dims[2]);
+	return 0;
+}
+
+/* decay or beta: given exactly when the update rule uses it, [B, T, one of lasts]; its last
+ * dimension into *last. */
+static int lin_gate(ox_k *k, lin *L, const ox_val *x, const char *what, bool used, const int64_t *lasts, int64_t *last)
+{
+	if (used != (x != NULL))
+		return ox_kfail(k, "update_rule \"%s\" %s the %s input", L->rule, used ? "needs" : "does not take", what);
+	if (!x)
+		return 0;
+	if (ox_check_type(k, x, what, lin_types) < 0)
+		return -1;
+	if (x->type != L->qtype)
+		return ox_kfail(k, "%s must have query's element type %s, not %s", what, ox_elem_label(L->qtype),
+				ox_elem_label(x->type));
+	if (x->rank != 3 || x->dims[0] != L->b || x->dims[1] != L->t || (x->dims[2] != lasts[0] && x->dims[2] != lasts[1]))
+		return ox_kfail(k, "%s must be [%lld, %lld, %lld] or [%lld, %lld, %lld]", what, (long long)L->b,
+				(long long)L->t, (long long)lasts[0], (long long)L->b, (long long)L->t, (long long)lasts[1]);
+	*last = x->dims[2];
+	return 0;
+}
+
+static int lin_check(ox_k *k, lin *L, ox_val *const *in)
+{
+	if (lin_rule(k, L) < 0 || lin_qkv(k, L, in) < 0)
+		return -1;
+	int64_t glasts[2] = {L->hkv, L->hkv * L->dk}, blasts[2] = {L->hkv, 1};
+	if (lin_gate(k, L, in[4], "decay", L->gated, glasts, &L->glast) < 0 ||
+	    lin_gate(k, L, in[5], "beta", L->delta, blasts, &L->blast) < 0)
+		return -1;
+	const ox_val *p = in[3];
+	if (p && ox_check_type(k, p, "past_state", lin_types) < 0)
+		return -1;
+	int64_t want[4] = {L->b, L->hkv, L->dk, L->dv};
+	if (p && (p->rank != 4 || memcmp(p->dims, want, sizeof want) != 0))
+		return ox_kfail(k, "past_state must be [batch, kv_num_heads, head size of key, head size of value] = "
+				   "[%lld, %lld, %lld, %lld]", (long long)want[0], (long long)want[1], (long long)want[2],
+				(long long)want[3]);
+	const Onnx__AttributeProto *sa = ox_attr(k, "scale");
+	L->scale = sa && sa->f != 0 ? sa->f : 1 / sqrt((double)L->dk);
+	return 0;
+}
+
+/* Token t of batch b through the state S of K/V head h; u: dv doubles of room. */
+static void lin_step(lin *L, int64_t b, int64_t h, int64_t t, double *S, double *u)
+{
+	int64_t dk = L->dk, dv = L->dv, bt = b * L->t + t;
+	const double *kt = L->kk + (bt * L->hkv + h) * dk, *vt = L->v + (bt * L->hkv + h) * dv;
+	if (L->gated) {
+		const double *g = L->g + bt * L->glast + (L->glast == L->hkv ? h : h * dk);
+		for (int64_t i = 0; i < dk; i++) {
+			double e = exp(L->glast == L->hkv ? g[0] : g[i]);
+			for (int64_t m = 0; m < dv; m++)
+				S[i * dv + m] *= e;
+		}
+	}
+	double beta = L->delta ? L->beta[bt * L->blast + (L->blast == 1 ? 0 : h)] : 1;
+	for (int64_t m = 0; m < dv; m++) {
+		double r = 0;
+		for (int64_t i = 0; L->delta && i < dk; i++)
+			r += S[i * dv + m] * kt[i];
+		u[m] = L->delta ? beta * (vt[m] - r) : vt[m];
+	}
+	for (int64_t i = 0; i < dk; i++)
+		for (int64_t m = 0; m < dv; m++)
+			S[i * dv + m] += kt[i] * u[m];
+	for (int64_t qh = h * L->group; qh < (h + 1) * L->group; qh++) {
+		const double *qt = L->q + (bt * L->hq + qh) * dk;
+		double *y = L->y + (bt * L->hq + qh) * dv;
+		for (int64_t m = 0; m < dv; m++) {
+			double s = 0;
+			for (int64_t i = 0; i < dk; i++)
+				s += qt[i] * S[i * dv + m];
+			y[m] = L->scale * s;
+		}
+	}
+}
+
+static int lin_load(ox_k *k, lin *L, ox_val *const *in, const ox_val *state)
+{
+	if (!(L->q = ox_load_f64(k, in[0], "query")) || !(L->kk = ox_load_f64(k, in[1], "key")) ||
+	    !(L->v = ox_load_f64(k, in[2], "value")) || (in[4] && !(L->g = ox_load_f64(k, in[4], "decay"))) ||
+	    (in[5] && !(L->beta = ox_load_f64(k, in[5], "beta"))))
+		return -1;
+	if (in[3])
+		return (L->s = ox_load_f64(k, in[3], "past_state")) ? 0 : -1;
+	if (!(L->s = ox_scratch(k, state->count, sizeof *L->s, "state")))
+		return -1;
+	for (int64_t i = 0; i < state->count; i++)
+		L->s[i] = 0;
+	return 0;
+}
+
+int ox_op_LinearAttention(ox_k *k)
+{
+	ox_val *in[6];
+	lin L = {0};
+	if (ox_in_tensors(k, in, 6, 3) < 0 || lin_check(k, &L, in) < 0)
+		return -1;
+	int64_t yd[3] = {L.b, L.t, L.hq * L.dv}, sd[4] = {L.b, L.hkv, L.dk, L.dv};
+	ox_val *y = ox_out_tensor(k, 0, L.qtype, 3, yd);
+	ox_val *s = y ? ox_out_tensor(k, 1, in[3] ? in[3]->type : L.qtype, 4, sd) : NULL;
+	double *u = s ? ox_scratch(k, L.dv, sizeof *u, "update") : NULL;
+	int rc = u && lin_load(k, &L, in, s) == 0 && (L.y = ox_scratch(k, y->count, sizeof *L.y, "output")) ? 0 : -1;
+	for (int64_t b = 0; rc == 0 && b < L.b; b++)
+		for (int64_t h = 0; h < L.hkv; h++)
+			for (int64_t t = 0; t < L.t; t++)
+				lin_step(&L, b, h, t, L.s + (b * L.hkv + h) * L.dk * L.dv, u);
+	if (rc == 0) {
+		ox_store_f64(y, L.y);
+		ox_store_f64(s, L.s);
+	}
+	free(u), free(L.q), free(L.kk), free(L.v), free(L.g), free(L.beta), free(L.s), free(L.y);
 	return rc;
 }
