@@ -4,8 +4,11 @@
  * when j > i + past length), the padding mask of nonpad_kv_seqlen, softcap, softmax, and
  * the product with V; K/V heads shared by groups of query heads (GQA); past and present
  * key/value caches. LinearAttention (27): the recurrences of its four update rules, token
- * by token. Computes in double. */
+ * by token. ai.onnx.preview.FlexAttention (1): scores, softmax and output in the
+ * softmax_precision type, with the score_mod and prob_mod sub-graphs run on the whole score
+ * and probability tensors. Computes in double. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "eval/kernel.h"
@@ -543,5 +546,205 @@ int ox_op_LinearAttention(ox_k *k)
 		ox_store_f64(s, L.s);
 	}
 	free(u), free(L.q), free(L.kk), free(L.v), free(L.g), free(L.beta), free(L.s), free(L.y);
+	return rc;
+}
+
+/* ---- ai.onnx.preview.FlexAttention ------------------------------------------------- */
+
+/* Q [B, Hq, L, E], K [B, Hkv, S, E], V [B, Hkv, S, Ev]; query head h reads K/V head
+ * h / (Hq / Hkv). The scores and probabilities [B, Hq, L, S] and the product with V are
+ * rounded to the softmax_precision type (float unless the inputs are double), the type the
+ * score_mod and prob_mod sub-graphs see; Y is rounded from it to Q's type. */
+typedef struct flex {
+	ox_k *k;
+	int64_t b, hq, hkv, l, s, e, ev, group;
+	int ctype;
+	double scale;
+} flex;
+
+/* x rounded to the precision of type (float, float16, bfloat16 or double). */
+static void round_to(int type, double *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		float f = (float)x[i];
+		if (type == OX_FLOAT)
+			x[i] = f;
+		else if (type == OX_FLOAT16)
+			x[i] = ox_f16_to_f32(ox_f32_to_f16(f));
+		else if (type == OX_BFLOAT16)
+			x[i] = ox_bf16_to_f32(ox_f32_to_bf16(f));
+	}
+}
+
+static int flex_precision(ox_k *k, flex *F, int type)
+{
+	const Onnx__AttributeProto *p = ox_attr(k, "softmax_precision");
+	F->ctype = type == OX_DOUBLE ? OX_DOUBLE : OX_FLOAT;
+	if (!p)
+		return 0;
+	if (p->i != OX_FLOAT && p->i != OX_FLOAT16 && p->i != OX_DOUBLE && p->i != OX_BFLOAT16)
+		return ox_kfail(k, "softmax_precision must be 1 (float), 10 (float16), 11 (double) or 16 (bfloat16), not %lld",
+				(long long)p->i);
+	F->ctype = (int)p->i;
+	return 0;
+}
+
+static int flex_check(ox_k *k, flex *F, ox_val *const *in)
+{
+	static const char *const names[] = {"Q", "K", "V"};
+	for (int i = 0; i < 3; i++) {
+		if (ox_check_type(k, in[i], names[i], float_types) < 0)
+			return -1;
+		if (in[i]->type != in[0]->type)
+			return ox_kfail(k, "%s must have Q's element type %s, not %s", names[i], ox_elem_label(in[0]->type),
+					ox_elem_label(in[i]->type));
+		if (in[i]->rank != 4)
+			return ox_kfail(k, "%s must have rank 4 [batch, heads, sequence, head size], not %d", names[i],
+					in[i]->rank);
+	}
+	const int64_t *q = in[0]->dims, *kk = in[1]->dims, *v = in[2]->dims;
+	*F = (flex){k, q[0], q[1], kk[1], q[2], kk[2], q[3], v[3], 1, 0, 0};
+	if (kk[0] != F->b || v[0] != F->b)
+		return ox_kfail(k, "Q, K and V must have the same batch size (%lld, %lld, %lld)", (long long)q[0],
+				(long long)kk[0], (long long)v[0]);
+	if (kk[3] != F->e)
+		return ox_kfail(k, "K's head size (%lld) must be Q's (%lld)", (long long)kk[3], (long long)F->e);
+	if (v[1] != F->hkv || v[2] != F->s)
+		return ox_kfail(k, "K and V must have the same heads and sequence length ([%lld, %lld] and [%lld, %lld])",
+				(long long)F->hkv, (long long)F->s, (long long)v[1], (long long)v[2]);
+	if (F->hq != F->hkv && (F->hkv == 0 || F->hq % F->hkv))
+		return ox_kfail(k, "the %lld query heads cannot be grouped over %lld key/value heads", (long long)F->hq,
+				(long long)F->hkv);
+	F->group = F->hkv ? F->hq / F->hkv : 1;
+	const Onnx__AttributeProto *sa = ox_attr(k, "scale");
+	F->scale = sa ? sa->f : 1 / sqrt((double)F->e);
+	return flex_precision(k, F, in[0]->type);
+}
+
+/* scores[b, h, i, j] = scale * Q[b, h, i] . K[b, h / group, j] */
+static void flex_scores(const flex *F, const double *q, const double *kd, double *sc)
+{
+	for (int64_t b = 0; b < F->b; b++)
+		for (int64_t h = 0; h < F->hq; h++)
+			for (int64_t i = 0; i < F->l; i++) {
+				const double *qi = q + ((b * F->hq + h) * F->l + i) * F->e;
+				const double *kb = kd + (b * F->hkv + h / F->group) * F->s * F->e;
+				double *row = sc + ((b * F->hq + h) * F->l + i) * F->s;
+				for (int64_t j = 0; j < F->s; j++) {
+					double d = 0;
+					for (int64_t e = 0; e < F->e; e++)
+						d += qi[e] * kb[j * F->e + e];
+					row[j] = F->scale * d;
+				}
+			}
+}
+
+/* Softmax over each row of s values (NaN rows where the maximum is infinite or NaN, as
+ * exp(x - max) gives). */
+static void flex_softmax(double *x, int64_t rows, int64_t s)
+{
+	for (int64_t r = 0; r < rows; r++, x += s) {
+		double mx = -INFINITY, sum = 0;
+		for (int64_t j = 0; j < s; j++)
+			mx = isnan(x[j]) || isnan(mx) ? NAN : fmax(mx, x[j]);
+		for (int64_t j = 0; j < s; j++)
+			sum += x[j] = exp(x[j] - mx);
+		for (int64_t j = 0; j < s; j++)
+			x[j] /= sum;
+	}
+}
+
+/* "float[1, 2, 3]" or "not a tensor", for messages. */
+static const char *describe(const ox_val *v, char *buf, size_t size)
+{
+	if (!v || v->kind != OX_TENSOR)
+		return "a value that is not a tensor";
+	size_t n = (size_t)snprintf(buf, size, "%s[", ox_elem_label(v->type));
+	for (int i = 0; i < v->rank && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? ", " : "", (long long)v->dims[i]);
+	if (n < size)
+		snprintf(buf + n, size - n, "]");
+	return buf;
+}
+
+/* Runs the sub-graph of attr (score_mod or prob_mod), when the node has one, on x as a
+ * [B, Hq, L, S] tensor of the softmax precision; x gets its result, which must have that
+ * type and shape. */
+static int flex_mod(const flex *F, const char *attr, double *x)
+{
+	ox_k *k = F->k;
+	if (!ox_attr_graph(k, attr))
+		return 0;
+	int gout, gin = ox_graph_arity(k, attr, &gout);
+	if (gin != 1 || gout != 1)
+		return ox_kfail(k, "attribute '%s' must have one input and one output, not %d and %d", attr, gin, gout);
+	int64_t dims[4] = {F->b, F->hq, F->l, F->s};
+	const char *why;
+	ox_val *t = ox_tensor_new(F->ctype, 4, dims, &why), *r = NULL;
+	if (!t)
+		return ox_kfail(k, "the input of '%s': %s", attr, why);
+	ox_store_f64(t, x);
+	int rc = ox_run_graph(k, attr, &t, 1, &r, 1);
+	char want[96], got[96];
+	if (rc == 0 && (!r || r->kind != OX_TENSOR || r->type != t->type || r->rank != 4 ||
+			memcmp(r->dims, dims, sizeof dims) != 0))
+		rc = ox_kfail(k, "attribute '%s' must return a tensor of its input's type and shape, %s, not %s", attr,
+			      describe(t, want, sizeof want), describe(r, got, sizeof got));
+	if (rc == 0)
+		ox_to_f64(r, x);
+	ox_val_unref(t);
+	ox_val_unref(r);
+	return rc;
+}
+
+/* Y[b, h, i] = sum_j P[b, h, i, j] V[b, h / group, j], rounded to the softmax precision. */
+static void flex_output(const flex *F, const double *p, const double *v, double *y)
+{
+	for (int64_t bh = 0; bh < F->b * F->hq; bh++)
+		for (int64_t i = 0; i < F->l; i++) {
+			const double *pi = p + (bh * F->l + i) * F->s;
+			const double *vb = v + ((bh / F->hq) * F->hkv + (bh % F->hq) / F->group) * F->s * F->ev;
+			double *yi = y + (bh * F->l + i) * F->ev;
+			for (int64_t d = 0; d < F->ev; d++)
+				yi[d] = 0;
+			for (int64_t j = 0; j < F->s; j++)
+				for (int64_t d = 0; d < F->ev; d++)
+					yi[d] += pi[j] * vb[j * F->ev + d];
+		}
+	round_to(F->ctype, y, F->b * F->hq * F->l * F->ev);
+}
+
+int ox_op_FlexAttention(ox_k *k)
+{
+	ox_val *in[3];
+	flex F;
+	if (ox_in_tensors(k, in, 3, 3) < 0 || flex_check(k, &F, in) < 0)
+		return -1;
+	int64_t yd[4] = {F.b, F.hq, F.l, F.ev}, n = ox_mul_count(ox_mul_count(ox_mul_count(F.b, F.hq), F.l), F.s);
+	ox_val *y = ox_out_tensor(k, 0, in[0]->type, 4, yd);
+	if (!y)
+		return -1;
+	if (n < 0)
+		return ox_kfail(k, "the scores [%lld, %lld, %lld, %lld] exceed the element limit", (long long)F.b,
+				(long long)F.hq, (long long)F.l, (long long)F.s);
+	double *q = ox_load_f64(k, in[0], "Q"), *kd = q ? ox_load_f64(k, in[1], "K") : NULL;
+	double *v = kd ? ox_load_f64(k, in[2], "V") : NULL, *sc = v ? ox_scratch(k, n, sizeof *sc, "scores") : NULL;
+	double *yd64 = sc ? ox_scratch(k, y->count, sizeof *yd64, "output") : NULL;
+	int rc = -1;
+	if (yd64) {
+		flex_scores(&F, q, kd, sc);
+		round_to(F.ctype, sc, n);
+		if (flex_mod(&F, "score_mod", sc) == 0) {
+			flex_softmax(sc, n / (F.s ? F.s : 1), F.s);
+			round_to(F.ctype, sc, n);
+			rc = flex_mod(&F, "prob_mod", sc);
+		}
+	}
+	if (rc == 0) {
+		round_to(F.ctype, v, in[2]->count);
+		flex_output(&F, sc, v, yd64);
+		ox_store_f64(y, yd64);
+	}
+	free(q), free(kd), free(v), free(sc), free(yd64);
 	return rc;
 }
