@@ -6,9 +6,11 @@ corpus/eval/COVERAGE.md: the opset versions of the specification, whether src/ev
 registers a kernel, and what the cases corpus/eval/*.onnxtxt exercise (opset versions,
 element types, number of cases). An operator is "supported" when it is registered and at
 least one case runs it, "no tests" when it is registered without cases, else "unsupported".
-For the ai.onnx.ml domain (ML_SPEC) there is one row per (operator, version): "supported"
-when OX_OPS_ML registers it and a case runs that very version; --check fails for any
-(operator, version) that is not, unless ML_REASONS says why.
+For the other standard domains (DOMAINS: ai.onnx.ml, ai.onnx.preview, ai.onnx.preview.training)
+there is one row per (operator, version): "supported" when the registry has its kernel
+(OX_OPS_ML, or a D(domain, OpType) entry of OX_DOMAIN_OPS) and a case runs that very
+version; --check fails for any (operator, version) that is not, unless the domain's reasons
+say why.
 
     tools/opcoverage.py            rewrite corpus/eval/COVERAGE.md
     tools/opcoverage.py --check    TAP: one line per operator (a skip when it has no kernel or
@@ -97,13 +99,26 @@ ML_DEPRECATED = {("TreeEnsembleClassifier", 5), ("TreeEnsembleRegressor", 5)}
 ML_REASONS = {}
 ML_DOMAIN = "ai.onnx.ml"
 
+# The domains other than the default one, each with one row per (operator, version): name,
+# where the list comes from, the list, deprecated (operator, version) pairs, reasons as
+# ML_REASONS, and the registry list that holds its kernels. The preview domains are
+# ../shared/onnx-schemas.json (ONNX 1.23.0).
+DOMAINS = [
+    {"name": ML_DOMAIN, "source": ML_SPEC_SOURCE, "spec": ML_SPEC, "deprecated": ML_DEPRECATED,
+     "reasons": ML_REASONS, "registry": "`OX_OPS_ML`"},
+    {"name": "ai.onnx.preview", "source": "ONNX 1.23.0, ai.onnx.preview opset 1",
+     "spec": "FlexAttention 1", "deprecated": set(), "reasons": {},
+     "registry": "the entries of `OX_DOMAIN_OPS`"},
+    {"name": "ai.onnx.preview.training", "source": "ONNX 1.23.0, ai.onnx.preview.training opset 1",
+     "spec": "Adagrad 1; Adam 1; Gradient 1; Momentum 1", "deprecated": set(), "reasons": {},
+     "registry": "the entries of `OX_DOMAIN_OPS`"},
+]
+
 # Operators the specification itself deprecates, with the version that did.
 DEPRECATED = {"Scatter": 11, "Upsample": 10}
 
 # Why an operator has no kernel, where that is a decision rather than work not done yet.
-REASONS = {
-    "LinearAttention": "opset 27 addition, not implemented yet",
-}
+REASONS = {}
 DEFAULT_REASON = "no kernel in src/eval/ops.h"
 
 # Element type names of the textual syntax, in TensorProto.DataType order (index = enum).
@@ -127,14 +142,18 @@ def read_spec(text=SPEC):
 
 
 def read_registry(root):
-    """The X(Name) entries of src/eval/ops.h, comments removed (they mention X(OpType)): those
-    of the default domain, and those of OX_OPS_ML (ai.onnx.ml)."""
+    """The entries of src/eval/ops.h, comments removed (they mention X(OpType)): the X(Name)
+    of the default domain, and per other domain a set of names: the X(Name) of OX_OPS_ML for
+    ai.onnx.ml, the D("domain", Name) of OX_DOMAIN_OPS for the others."""
     with open(os.path.join(root, "src", "eval", "ops.h"), encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
     m = re.search(r"#define OX_OPS_ML\(X\)(.*?)(?:\n\s*\n|#endif)", text, flags=re.S)
-    ml = set(re.findall(r"\bX\((\w+)\)", m.group(1))) if m else set()
+    others = {d["name"]: set() for d in DOMAINS}
+    others[ML_DOMAIN] = set(re.findall(r"\bX\((\w+)\)", m.group(1))) if m else set()
+    for domain, name in re.findall(r'\bD\("([\w.]+)",\s*(\w+)\)', text):
+        others.setdefault(domain, set()).add(name)
     rest = text[:m.start()] + text[m.end():] if m else text
-    return set(re.findall(r"\bX\((\w+)\)", rest)), ml
+    return set(re.findall(r"\bX\((\w+)\)", rest)), others
 
 
 def literal_types(text):
@@ -171,22 +190,24 @@ def default_opset(opset_import, fallback=None, domain=""):
     return fallback
 
 
-def walk_nodes(nodes, version, ops, ml_version=None, ml_ops=None):
+def walk_nodes(nodes, version, ops, versions=None, other=None):
     """Adds (op_type, opset import) for every default-domain node, sub-graphs included, and
-    for every ai.onnx.ml node to ml_ops."""
+    (domain, op_type, opset import of the domain) for every node of the other domains
+    (versions: their imports) to other."""
     for node in nodes:
         if node.domain in ("", "ai.onnx"):
             ops.add((node.op_type, version))
-        elif node.domain == ML_DOMAIN and ml_ops is not None:
-            ml_ops.add((node.op_type, ml_version))
+        elif other is not None:
+            other.add((node.domain, node.op_type, (versions or {}).get(node.domain)))
         for a in node.attribute:
             for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
-                walk_nodes(g.node, version, ops, ml_version, ml_ops)
+                walk_nodes(g.node, version, ops, versions, other)
 
 
 def read_case(path, exe, onnx):
-    """(ops, types, ml_ops) of one case: ops and ml_ops sets of (op_type, opset import) of the
-    default domain and of ai.onnx.ml, types a set of names."""
+    """(ops, types, other) of one case: ops a set of (op_type, opset import) of the default
+    domain, other a set of (domain, op_type, opset import) of the other domains, types a set
+    of names."""
     r = subprocess.run([exe, "to-binary", path, "-o", "-"], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)
     if r.returncode != 0:
@@ -194,18 +215,18 @@ def read_case(path, exe, onnx):
         raise ValueError("onnxtxt to-binary failed: %s" % (msg[0] if msg else "exit %d" % r.returncode))
     model = onnx.load_model_from_string(r.stdout)
     version = default_opset(model.opset_import)
-    ml_version = default_opset(model.opset_import, domain=ML_DOMAIN)
-    ops, ml_ops = set(), set()
-    walk_nodes(model.graph.node, version, ops, ml_version, ml_ops)
+    versions = {o.domain: o.version for o in model.opset_import if o.domain not in ("", "ai.onnx")}
+    ops, other = set(), set()
+    walk_nodes(model.graph.node, version, ops, versions, other)
     for fn in model.functions:
-        walk_nodes(fn.node, default_opset(fn.opset_import, version), ops,
-                   default_opset(fn.opset_import, ml_version, ML_DOMAIN), ml_ops)
+        fv = dict(versions, **{o.domain: o.version for o in fn.opset_import if o.domain not in ("", "ai.onnx")})
+        walk_nodes(fn.node, default_opset(fn.opset_import, version), ops, fv, other)
     types = set()
     for v in list(model.graph.input) + list(model.graph.output):
         declared_types(v.type, types)
     with open(path, encoding="utf-8") as f:
         types |= literal_types(f.read())
-    return ops, types, ml_ops
+    return ops, types, other
 
 
 def spec_version(versions, imported):
@@ -251,19 +272,22 @@ def analyse(spec, registry, cases):
     return rows, problems
 
 
-def analyse_ml(spec, registry, cases):
-    """Rows per (operator, version) of ai.onnx.ml, and inconsistencies."""
-    problems = ["src/eval/ops.h: %s is not an operator of %s" % (n, ML_DOMAIN)
+def analyse_domain(domain, registry, cases):
+    """Rows per (operator, version) of one of DOMAINS, and inconsistencies."""
+    name_, spec = domain["name"], read_spec(domain["spec"])
+    problems = ["src/eval/ops.h: %s is not an operator of %s" % (n, name_)
                 for n in sorted(registry - set(spec))]
     used = {}  # (op, version) -> {"cases": set, "types": set}
-    for name, (_, types, ml_ops) in sorted(cases.items()):
-        for op, imported in sorted(ml_ops, key=lambda o: (o[0], o[1] or 0)):
+    for name, (_, types, other) in sorted(cases.items()):
+        for d, op, imported in sorted(other, key=lambda o: (o[0], o[1], o[2] or 0)):
+            if d != name_:
+                continue
             if op not in spec:
-                problems.append("%s: %s is not an operator of %s" % (name, op, ML_DOMAIN))
+                problems.append("%s: %s is not an operator of %s" % (name, op, name_))
                 continue
             v = spec_version(spec[op], imported)
             if v is None:
-                problems.append("%s: %s.%s does not exist at ml opset %s" % (name, ML_DOMAIN, op, imported))
+                problems.append("%s: %s.%s does not exist at %s opset %s" % (name, name_, op, name_, imported))
                 continue
             u = used.setdefault((op, v), {"cases": set(), "types": set()})
             u["cases"].add(name)
@@ -279,17 +303,17 @@ def analyse_ml(spec, registry, cases):
     return rows, problems
 
 
-def render_ml(rows):
+def render_domain(domain, rows):
     ops = sorted({r["op"] for r in rows})
     ok = [r for r in rows if r["status"] == "supported"]
     out = [
         "",
-        "## %s" % ML_DOMAIN,
+        "## %s" % domain["name"],
         "",
-        "From %s (the list is data in the script) and `OX_OPS_ML` in" % ML_SPEC_SOURCE,
-        "`src/eval/ops.h`: one row per operator and version. A version counts as exercised when a",
-        "case imports an ml opset that selects it; `meson test eval_coverage` fails for a version",
-        "that is not supported unless the script gives a reason.",
+        "From %s (the list is data in the script) and %s" % (domain["source"], domain["registry"]),
+        "in `src/eval/ops.h`: one row per operator and version. A version counts as exercised",
+        "when a case imports an opset of %s that selects it; `meson test eval_coverage`" % domain["name"],
+        "fails for a version that is not supported unless the script gives a reason.",
         "",
         "- %d operators, %d (operator, version) pairs; supported (a kernel and a case for that" % (len(ops), len(rows)),
         "  version): %d of %d; operators with every version supported: %d of %d." % (
@@ -299,10 +323,10 @@ def render_ml(rows):
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
-        op = r["op"] + (" (deprecated)" if (r["op"], r["version"]) in ML_DEPRECATED else "")
+        op = r["op"] + (" (deprecated)" if (r["op"], r["version"]) in domain["deprecated"] else "")
         status = r["status"]
         if status != "supported":
-            status += ": " + ML_REASONS.get((r["op"], r["version"]), "no reason given")
+            status += ": " + domain["reasons"].get((r["op"], r["version"]), "no reason given")
         out.append("| %s | %d | %s | %s | %d | %s |" % (
             op, r["version"], "yes" if r["registered"] else "no", ", ".join(r["types"]) or "-", r["cases"], status))
     out.append("")
@@ -392,13 +416,19 @@ def main():
         return 1
 
     spec = read_spec()
-    registry, ml_registry = read_registry(root)
+    registry, others = read_registry(root)
     cases, problems = load_cases(root, exe, onnx)
     rows, more = analyse(spec, registry, cases)
     problems += more
-    ml_rows, more = analyse_ml(read_spec(ML_SPEC), ml_registry, cases)
-    problems += more
-    text = render(rows, len(cases)) + render_ml(ml_rows)
+    text = render(rows, len(cases))
+    domain_rows = []  # (domain, row)
+    for d in DOMAINS:
+        drows, more = analyse_domain(d, others.get(d["name"], set()), cases)
+        problems += more
+        text += render_domain(d, drows)
+        domain_rows += [(d, r) for r in drows]
+    for name in sorted(set(others) - {d["name"] for d in DOMAINS}):
+        problems.append("src/eval/ops.h: %s is not a domain of the specification" % name)
     path = os.path.join(root, OUTPUT)
 
     if not args.check:
@@ -408,7 +438,7 @@ def main():
             sys.stderr.write("opcoverage.py: %s\n" % p)
         return 1 if problems else 0
 
-    print("1..%d" % (len(rows) + len(ml_rows) + 2))
+    print("1..%d" % (len(rows) + len(domain_rows) + 2))
     failed = 0
     for n, r in enumerate(rows, 1):
         label = "%s (%s)" % (r["op"], ", ".join(map(str, r["spec"])))
@@ -419,9 +449,9 @@ def main():
             print("ok %d - %s # SKIP no tests: registered, but no case in corpus/eval runs it" % (n, label))
         else:
             print("ok %d - %s # SKIP unsupported: %s" % (n, label, REASONS.get(r["op"], DEFAULT_REASON)))
-    for n, r in enumerate(ml_rows, len(rows) + 1):
-        label = "%s.%s version %d" % (ML_DOMAIN, r["op"], r["version"])
-        why = ML_REASONS.get((r["op"], r["version"]))
+    for n, (d, r) in enumerate(domain_rows, len(rows) + 1):
+        label = "%s.%s version %d" % (d["name"], r["op"], r["version"])
+        why = d["reasons"].get((r["op"], r["version"]))
         if r["status"] == "supported":
             print("ok %d - %s: %d cases" % (n, label, r["cases"]))
         elif why:
@@ -429,14 +459,15 @@ def main():
         else:
             failed += 1
             print("not ok %d - %s: %s, and no reason is given" % (n, label, r["status"]))
-    n = len(rows) + len(ml_rows) + 1
+    n = len(rows) + len(domain_rows) + 1
     if problems:
         failed += 1
         print("not ok %d - registry and cases" % n)
         for p in problems:
             print("# " + p)
     else:
-        print("ok %d - registry and cases (%d + %d registered, %d cases)" % (n, len(registry), len(ml_registry), len(cases)))
+        print("ok %d - registry and cases (%d + %s registered, %d cases)" % (
+            n, len(registry), " + ".join(str(len(others.get(d["name"], ()))) for d in DOMAINS), len(cases)))
     n += 1
     try:
         with open(path, encoding="utf-8") as f:

@@ -257,6 +257,7 @@
 /* attention.c */
 #define OX_OPS_ATTENTION(X) \
 	X(Attention) \
+	X(LinearAttention) \
 	X(RotaryEmbedding)
 
 /* einsum.c, deformconv.c, loss.c, detection.c, tfidf.c, image.c */
@@ -294,8 +295,9 @@
 	X(ZipMap)
 
 /* Other domains: D(domain, OpType). training.c, gradient.c: ai.onnx.preview.training;
- * flexattention.c: ai.onnx.preview */
+ * attention.c: ai.onnx.preview */
 #define OX_DOMAIN_OPS(D) \
+	D("ai.onnx.preview", FlexAttention) \
 	D("ai.onnx.preview.training", Adagrad) \
 	D("ai.onnx.preview.training", Adam) \
 	D("ai.onnx.preview.training", Gradient) \
