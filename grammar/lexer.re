@@ -51,6 +51,15 @@ ox_tok ox_lex(ox_lexer *L)
 		exponent = [eE] [+-]? digits;
 		id = [A-Za-z_] [A-Za-z0-9_]*;
 		special = 'inf' | 'infinity' | 'nan';
+		/* Text is UTF-8: a byte that is not part of a well-formed character (overlong
+		 * forms, surrogates, beyond U+10FFFF, cut short, stray continuation bytes) ends
+		 * the string, comment or annotation it is in, and is refused (OX_LEX_BAD_UTF8) */
+		tail = [\x80-\xbf];
+		u8 = [\xc2-\xdf] tail | "\xe0" [\xa0-\xbf] tail | [\xe1-\xec\xee\xef] tail tail
+		   | "\xed" [\x80-\x9f] tail | "\xf0" [\x90-\xbf] tail tail | [\xf1-\xf3] tail tail tail
+		   | "\xf4" [\x80-\x8f] tail tail;
+		schar = [^"\\\x80-\xff] | u8;
+		lchar = [^\n\r\x00\x80-\xff] | u8; /* of a comment */
 
 		$ { TOKEN(OX_TOK_EOF); }
 
@@ -60,12 +69,18 @@ ox_tok ox_lex(ox_lexer *L)
 		 * an annotation's string is written escaped ("\" CR), so it does not end the line. */
 		/* "#@ input" alone is one too: fmt drops a comment's trailing blanks, and "#@ input "
 		 * must not turn into an annotation of the next element */
-		"#@" [ \t]* ("input" | "expect") ([ \t] [^\n\r\x00]*)? { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
-		"#@" ([^\n\r\x00\\] | "\\" [^\n\x00])* "\\"? { TOKEN(TK_ANNOT); }
-		"#" [^\n\r\x00]* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
+		"#@" [ \t]* ("input" | "expect") ([ \t] lchar*)? { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
+		"#@" ([^\n\r\x00\\\x80-\xff] | u8 | "\\" (lchar | "\r"))* "\\"? { TOKEN(TK_ANNOT); }
+		"#" lchar* { if (L->comments) TOKEN(OX_TOK_COMMENT); continue; }
 
-		["] ([^"\\] | "\\" [^])* ["] { TOKEN(TK_STRING); }
-		["] ([^"\\] | "\\" [^])* "\\"? { ERROR(OX_LEX_UNTERMINATED_STRING); }
+		["] (schar | "\\" (schar | ["\\]))* ["] { TOKEN(TK_STRING); }
+		["] (schar | "\\" (schar | ["\\]))* "\\"? {
+			if (cur < lim) { /* stopped at a byte that is not UTF-8 */
+				tok = cur++;
+				ERROR(OX_LEX_BAD_UTF8);
+			}
+			ERROR(OX_LEX_UNTERMINATED_STRING);
+		}
 
 		"-"? digits { TOKEN(TK_INT); }
 		"-"? digits ("." digit* exponent? | exponent) { TOKEN(TK_FLOAT); }
@@ -138,6 +153,8 @@ ox_tok ox_lex(ox_lexer *L)
 		"?" { TOKEN(TK_QUESTION); }
 
 		['] { ERROR(OX_LEX_SINGLE_QUOTE); }
+		u8 { ERROR(OX_LEX_BAD_CHAR); }
+		[\x80-\xff] { ERROR(OX_LEX_BAD_UTF8); }
 		"\x00" { ERROR(OX_LEX_NUL); }
 		* { ERROR(OX_LEX_BAD_CHAR); }
 		*/

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "literal.h"
 #include "text/build.h"
 #include "onnx.h"
 #include "types.h"
@@ -503,10 +504,14 @@ static size_t source_line(const OnnxError *err, const char *text, size_t len, ch
 	window(text, start, end, err->offset, &ws, &we);
 	if (ws > start)
 		used = put(buf, size, used, "...", 3);
-	/* control bytes (a NUL, a CR before the newline) would garble or cut the line */
+	/* control bytes (a NUL, a CR before the newline) would garble or cut the line, and a
+	 * byte that is not UTF-8 would make the message not text */
 	for (size_t i = ws; i < we; i++) {
 		unsigned char c = (unsigned char)text[i];
-		used = put(buf, size, used, c < 0x20 && c != '\t' ? "?" : c == 0x7f ? "?" : text + i, 1);
+		size_t k = ox_utf8_len(text + i, we - i);
+		bool shown = k && (c >= 0x20 || c == '\t') && c != 0x7f;
+		used = put(buf, size, used, shown ? text + i : "?", shown ? k : 1);
+		i += k ? k - 1 : 0;
 	}
 	if (we < end)
 		used = put(buf, size, used, "...", 3);

@@ -570,12 +570,48 @@ double ox_narrow_to_double(int dtype, uint32_t bits)
 	return neg ? -v : v;
 }
 
+size_t ox_utf8_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	if (n == 0)
+		return 0;
+	if (u[0] < 0x80)
+		return 1;
+	/* the second byte's range depends on the first: that excludes overlong forms
+	 * (C0, C1, E0 80-9F, F0 80-8F), surrogates (ED A0-BF) and beyond U+10FFFF (F4 90-, F5-) */
+	size_t k = u[0] >= 0xc2 && u[0] <= 0xdf ? 2 : u[0] >= 0xe0 && u[0] <= 0xef ? 3 : u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : 0;
+	unsigned lo = u[0] == 0xe0 ? 0xa0 : u[0] == 0xf0 ? 0x90 : 0x80;
+	unsigned hi = u[0] == 0xed ? 0x9f : u[0] == 0xf4 ? 0x8f : 0xbf;
+	if (k == 0 || n < k || u[1] < lo || u[1] > hi)
+		return 0;
+	for (size_t i = 2; i < k; i++)
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+	return k;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 size_t ox_unescape(char *dst, const char *src, size_t n)
 {
 	size_t j = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (src[i] == '\\' && i + 1 < n)
+		if (src[i] == '\\' && i + 1 < n) {
 			i++;
+			int hi, lo;
+			if (src[i] == 'x' && i + 2 < n && (hi = hex_digit(src[i + 1])) >= 0 &&
+			    (lo = hex_digit(src[i + 2])) >= 0) {
+				dst[j++] = (char)(hi << 4 | lo);
+				i += 2;
+				continue;
+			}
+		}
 		dst[j++] = src[i];
 	}
 	return j;

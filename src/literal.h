@@ -35,9 +35,17 @@ double ox_narrow_to_double(int dtype, uint32_t bits);
 /* Whether p[0..n) is the lowercase ASCII word w, ignoring case ("Inf", "TRUE"). */
 bool ox_word_is(const char *p, size_t n, const char *w);
 
-/* Unescapes a string literal body (between the quotes): a backslash takes the next byte
- * literally. dst must hold n bytes; returns the unescaped length. */
+/* Unescapes a string literal body (between the quotes): \xHH (two hex digits, either
+ * case) is the byte 0xHH, so that bytes which are not UTF-8 can be written; any other
+ * backslash takes the next byte literally, as onnx's parser does. dst must hold n bytes;
+ * returns the unescaped length. */
 size_t ox_unescape(char *dst, const char *src, size_t n);
+
+/* The length (1 to 4) of the well-formed UTF-8 character at s, n > 0 bytes being there;
+ * 0 when its first byte does not start one: a stray continuation byte, an overlong form,
+ * a surrogate, a code point beyond U+10FFFF or a sequence cut short. ASCII (control bytes
+ * and NUL too) is 1. */
+size_t ox_utf8_len(const char *s, size_t n);
 
 /* Standard base64 (RFC 4648, with padding), which annotations use for messages that have
  * no syntax. ox_base64_encode writes 4 * ceil(n / 3) bytes and no NUL. Decoding returns

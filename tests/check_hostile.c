@@ -744,7 +744,9 @@ START_TEST(a_nul_byte_at_every_offset)
 		if (inside[at] == 2) {
 			continue; /* parse_checked has checked that the outcome is clean */
 		} else if (inside[at] == 1) {
-			ck_assert_msg(st == ONNXTXT_OK || (e.offset < at && at < e.offset + e.length),
+			/* a NUL that cuts a UTF-8 character leaves the bytes before it not text */
+			bool cut = strncmp(e.message, "invalid UTF-8 byte", 18) == 0 && e.offset < at && at - e.offset < 4;
+			ck_assert_msg(st == ONNXTXT_OK || (e.offset < at && at < e.offset + e.length) || cut,
 				      "%s: error at %zu+%zu does not cover the string: %s", ctx, e.offset, e.length,
 				      e.message);
 		} else {

@@ -493,6 +493,40 @@ START_TEST(bad_strings)
 }
 END_TEST
 
+/* Text is UTF-8: a byte that is not part of a well-formed character is refused where it
+ * is, inside a string, a comment, an annotation or a test-case line alike. */
+START_TEST(invalid_utf8)
+{
+	static const struct {
+		const char *s;
+		size_t off;
+	} bad[] = {
+		{"\"a\xff" "z\"", 2},          {"\"\x80\"", 1},                /* a byte, a stray continuation */
+		{"\"\xc0\xaf\"", 1},          {"\"\xe0\x80\xaf\"", 1},        /* overlong forms */
+		{"\"\xf0\x80\x80\xaf\"", 1},  {"\"\xed\xa0\x80\"", 1},        /* overlong, a surrogate */
+		{"\"\xf4\x90\x80\x80\"", 1},  {"\"\xf5\x80\x80\x80\"", 1},    /* beyond U+10FFFF */
+		{"\"\xc3\"", 1},             {"\"\xe4\xb8\"", 1},             /* cut short by the quote */
+		{"\"ab\xe4\xb8", 3},          {"\"\\\xff\"", 2},              /* by the end; escaped */
+		{"x # caf\xe9\nb", 7},       {"#@ doc_string: \"\xfe\"\n", 16}, /* comment, annotation */
+		{"#@ input x = string[1] {\"\xff\"}\n", 25},                   /* a test-case line */
+		{"#@ d: \"a\\\xff\"\n", 9},  {"\xff", 0},  {"a\x80", 1},       /* escaped; outside */
+		{"\"\xe4\xb8\xad\xff\"", 4},                                    /* after a good character */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		expect_error(bad[i].s, OX_LEX_BAD_UTF8, bad[i].off);
+	/* the error token is the one byte, so the caret points at it */
+	ox_tok t = first("\"\xff\"", 3);
+	ck_assert_int_eq(t.code, ERR);
+	ck_assert_uint_eq(t.n, 1);
+	/* well-formed UTF-8 stays as it is: in strings, escaped, in comments and annotations */
+	expect_single("\"\\\xc3\xa9\\\xf4\x8f\xbf\xbf\"", TK_STRING, 0);
+	EXPECT("a # \xe4\xb8\xad\xf0\x9f\x98\x80\nb", TK_ID, TK_ID);
+	EXPECT("#@ doc_string: \"\xe4\xb8\xad\"\ng", TK_ANNOT, TK_ID);
+	EXPECT("#@ input x = string[1] {\"\xc3\xa9\"}\ng", TK_ID);
+	EXPECT("\"\\xff\"", TK_STRING); /* the escape is text */
+}
+END_TEST
+
 /* ---- comments, annotations, whitespace ----------------------------------------------- */
 
 START_TEST(comments_and_annotations)
@@ -729,6 +763,7 @@ int main(void)
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, nul_bytes);
 	tcase_add_test(tc, bad_strings);
+	tcase_add_test(tc, invalid_utf8);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("trivia");

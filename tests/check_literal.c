@@ -1139,7 +1139,10 @@ START_TEST(unescape)
 		{"a\\\"b", 4, "a\"b", 3},
 		{"a\\\\b", 4, "a\\b", 3},
 		{"\\n", 2, "n", 1}, /* not a newline: a backslash takes the next byte literally */
-		{"\\t\\x41\\u0041", 12, "tx41u0041", 9},
+		{"\\t\\x41\\u0041", 12, "tAu0041", 7}, /* \xHH is a byte: onnx reads x41 */
+		{"\\xff\\x00\\xAb\\x7F", 16, "\xff\0\xab\x7f", 4},   /* either case */
+		{"\\xg1\\x4\\x", 9, "xg1x4x", 6},           /* not two hex digits: x itself */
+		{"\\\\xff", 5, "\\xff", 4},                 /* an escaped backslash, then xff */
 		{"\\\\\\\"", 4, "\\\"", 2},
 		{"line\nnext", 9, "line\nnext", 9}, /* raw newline kept */
 		{"a\0b", 3, "a\0b", 3},             /* NUL kept */
@@ -1154,6 +1157,37 @@ START_TEST(unescape)
 		ck_assert_msg(m == t[i].m && memcmp(buf, t[i].out, m) == 0, "case %zu: length %zu", i, m);
 		ck_assert_msg((unsigned char)buf[m] == 0x5a || m == t[i].n, "case %zu: wrote past the result", i);
 	}
+}
+END_TEST
+
+/* Every class of byte sequence that is not well-formed UTF-8, and the edges of the valid
+ * ranges next to each. */
+START_TEST(utf8_len)
+{
+	static const struct {
+		const char *s;
+		size_t n, len;
+	} t[] = {
+		{"a", 1, 1}, {"\0", 1, 1}, {"\x7f", 1, 1},
+		{"\xc3\xa9", 2, 2}, {"\xe4\xb8\xad", 3, 3}, {"\xf0\x9f\x98\x80", 4, 4}, /* é, 中, an emoji */
+		{"\xc2\x80", 2, 2}, {"\xdf\xbf", 2, 2},                    /* U+0080, U+07FF */
+		{"\xe0\xa0\x80", 3, 3}, {"\xef\xbf\xbf", 3, 3},              /* U+0800, U+FFFF */
+		{"\xed\x9f\xbf", 3, 3}, {"\xee\x80\x80", 3, 3},              /* around the surrogates */
+		{"\xf0\x90\x80\x80", 4, 4}, {"\xf4\x8f\xbf\xbf", 4, 4},     /* U+10000, U+10FFFF */
+		{"\x80", 1, 0}, {"\xbf", 1, 0},                            /* stray continuation bytes */
+		{"\xc0\x80", 2, 0}, {"\xc1\xbf", 2, 0},                    /* overlong 2-byte forms */
+		{"\xe0\x80\x80", 3, 0}, {"\xe0\x9f\xbf", 3, 0},              /* overlong 3-byte forms */
+		{"\xf0\x80\x80\x80", 4, 0}, {"\xf0\x8f\xbf\xbf", 4, 0},     /* overlong 4-byte forms */
+		{"\xed\xa0\x80", 3, 0}, {"\xed\xbf\xbf", 3, 0},              /* surrogates */
+		{"\xf4\x90\x80\x80", 4, 0}, {"\xf5\x80\x80\x80", 4, 0},     /* beyond U+10FFFF */
+		{"\xf8\x88\x80\x80\x80", 5, 0}, {"\xff", 1, 0}, {"\xfe", 1, 0},
+		{"\xc3", 1, 0}, {"\xe4\xb8", 2, 0}, {"\xf0\x9f\x98", 3, 0}, /* cut short by the end */
+		{"\xc3" "z", 2, 0}, {"\xe4\xb8" "z", 3, 0}, {"\xf0\x9f\x98" "z", 4, 0}, /* cut short by ASCII */
+		{"\xe4\xc3\xa9", 3, 0},                                 /* cut short by a lead byte */
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		ck_assert_msg(ox_utf8_len(t[i].s, t[i].n) == t[i].len, "case %zu: %zu, not %zu", i,
+			      ox_utf8_len(t[i].s, t[i].n), t[i].len);
 }
 END_TEST
 
@@ -1199,6 +1233,7 @@ int main(void)
 
 	tc = tcase_create("strings");
 	tcase_add_test(tc, unescape);
+	tcase_add_test(tc, utf8_len);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -96,7 +96,8 @@ void ox_put_uint(ox_out *o, uint64_t v);
  * back as a FLOAT literal, not an INT. */
 void ox_put_float(ox_out *o, float v, bool literal);
 void ox_put_double(ox_out *o, double v, bool literal);
-/* A string literal: quotes, with '\' and '"' escaped, all other bytes as they are. */
+/* A string literal: quotes, with '\' and '"' escaped, UTF-8 characters and control bytes
+ * as they are, and each byte that is not part of well-formed UTF-8 as \xHH. */
 void ox_put_string(ox_out *o, const char *s, size_t n);
 /* A shape's dims as "[2, 3]". */
 void ox_put_dims(ox_out *o, const int64_t *dims, size_t n);

@@ -36,6 +36,7 @@ enum ox_lex_error {
 	OX_LEX_BAD_NUMBER,
 	OX_LEX_BAD_SPECIAL,
 	OX_LEX_TOO_LONG,
+	OX_LEX_BAD_UTF8, /* a byte that is not part of well-formed UTF-8 */
 };
 
 void ox_lex_init(ox_lexer *L, const char *text, size_t len);

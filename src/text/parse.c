@@ -44,17 +44,16 @@ static const char *bad_number_reason(const ox_tok *t)
 
 static _Noreturn void lex_error(ox_parser *P, ox_tok *t)
 {
-	if (t->v == OX_LEX_BAD_CHAR) {
-		/* show the whole UTF-8 character, not one byte of it */
-		unsigned char c = (unsigned char)t->p[0];
-		size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-		if (n > (size_t)(P->src + P->len - t->p))
-			n = 1;
-		t->n = (uint32_t)n;
+	unsigned char c = (unsigned char)t->p[0];
+	if (t->v == OX_LEX_BAD_CHAR) { /* the token is the whole UTF-8 character */
 		if (c >= 0x20 && c != 0x7f)
-			ox_fail(P, t, ONNXTXT_ERR_SYNTAX, "unexpected character '%.*s'", (int)n, t->p);
+			ox_fail(P, t, ONNXTXT_ERR_SYNTAX, "unexpected character '%.*s'", (int)t->n, t->p);
 		ox_fail(P, t, ONNXTXT_ERR_SYNTAX, "unexpected control character 0x%02x", c);
 	}
+	if (t->v == OX_LEX_BAD_UTF8)
+		ox_fail(P, t, ONNXTXT_ERR_SYNTAX,
+			"invalid UTF-8 byte 0x%02x; write a byte that is not text as \\x%02x in a quoted name or string", c,
+			c);
 	if (t->v == OX_LEX_UNTERMINATED_STRING)
 		t->n = 1;
 	if (t->v == OX_LEX_BAD_NUMBER)
