@@ -617,6 +617,23 @@ size_t ox_unescape(char *dst, const char *src, size_t n)
 	return j;
 }
 
+size_t ox_escape_char(char **d, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char c = (unsigned char)*s;
+	size_t k = c < 0x80 ? 1 : ox_utf8_len(s, n);
+	if (c == '"' || c == '\\')
+		*(*d)++ = '\\';
+	if (k == 0) {
+		memcpy(*d, (const char[]){'\\', 'x', hex[c >> 4], hex[c & 15]}, 4);
+		*d += 4;
+		return 1;
+	}
+	memcpy(*d, s, k);
+	*d += k;
+	return k;
+}
+
 static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 size_t ox_base64_encode(char *dst, const unsigned char *src, size_t n)

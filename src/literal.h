@@ -40,12 +40,19 @@ bool ox_word_is(const char *p, size_t n, const char *w);
  * backslash takes the next byte literally, as onnx's parser does. dst must hold n bytes;
  * returns the unescaped length. */
 size_t ox_unescape(char *dst, const char *src, size_t n);
+/* Writes the character at s (n > 0 bytes left) as a quoted name or string holds it, for
+ * ox_unescape to read back: '"' and '\' after a backslash, a well-formed UTF-8 character
+ * as it is, and a byte that does not start one as \xHH (lowercase), so that the text stays
+ * UTF-8. Advances *d by at most 4 bytes per byte of s used; returns the bytes of s used. */
+size_t ox_escape_char(char **d, const char *s, size_t n);
 
 /* The length (1 to 4) of the well-formed UTF-8 character at s, n > 0 bytes being there;
  * 0 when its first byte does not start one: a stray continuation byte, an overlong form,
  * a surrogate, a code point beyond U+10FFFF or a sequence cut short. ASCII (control bytes
  * and NUL too) is 1. */
 size_t ox_utf8_len(const char *s, size_t n);
+/* The error for such a byte in text, with the byte twice: where the text says it */
+#define OX_BAD_UTF8_MESSAGE "invalid UTF-8 byte 0x%02x; write a byte that is not text as \\x%02x in a quoted name or string"
 
 /* Standard base64 (RFC 4648, with padding), which annotations use for messages that have
  * no syntax. ox_base64_encode writes 4 * ceil(n / 3) bytes and no NUL. Decoding returns

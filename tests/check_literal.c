@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "literal.h"
+#include "print/out.h"
 #include "types.h"
 #include "testutil.h"
 
@@ -1191,6 +1192,77 @@ START_TEST(utf8_len)
 }
 END_TEST
 
+/* The escape writer: every class of byte that is not well-formed UTF-8 becomes \xHH,
+ * well-formed characters stay, quotes and backslashes are escaped, and ox_unescape reads
+ * it all back. */
+static char *quoted(const char *s, size_t n, size_t *len)
+{
+	bool nomem = false;
+	ox_out o;
+	ox_out_init(&o, NULL, 0, &nomem);
+	ox_put_string(&o, s, n);
+	ck_assert(!o.failed);
+	char *r = malloc(o.len + 1);
+	memcpy(r, o.buf, o.len);
+	r[o.len] = '\0';
+	*len = o.len;
+	ox_out_free(&o);
+	return r;
+}
+
+START_TEST(escape)
+{
+	static const struct {
+		const char *in;
+		size_t n;
+		const char *out;
+	} t[] = {
+		{"a\"b\\c", 5, "\"a\\\"b\\\\c\""},
+		{"caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80", 14, "\"caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80\""},
+		{"\x80\xbf", 2, "\"\\x80\\xbf\""},                         /* stray continuation bytes */
+		{"\xc0\xaf\xe0\x80\xaf", 5, "\"\\xc0\\xaf\\xe0\\x80\\xaf\""}, /* overlong forms */
+		{"\xed\xa0\x80", 3, "\"\\xed\\xa0\\x80\""},                  /* a surrogate */
+		{"\xf4\x90\x80\x80\xff", 5, "\"\\xf4\\x90\\x80\\x80\\xff\""}, /* beyond U+10FFFF */
+		{"\xe4\xb8", 2, "\"\\xe4\\xb8\""},                         /* cut short by the end */
+		{"\xe4\xb8" "a\xe4\xb8\xad", 6, "\"\\xe4\\xb8a\xe4\xb8\xad\""},  /* by ASCII, then whole */
+		{"\\xff", 4, "\"\\\\xff\""},                              /* text, not a byte */
+		{"\n\t\x01", 3, "\"\n\t\x01\""},                            /* control bytes as they are */
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		size_t len;
+		char *q = quoted(t[i].in, t[i].n, &len);
+		ck_assert_msg(len == strlen(t[i].out) && memcmp(q, t[i].out, len) == 0, "case %zu: %s", i, q);
+		char back[64];
+		ck_assert_msg(ox_unescape(back, q + 1, len - 2) == t[i].n && memcmp(back, t[i].in, t[i].n) == 0,
+			      "case %zu: does not read back", i);
+		free(q);
+	}
+}
+END_TEST
+
+/* Any bytes, long enough to cross the writer's chunks: the text is UTF-8 and reads back. */
+START_TEST(escape_random_bytes)
+{
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	for (int round = 0; round < 200; round++) {
+		size_t n = (size_t)round * 97 % 9000;
+		char *s = malloc(n + 1);
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			s[i] = (char)(round % 2 ? x : (x & 0x3f) | 0x80); /* odd: any; even: mostly tails */
+		}
+		size_t len;
+		char *q = quoted(s, n, &len);
+		ck_assert_msg(tu_utf8_bad(q, len) == len, "round %d: not UTF-8 at %zu", round, tu_utf8_bad(q, len));
+		char *back = malloc(len);
+		ck_assert_msg(ox_unescape(back, q + 1, len - 2) == n && memcmp(back, s, n) == 0, "round %d", round);
+		free(back);
+		free(q);
+		free(s);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("literal");
@@ -1234,6 +1306,8 @@ int main(void)
 	tc = tcase_create("strings");
 	tcase_add_test(tc, unescape);
 	tcase_add_test(tc, utf8_len);
+	tcase_add_test(tc, escape);
+	tcase_add_test(tc, escape_random_bytes);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -26,13 +26,14 @@ static int chance(int one_in)
 	return rnd() % (uint64_t)one_in == 0;
 }
 
-/* Strings: identifiers, awkward names, keywords, empty, multi-line, non-ASCII; no NUL
- * (protobuf-c strings cannot hold one). */
+/* Strings: identifiers, awkward names, keywords, empty, multi-line, non-ASCII, bytes that
+ * are not UTF-8, and "\x41" as text; no NUL (protobuf-c strings cannot hold one). */
 static char *random_string(void)
 {
 	static const char *const words[] = {"x", "", "float", "seq", "inf", "NaN", "a b", "gpu_0/conv1", "0", "\"q\"",
 					    "back\\slash", "two\nlines", "#@ not a note", "caf\xc3\xa9", "\xff\xfe",
-					    "ends\n", "\n", "tab\there", "com.example", "1e5"};
+					    "ends\n", "\n", "tab\there", "com.example", "1e5", "\\x41",
+					    "\xed\xa0\x80", "\xc0\xaf", "\xf4\x90\x80\x80", "\xe4\xb8"};
 	if (chance(3)) {
 		size_t n = rnd() % 12;
 		char *s = malloc(n + 1);
@@ -144,6 +145,9 @@ START_TEST(random_models_survive_text)
 	char *text;
 	size_t tlen;
 	ck_assert_msg(OnnxPrinter_Print(model, 0, &text, &tlen, &err) == ONNXTXT_OK, "seed %d: %s", _i, err.message);
+	/* the random strings hold any bytes; the text holds them as \xHH */
+	size_t bad = tu_utf8_bad(text, tlen);
+	ck_assert_msg(bad == tlen, "seed %d: the text is not UTF-8 at byte %zu", _i, bad);
 	Onnx__ModelProto *back;
 	OnnxStatus st = OnnxParser_Parse(text, tlen, &back, &err);
 	ck_assert_msg(st == ONNXTXT_OK, "seed %d: %u:%u: %s\n%s", _i, err.line, err.column, err.message, text);

@@ -230,3 +230,24 @@ void tu_remove_tree(const char *path)
 	}
 	rmdir(path);
 }
+
+size_t tu_utf8_bad(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t k = u[i] < 0x80 ? 1 : u[i] >> 5 == 6 ? 2 : u[i] >> 4 == 14 ? 3 : u[i] >> 3 == 30 ? 4 : 0;
+		if (k == 0 || k > n - i)
+			return i;
+		uint32_t cp = k == 1 ? u[i] : (uint32_t)(u[i] & (0x7f >> k));
+		for (size_t j = 1; j < k; j++) {
+			if ((u[i + j] & 0xc0) != 0x80)
+				return i;
+			cp = cp << 6 | (u[i + j] & 0x3f);
+		}
+		static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+		if (cp < least[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += k;
+	}
+	return n;
+}

@@ -52,6 +52,9 @@ void tu_remove_tree(const char *path);
 
 /* Packs any message into a malloc'd buffer. */
 unsigned char *tu_pack(const void *msg, size_t *len);
+/* The offset of the first byte of s[0..n) that is not part of well-formed UTF-8, or n
+ * when all of it is: decoded by code point, independently of the library's check. */
+size_t tu_utf8_bad(const char *s, size_t n);
 
 /* Runs a suite with TAP output; returns the process exit status. */
 int tu_run(Suite *s);

@@ -10,6 +10,7 @@
 #include "file.h"
 #include "diag.h"
 #include "kernel.h"
+#include "literal.h"
 #include "types.h"
 
 #define VAL(v) ((ox_val *)(v))
@@ -673,26 +674,40 @@ static bool is_name_char(char c)
 	       c == '/' || c == ':' || c == '-';
 }
 
-/* NAME: an identifier-like word or a quoted string (with \" and \\ escapes). */
+/* The end of a quoted name at S->pos, up to eol: its closing quote, or eol after failing
+ * (unterminated, or a byte that is not UTF-8). */
+static size_t quoted_end(scan *S, size_t eol)
+{
+	size_t i = S->pos + 1, k;
+	for (; i < eol && S->t[i] != '"'; i += k) {
+		if (S->t[i] == '\\' && i + 1 < eol)
+			i++;
+		if (!(k = ox_utf8_len(S->t + i, eol - i))) {
+			char msg[OX_MSG];
+			snprintf(msg, sizeof msg, OX_BAD_UTF8_MESSAGE, (unsigned char)S->t[i], (unsigned char)S->t[i]);
+			scan_fail(S, ONNXTXT_ERR_SYNTAX, i, "%s", msg);
+			return eol;
+		}
+	}
+	if (i >= eol)
+		scan_fail(S, ONNXTXT_ERR_SYNTAX, S->pos, "%s", "unterminated name");
+	return i;
+}
+
+/* NAME: an identifier-like word or a quoted string (escaped as in the text syntax). */
 static char *case_name(scan *S, size_t eol)
 {
 	size_t start = S->pos;
 	if (S->pos < eol && S->t[S->pos] == '"') {
-		char *s = malloc(eol - start + 1);
-		size_t n = 0;
-		for (S->pos++; s && S->pos < eol && S->t[S->pos] != '"'; S->pos++) {
-			if (S->t[S->pos] == '\\' && S->pos + 1 < eol)
-				S->pos++;
-			s[n++] = S->t[S->pos];
+		size_t end = quoted_end(S, eol);
+		char *s = end < eol ? malloc(end - start) : NULL;
+		if (s) {
+			s[ox_unescape(s, S->t + start + 1, end - start - 1)] = '\0';
+			S->pos = end + 1;
+		} else if (end < eol) {
+			scan_fail(S, ONNXTXT_ERR_NOMEM, start, "%s", "out of memory");
 		}
-		if (s && S->pos < eol) {
-			S->pos++;
-			s[n] = '\0';
-			return s;
-		}
-		free(s);
-		scan_fail(S, s ? ONNXTXT_ERR_SYNTAX : ONNXTXT_ERR_NOMEM, start, "%s", s ? "unterminated name" : "out of memory");
-		return NULL;
+		return s;
 	}
 	while (S->pos < eol && is_name_char(S->t[S->pos]))
 		S->pos++;
@@ -851,10 +866,10 @@ OnnxStatus OnnxValue_PrintNamed(const OnnxValue *v, const char *name, char **tex
 		bool bare = bare_name(name);
 		if (!bare)
 			put(&b, "\"", 1);
-		for (const char *p = name; *p; p++) {
-			if (!bare && (*p == '"' || *p == '\\'))
-				put(&b, "\\", 1);
-			put(&b, p, 1);
+		for (size_t i = 0, nl = strlen(name); i < nl;) {
+			char tmp[8], *d = tmp;
+			i += ox_escape_char(&d, name + i, nl - i);
+			put(&b, tmp, (size_t)(d - tmp));
 		}
 		put(&b, bare ? " = " : "\" = ", bare ? 3 : 4);
 	}

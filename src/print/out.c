@@ -214,27 +214,6 @@ void ox_put_dims(ox_out *o, const int64_t *dims, size_t n)
 	ox_putc(o, ']');
 }
 
-/* Writes the character at s (n > 0 bytes left) as a string literal holds it: '"' and '\\'
- * after a backslash, a well-formed UTF-8 character as it is, and a byte that does not
- * start one as \\xHH, so that the text stays UTF-8 and reads back as the same bytes. At
- * most 4 bytes go to d per byte of s used; returns the bytes of s used. */
-static size_t put_char(char **d, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char c = (unsigned char)*s;
-	size_t k = c < 0x80 ? 1 : ox_utf8_len(s, n);
-	if (c == '"' || c == '\\')
-		*(*d)++ = '\\';
-	if (k == 0) {
-		memcpy(*d, (const char[]){'\\', 'x', hex[c >> 4], hex[c & 15]}, 4);
-		*d += 4;
-		return 1;
-	}
-	memcpy(*d, s, k);
-	*d += k;
-	return k;
-}
-
 #define STRING_CHUNK 4096
 
 void ox_put_string(ox_out *o, const char *s, size_t n)
@@ -248,9 +227,14 @@ void ox_put_string(ox_out *o, const char *s, size_t n)
 			return;
 		char *d = o->buf + o->len;
 		while (i < end) {
-			i += put_char(&d, s + i, n - i);
-			if (s[i - 1] == '\n') /* kept as it is: the column counts from here */
-				o->line = o->flushed + (size_t)(d - o->buf);
+			unsigned char c = (unsigned char)s[i];
+			if (c < 0x80 && c != '"' && c != '\\') {
+				*d++ = s[i++];
+				if (c == '\n') /* kept as it is: the column counts from here */
+					o->line = o->flushed + (size_t)(d - o->buf);
+			} else {
+				i += ox_escape_char(&d, s + i, n - i);
+			}
 		}
 		o->len = (size_t)(d - o->buf);
 	}
@@ -349,7 +333,7 @@ void ox_note_string(ox_out *o, const char *s, size_t n)
 		/* a raw CR would end the "#@" line (CR-only line ends); escaped, it is the byte */
 		if (s[i] == '\r')
 			*d++ = '\\';
-		i += put_char(&d, s + i, n - i) - 1;
+		i += ox_escape_char(&d, s + i, n - i) - 1;
 		ox_put(o, tmp, (size_t)(d - tmp));
 	}
 	ox_putc(o, '"');

@@ -51,9 +51,7 @@ static _Noreturn void lex_error(ox_parser *P, ox_tok *t)
 		ox_fail(P, t, ONNXTXT_ERR_SYNTAX, "unexpected control character 0x%02x", c);
 	}
 	if (t->v == OX_LEX_BAD_UTF8)
-		ox_fail(P, t, ONNXTXT_ERR_SYNTAX,
-			"invalid UTF-8 byte 0x%02x; write a byte that is not text as \\x%02x in a quoted name or string", c,
-			c);
+		ox_fail(P, t, ONNXTXT_ERR_SYNTAX, OX_BAD_UTF8_MESSAGE, c, c);
 	if (t->v == OX_LEX_UNTERMINATED_STRING)
 		t->n = 1;
 	if (t->v == OX_LEX_BAD_NUMBER)
