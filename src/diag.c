@@ -447,6 +447,19 @@ static size_t put(char *buf, size_t size, size_t used, const char *s, size_t n)
 #define LINE_WINDOW 100
 #define LINE_BEFORE 40 /* characters kept before the caret, when the line allows */
 
+#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
+
+/* s[0..n) with each byte that is not part of well-formed UTF-8 as U+FFFD: a message may
+ * quote a name of a binary model, which may hold any bytes. */
+static size_t put_text(char *buf, size_t size, size_t used, const char *s, size_t n)
+{
+	for (size_t i = 0, k; i < n; i += k ? k : 1) {
+		k = ox_utf8_len(s + i, n - i);
+		used = k ? put(buf, size, used, s + i, k) : put(buf, size, used, REPLACEMENT, 3);
+	}
+	return used;
+}
+
 static int is_char_start(const char *t, size_t i)
 {
 	return ((unsigned char)t[i] & 0xc0) != 0x80;
@@ -509,8 +522,10 @@ static size_t source_line(const OnnxError *err, const char *text, size_t len, ch
 	for (size_t i = ws; i < we; i++) {
 		unsigned char c = (unsigned char)text[i];
 		size_t k = ox_utf8_len(text + i, we - i);
-		bool shown = k && (c >= 0x20 || c == '\t') && c != 0x7f;
-		used = put(buf, size, used, shown ? text + i : "?", shown ? k : 1);
+		if (k && (c < 0x20 || c == 0x7f) && c != '\t')
+			used = put(buf, size, used, "?", 1);
+		else
+			used = k ? put(buf, size, used, text + i, k) : put(buf, size, used, REPLACEMENT, 3);
 		i += k ? k - 1 : 0;
 	}
 	if (we < end)
@@ -547,7 +562,7 @@ size_t OnnxError_Format(const OnnxError *err, const char *file, const char *text
 	used = put(buf, size, used, pos, strlen(pos));
 	const char *tag = err->code == ONNXTXT_WARNING ? ": warning: " : ": error: ";
 	used = put(buf, size, used, tag, strlen(tag));
-	used = put(buf, size, used, err->message, strlen(err->message));
+	used = put_text(buf, size, used, err->message, strlen(err->message));
 	used = put(buf, size, used, "\n", 1);
 	if (!text || !err->line || err->offset > len)
 		return used;

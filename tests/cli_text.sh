@@ -153,6 +153,50 @@ else
 	not_ok "to-text of the text equals to-text of its binary for all $total corpus models" "failed:$text_differs"
 fi
 
+# ---- bytes that are not UTF-8 -----------------------------------------------------------------
+
+# A binary model may hold any bytes in its names (here "g\xfe" and "y\xff", in bytes written by
+# hand): to-text writes each byte that is not part of well-formed UTF-8 as \xHH in a quoted
+# name, so that the text is UTF-8, and to-binary reads that back to the same bytes. Every
+# other output shows U+FFFD in its place.
+utf8() { iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1; }
+printf '\010\010\072\036\012\015\012\001x\022\002y\377\042\004Relu\022\002g\376\132\003\012\001x\142\004\012\002y\377\102\002\020\021' >bytes.onnx
+if run 0 "to-text of names that are not UTF-8" to-text bytes.onnx; then
+	check "to-text of names that are not UTF-8: the text is UTF-8" 'utf8 out.txt && ! utf8 bytes.onnx'
+	check "to-text writes those bytes as \\xHH in quoted names" \
+		"has out.txt '^\"g\\\\xfe\" (x) => (\"y\\\\xff\")\$' && has out.txt '^  \"y\\\\xff\" = Relu (x)\$'"
+	cp out.txt bytes.txt
+	run 0 "to-binary of the \\xHH text" to-binary bytes.txt -o bytes-back.onnx &&
+		check "binary -> text -> binary gives back the same bytes" 'same bytes-back.onnx bytes.onnx'
+	run 0 "fmt of the \\xHH text" fmt bytes.txt &&
+		check "fmt keeps the \\xHH escapes (the text is canonical: fmt prints it unchanged)" 'same out.txt bytes.txt'
+fi
+for cmd in info "info --json" dot; do
+	# shellcheck disable=SC2086
+	run 0 "$cmd of names that are not UTF-8" $cmd bytes.onnx &&
+		check "$cmd: the output is UTF-8, with U+FFFD for such a byte" "utf8 out.txt && has out.txt 'y$(printf '\357\277\275')'"
+done
+run 1 "check of names that are not UTF-8 (and no types)" check bytes.onnx &&
+	check "check: the messages are UTF-8, with U+FFFD for such a byte" "utf8 err.txt && has err.txt \"'y$(printf '\357\277\275')'\""
+for format in json sarif; do
+	run 1 "check --diagnostics-format=$format of names that are not UTF-8" check --diagnostics-format=$format bytes.onnx &&
+		check "check --diagnostics-format=$format: UTF-8" "utf8 err.txt && has err.txt 'y$(printf '\357\277\275')'"
+done
+# a value (.pb) with a name and a string that are not UTF-8
+printf '\020\010\062\002a\376\102\002n\377' >bytes.pb
+if run 0 "to-text of a value whose name and string are not UTF-8" to-text bytes.pb; then
+	check "the value prints as UTF-8 text with \\xHH" "utf8 out.txt && has out.txt '^\"n\\\\xff\" = string {\"a\\\\xfe\"}\$'"
+	cp out.txt bytes-value.txt
+	run 0 "to-binary of the value text" to-binary bytes-value.txt -o bytes-back.pb &&
+		check "the value comes back to the same bytes" 'same bytes-back.pb bytes.pb'
+fi
+# raw bytes that are not UTF-8 in text are refused where they are, with how to write them
+printf 'g (float[N] x) => (float[N] y) {\n  y = Relu("x\377") # \303\n}\n' >raw.onnxtxt
+run 1 "to-binary refuses a raw byte that is not UTF-8" to-binary raw.onnxtxt -o raw.onnx &&
+	check "the error names the place, the byte and the escape; the message is UTF-8; no output" \
+		"has err.txt '^raw.onnxtxt:2:14: error: invalid UTF-8 byte 0xff; write a byte that is not text as \\\\xff in a quoted name or string\$' &&
+		utf8 err.txt && [ ! -e raw.onnx ]"
+
 # ---- standard input and output ----------------------------------------------------------------
 
 "$cli" to-binary "$mlp" -o mlp.onnx 2>err.txt

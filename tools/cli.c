@@ -365,6 +365,21 @@ char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+size_t cli_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+		 : s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
+	if (k == 0 || k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((k == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (k == 4 && s[0] == 0xf0 && s[1] < 0x90) ||
+	    (k == 4 && s[0] == 0xf4 && s[1] >= 0x90) || (k == 3 && s[0] == 0xed && s[1] >= 0xa0))
+		return 0; /* overlong, beyond U+10FFFF, surrogates */
+	return k;
+}
+
 const char *display_name(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;

@@ -77,6 +77,9 @@ void report(const OnnxError *err, const char *file, const char *text, size_t len
  * NUL byte not counted in *len. */
 char *slurp(const char *path, size_t *len);
 const char *display_name(const char *path);
+/* Length of the UTF-8 sequence at s (n > 0 bytes left), 0 when it is not a well-formed
+ * one: machine outputs (JSON, SARIF, JUnit XML) write U+FFFD for such a byte. */
+size_t cli_utf8_len(const unsigned char *s, size_t n);
 /* Whether d[0..n) looks like protobuf bytes rather than text. */
 int looks_binary(const char *d, size_t n);
 /* Reads and decodes a model in either format; *text holds the input either way (NULL

@@ -68,9 +68,14 @@ static void json_str(FILE *f, const char *s)
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
+	for (size_t i = 0, n = strlen(s), k; i < n; i += k) {
+		unsigned char c = (unsigned char)s[i];
+		k = c < 0x80 ? 1 : cli_utf8_len((const unsigned char *)s + i, n - i);
+		if (k == 0)
+			fputs("\xef\xbf\xbd", f), k = 1; /* U+FFFD: a message may quote a name that is not UTF-8 */
+		else if (k > 1)
+			fwrite(s + i, 1, k, f);
+		else if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", f);

@@ -8,22 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the UTF-8 sequence at s (n bytes left), 0 when it is not a valid one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t k = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
-		 : s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
-	if (k == 0 || k > n)
-		return 0;
-	for (size_t i = 1; i < k; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((k == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (k == 4 && s[0] == 0xf0 && s[1] < 0x90) ||
-	    (k == 4 && s[0] == 0xf4 && s[1] >= 0x90) || (k == 3 && s[0] == 0xed && s[1] >= 0xa0))
-		return 0; /* overlong, beyond U+10FFFF, surrogates */
-	return k;
-}
-
 /* Text for an attribute value or element content: markup characters as entities, and
  * what XML 1.0 cannot hold at all (control bytes, broken UTF-8) as U+FFFD. */
 static void xml_text(FILE *f, const char *s)
@@ -33,7 +17,7 @@ static void xml_text(FILE *f, const char *s)
 	size_t n = strlen(s);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
-		size_t k = utf8_len((const unsigned char *)s + i, n - i);
+		size_t k = cli_utf8_len((const unsigned char *)s + i, n - i);
 		if (c == '&')
 			fputs("&amp;", f);
 		else if (c == '<')

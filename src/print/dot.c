@@ -54,12 +54,15 @@ static void put_name(dot *d, ox_names *t, const char *name, intptr_t v)
 
 /* ---- escaping ------------------------------------------------------------------------ */
 
-/* Text inside an HTML-like label: XML escapes; control bytes dropped. */
+/* Text inside an HTML-like label: XML escapes; control bytes dropped; a byte that is not
+ * UTF-8 as U+FFFD. */
 static void put_html(ox_out *o, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c == '&')
+		if (c >= 0x80)
+			i += ox_put_text_char(o, s + i, n - i) - 1;
+		else if (c == '&')
 			ox_puts(o, "&amp;");
 		else if (c == '<')
 			ox_puts(o, "&lt;");
@@ -72,15 +75,20 @@ static void put_html(ox_out *o, const char *s, size_t n)
 	}
 }
 
-/* A double-quoted DOT string. */
-/* s inside a DOT quoted string: quotes and backslashes escaped, control bytes left out. */
+/* s inside a DOT quoted string: quotes and backslashes escaped, control bytes left out,
+ * a byte that is not UTF-8 as U+FFFD. */
 static void put_escaped(ox_out *o, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
+	for (size_t i = 0, n = strlen(s); i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x80) {
+			i += ox_put_text_char(o, s + i, n - i) - 1;
+			continue;
+		}
+		if (c == '"' || c == '\\')
 			ox_putc(o, '\\');
-		if ((unsigned char)*s >= 0x20)
-			ox_putc(o, *s);
+		if (c >= 0x20)
+			ox_putc(o, (char)c);
 	}
 }
 

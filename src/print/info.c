@@ -279,13 +279,29 @@ static void release(info *I)
 
 /* ---- rendering --------------------------------------------------------------------------- */
 
+/* A name or string of the model in the text report: a byte that is not UTF-8 as U+FFFD
+ * (to-text writes it as \xHH). */
+static void put_text(ox_out *o, const char *s)
+{
+	for (size_t i = 0, n = s ? strlen(s) : 0; i < n; i++) {
+		if ((unsigned char)s[i] >= 0x80)
+			i += ox_put_text_char(o, s + i, n - i) - 1;
+		else
+			ox_putc(o, s[i]);
+	}
+}
+
+/* A JSON string: control bytes as \u00XX, a byte that is not UTF-8 as U+FFFD (JSON text
+ * is Unicode: it has no escape for a byte). */
 static void put_json_string(ox_out *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	ox_putc(o, '"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
+	for (size_t i = 0, n = s ? strlen(s) : 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x80) {
+			i += ox_put_text_char(o, s + i, n - i) - 1;
+		} else if (c == '"' || c == '\\') {
 			ox_putc(o, '\\'), ox_putc(o, (char)c);
 		} else if (c < 0x20 || c == 0x7f) {
 			char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
@@ -367,7 +383,7 @@ static void text_values(ox_out *o, const info *I, const char *what, size_t n, On
 		if (I && has_initializer(I, v[i]->name))
 			continue;
 		ox_puts(o, "  ");
-		ox_puts(o, v[i]->name ? v[i]->name : "");
+		put_text(o, v[i]->name);
 		ox_puts(o, ": ");
 		put_type(o, v[i]->type);
 		ox_putc(o, '\n');
@@ -402,14 +418,14 @@ static void text_header(ox_out *o, const info *I, const Onnx__ModelProto *m)
 	for (int k = 0; k < 3; k++)
 		if (vals[k] && *vals[k]) {
 			ox_puts(o, keys[k]);
-			ox_puts(o, vals[k]);
+			put_text(o, vals[k]);
 			ox_putc(o, '\n');
 		}
 	if (m->has_model_version)
 		text_line(o, "model_version: ", (uint64_t)m->model_version);
 	if (m->graph) {
 		ox_puts(o, "graph: ");
-		ox_puts(o, m->graph->name ? m->graph->name : "");
+		put_text(o, m->graph->name);
 		ox_putc(o, '\n');
 		text_values(o, I, "inputs", m->graph->n_input, m->graph->input);
 		text_values(o, NULL, "outputs", m->graph->n_output, m->graph->output);
@@ -430,31 +446,31 @@ static void text_nodes(ox_out *o, const info *I, const Onnx__ModelProto *m)
 	ox_puts(o, ")\noperators:\n");
 	for (size_t i = 0; i < I->ops.n; i++) {
 		ox_puts(o, "  ");
-		ox_puts(o, op_name(&I->ops.v[i], buf, sizeof buf));
+		put_text(o, op_name(&I->ops.v[i], buf, sizeof buf));
 		text_line(o, ": ", I->ops.v[i].n);
 	}
 	ox_puts(o, "domains:\n");
 	for (size_t i = 0; i < I->domains.n; i++) {
 		ox_puts(o, "  ");
-		ox_puts(o, *I->domains.v[i].domain ? I->domains.v[i].domain : "ai.onnx");
+		put_text(o, *I->domains.v[i].domain ? I->domains.v[i].domain : "ai.onnx");
 		text_line(o, ": ", I->domains.v[i].n);
 	}
 	text_line(o, "functions: ", m->n_functions);
 	for (size_t f = 0; f < m->n_functions; f++) {
 		ox_puts(o, "  ");
-		ox_puts(o, m->functions[f]->domain ? m->functions[f]->domain : "");
+		put_text(o, m->functions[f]->domain);
 		ox_putc(o, '.');
-		ox_puts(o, m->functions[f]->name ? m->functions[f]->name : "");
+		put_text(o, m->functions[f]->name);
 		if (m->functions[f]->overload && *m->functions[f]->overload) {
 			ox_putc(o, ':');
-			ox_puts(o, m->functions[f]->overload);
+			put_text(o, m->functions[f]->overload);
 		}
 		text_line(o, ": nodes ", m->functions[f]->n_node);
 	}
 	text_line(o, "sub-graphs: ", I->subs_total);
 	for (size_t i = 0; i < I->nsubs; i++) {
 		ox_puts(o, "  ");
-		ox_puts(o, I->subs[i].path ? I->subs[i].path : "?");
+		put_text(o, I->subs[i].path ? I->subs[i].path : "?");
 		text_line(o, ": nodes ", I->subs[i].nodes);
 	}
 }
@@ -477,7 +493,7 @@ static void text_tensors(ox_out *o, const info *I)
 	ox_puts(o, I->next ? "external data:\n" : "external data: none\n");
 	for (size_t i = 0; i < I->next; i++) {
 		ox_puts(o, "  ");
-		ox_puts(o, I->ext[i].location);
+		put_text(o, I->ext[i].location);
 		ox_puts(o, ": ");
 		ox_put_uint(o, I->ext[i].tensors);
 		ox_puts(o, I->ext[i].tensors == 1 ? " tensor, " : " tensors, ");
@@ -487,7 +503,7 @@ static void text_tensors(ox_out *o, const info *I)
 	ox_puts(o, I->ntop ? "largest tensors:\n" : "largest tensors: none\n");
 	for (size_t i = 0; i < I->ntop; i++) {
 		ox_puts(o, "  ");
-		ox_puts(o, I->top[i].t->name ? I->top[i].t->name : "");
+		put_text(o, I->top[i].t->name);
 		ox_puts(o, ": ");
 		put_tensor_type(o, I->top[i].t);
 		ox_puts(o, ", ");

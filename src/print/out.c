@@ -241,6 +241,16 @@ void ox_put_string(ox_out *o, const char *s, size_t n)
 	ox_putc(o, '"');
 }
 
+size_t ox_put_text_char(ox_out *o, const char *s, size_t n)
+{
+	size_t k = ox_utf8_len(s, n);
+	if (k)
+		ox_put(o, s, k);
+	else
+		ox_put(o, "\xef\xbf\xbd", 3); /* U+FFFD REPLACEMENT CHARACTER */
+	return k ? k : 1;
+}
+
 void ox_put_base64(ox_out *o, const unsigned char *s, size_t n)
 {
 	size_t m = (n + 2) / 3 * 4;

@@ -101,6 +101,10 @@ void ox_put_double(ox_out *o, double v, bool literal);
 void ox_put_string(ox_out *o, const char *s, size_t n);
 /* A shape's dims as "[2, 3]". */
 void ox_put_dims(ox_out *o, const int64_t *dims, size_t n);
+/* For outputs other than the text syntax (DOT, info, JSON), which cannot escape a byte:
+ * the character at s (n > 0 bytes left) when it is well-formed UTF-8, else U+FFFD for its
+ * first byte, which is what is used of s (the return value). */
+size_t ox_put_text_char(ox_out *o, const char *s, size_t n);
 void ox_put_base64(ox_out *o, const unsigned char *s, size_t n);
 
 bool ox_is_ident(const char *s);
