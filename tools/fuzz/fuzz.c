@@ -2,6 +2,7 @@
  * checks of a failed parse. */
 #define _GNU_SOURCE
 #include "fuzz.h"
+#include "literal.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -109,10 +110,20 @@ static void *reparse(const fz_kind *kind, const char *text, size_t len, unsigned
 	return back;
 }
 
+/* Whatever bytes a model holds, every output is UTF-8 (\xHH in text, U+FFFD elsewhere). */
+static bool all_utf8(const char *s, size_t n)
+{
+	for (size_t i = 0, k; i < n; i += k)
+		if (!(k = ox_utf8_len(s + i, n - i)))
+			return false;
+	return true;
+}
+
 void fz_check_print(const void *msg, const fz_kind *kind)
 {
 	size_t len, len2;
 	char *text = print(msg, 0, &len, kind->name);
+	FZ_CHECK(all_utf8(text, len), "%s: the printed text is not UTF-8:\n%s", kind->name, text);
 	void *back = reparse(kind, text, len, 0);
 	FZ_CHECK(fz_same_bytes(msg, back), "%s: printed and parsed back, the message differs:\n%s", kind->name, text);
 	char *again = print(back, 0, &len2, kind->name);
@@ -152,11 +163,13 @@ void fz_check_model(const Onnx__ModelProto *m)
 	st = OnnxPrinter_Dot(m, f, &err);
 	fclose(f);
 	FZ_CHECK(st == ONNXTXT_OK && len > 0, "dot: status %d: %s", st, err.message);
+	FZ_CHECK(all_utf8(text, len), "dot: the output is not UTF-8");
 	free(text);
 	for (unsigned flags = 0; flags <= ONNXTXT_INFO_JSON; flags++) {
 		st = OnnxModel_Info(m, flags, &text, &len, &err);
 		FZ_CHECK(st == ONNXTXT_OK && len > 0 && strlen(text) == len, "info %u: status %d: %s", flags, st,
 			 err.message);
+		FZ_CHECK(all_utf8(text, len), "info %u: the output is not UTF-8", flags);
 		free(text);
 	}
 }
