@@ -171,6 +171,9 @@ if run 0 "to-text of names that are not UTF-8" to-text bytes.onnx; then
 	run 0 "fmt of the \\xHH text" fmt bytes.txt &&
 		check "fmt keeps the \\xHH escapes (the text is canonical: fmt prints it unchanged)" 'same out.txt bytes.txt'
 fi
+run 0 "run of a model whose output name is not UTF-8" run bytes.onnx -i 'x=float[2] {1, -1}' &&
+	check "run prints the output as '#@ expect' writes it: UTF-8, the name with \\xHH" \
+		"utf8 out.txt && has out.txt '^\"y\\\\xff\" = float\\[2\\] {1, 0}\$'"
 for cmd in info "info --json" dot; do
 	# shellcheck disable=SC2086
 	run 0 "$cmd of names that are not UTF-8" $cmd bytes.onnx &&

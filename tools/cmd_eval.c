@@ -336,19 +336,14 @@ static int print_outputs(const OnnxSession *s, const char *outdir)
 		const OnnxValue *v = OnnxSession_Output(s, i);
 		OnnxError err;
 		char *text;
-		if (OnnxValue_Print(v, &text, NULL, &err) != ONNXTXT_OK) {
+		size_t len;
+		/* "NAME = VALUE" as '#@ expect' lines write it: a name that is not UTF-8 as \xHH */
+		if (OnnxValue_PrintNamed(v, OnnxSession_OutputName(s, i), &text, &len, &err) != ONNXTXT_OK) {
 			fail("%s", err.message);
 			return exit_for(err.code);
 		}
-		char *line = malloc(strlen(OnnxSession_OutputName(s, i)) + strlen(text) + 5);
-		if (line) {
-			int n = sprintf(line, "%s = %s\n", OnnxSession_OutputName(s, i), text);
-			print_code(line, (size_t)n);
-		}
-		free(line);
+		print_code(text, len);
 		free(text);
-		if (!line)
-			return fail("out of memory"), EXIT_IO;
 		if (outdir) {
 			char file[64];
 			snprintf(file, sizeof file, "output_%zu.pb", i);
