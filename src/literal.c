@@ -600,21 +600,25 @@ static int hex_digit(char c)
 
 size_t ox_unescape(char *dst, const char *src, size_t n)
 {
-	size_t j = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (src[i] == '\\' && i + 1 < n) {
-			i++;
-			int hi, lo;
-			if (src[i] == 'x' && i + 2 < n && (hi = hex_digit(src[i + 1])) >= 0 &&
-			    (lo = hex_digit(src[i + 2])) >= 0) {
-				dst[j++] = (char)(hi << 4 | lo);
-				i += 2;
-				continue;
-			}
+	size_t i = 0, j = 0;
+	for (;;) { /* runs without a backslash are copied whole */
+		const char *b = memchr(src + i, '\\', n - i);
+		size_t run = b ? (size_t)(b - src) - i : n - i;
+		memcpy(dst + j, src + i, run);
+		i += run, j += run;
+		if (i + 1 >= n) { /* the end, or a backslash that ends the text: kept */
+			if (i < n)
+				dst[j++] = src[i];
+			return j;
 		}
-		dst[j++] = src[i];
+		int hi, lo;
+		if (src[++i] == 'x' && i + 2 < n && (hi = hex_digit(src[i + 1])) >= 0 && (lo = hex_digit(src[i + 2])) >= 0) {
+			dst[j++] = (char)(hi << 4 | lo);
+			i += 3;
+		} else {
+			dst[j++] = src[i++];
+		}
 	}
-	return j;
 }
 
 size_t ox_escape_char(char **d, const char *s, size_t n)

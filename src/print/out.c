@@ -216,6 +216,10 @@ void ox_put_dims(ox_out *o, const int64_t *dims, size_t n)
 
 #define STRING_CHUNK 4096
 
+/* Bytes a string literal does not copy as they are: quotes, backslashes, non-ASCII bytes
+ * (to check their UTF-8), and newlines (they start a line). */
+static const unsigned char string_special[256] = {['"'] = 1, ['\\'] = 1, ['\n'] = 1, [0x80 ... 0xff] = 1};
+
 void ox_put_string(ox_out *o, const char *s, size_t n)
 {
 	ox_putc(o, '"');
@@ -227,11 +231,17 @@ void ox_put_string(ox_out *o, const char *s, size_t n)
 			return;
 		char *d = o->buf + o->len;
 		while (i < end) {
-			unsigned char c = (unsigned char)s[i];
-			if (c < 0x80 && c != '"' && c != '\\') {
+			size_t run = i; /* bytes copied as they are, in one go */
+			while (run < end && !string_special[(unsigned char)s[run]])
+				run++;
+			memcpy(d, s + i, run - i);
+			d += run - i;
+			i = run;
+			if (i == end)
+				break;
+			if (s[i] == '\n') { /* kept as it is: the column counts from here */
 				*d++ = s[i++];
-				if (c == '\n') /* kept as it is: the column counts from here */
-					o->line = o->flushed + (size_t)(d - o->buf);
+				o->line = o->flushed + (size_t)(d - o->buf);
 			} else {
 				i += ox_escape_char(&d, s + i, n - i);
 			}
