@@ -166,6 +166,23 @@ START_TEST(format_utf8)
 }
 END_TEST
 
+/* What OnnxError_Format writes is UTF-8: a message quoting a name of a binary model, or a
+ * source line, that holds a byte that is not shows U+FFFD in its place. */
+START_TEST(format_invalid_utf8)
+{
+	OnnxError e;
+	memset(&e, 0, sizeof e);
+	e.code = ONNXTXT_ERR_INVALID;
+	snprintf(e.message, sizeof e.message, "input 'x\xff\xc3' (\xe4\xb8\xad) is not defined");
+	expect_format(&e, "m.onnx", NULL, "m.onnx: error: input 'x\xef\xbf\xbd\xef\xbf\xbd' (\xe4\xb8\xad) is not defined\n");
+	const char *t = "y = Relu(\"x\xff\") # \xed\xa0\x80";
+	e = at(t, 11, 1, "bad byte");
+	expect_format(&e, NULL, t,
+		      "<stdin>:1:12: error: bad byte\ny = Relu(\"x\xef\xbf\xbd\") # \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\n"
+		      "           ^\n");
+}
+END_TEST
+
 /* At the end of the input the caret stands just past the last character. */
 START_TEST(format_end_of_input)
 {
@@ -537,6 +554,7 @@ int main(void)
 	tcase_add_test(tc, format_long_line);
 	tcase_add_test(tc, format_tabs);
 	tcase_add_test(tc, format_utf8);
+	tcase_add_test(tc, format_invalid_utf8);
 	tcase_add_test(tc, format_end_of_input);
 	tcase_add_test(tc, format_crlf);
 	tcase_add_test(tc, format_short_buffer);
