@@ -174,6 +174,12 @@ fi
 run 0 "run of a model whose output name is not UTF-8" run bytes.onnx -i 'x=float[2] {1, -1}' &&
 	check "run prints the output as '#@ expect' writes it: UTF-8, the name with \\xHH" \
 		"utf8 out.txt && has out.txt '^\"y\\\\xff\" = float\\[2\\] {1, 0}\$'"
+# messages on standard error too (here fail_at's, for an input without a value)
+printf '<ir_version: 8, opset_import: ["" : 17]>\ng (float[2] "x\\xff") => (float[2] y) {\n  y = Relu("x\\xff")\n}\n' >unbound.onnxtxt
+"$cli" to-binary unbound.onnxtxt -o unbound.onnx 2>err.txt
+run 1 "run of a model whose unbound input is not UTF-8" run unbound.onnx &&
+	check "run: the message is UTF-8, with U+FFFD for such a byte" \
+		"utf8 err.txt && has err.txt \"^unbound.onnx: error: input 'x$(printf '\357\277\275')' has no value\""
 for cmd in info "info --json" dot; do
 	# shellcheck disable=SC2086
 	run 0 "$cmd of names that are not UTF-8" $cmd bytes.onnx &&

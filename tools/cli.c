@@ -106,6 +106,33 @@ static int diag_vmessage(const char *file, const char *fmt, va_list ap)
 	return 1;
 }
 
+void cli_put_text(FILE *f, const char *s)
+{
+	for (size_t i = 0, n = strlen(s), k; i < n; i += k) {
+		k = cli_utf8_len((const unsigned char *)s + i, n - i);
+		if (k)
+			fwrite(s + i, 1, k, f);
+		else
+			fputs("\xef\xbf\xbd", f), k = 1;
+	}
+}
+
+/* A message's text on standard error, through cli_put_text: it may quote a name of a
+ * binary model, which may hold any bytes. */
+static void put_vmessage(const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	char small[1024], *msg = small;
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n >= (int)sizeof small && (msg = malloc((size_t)n + 1)))
+		vsnprintf(msg, (size_t)n + 1, fmt, again);
+	va_end(again);
+	cli_put_text(stderr, msg ? msg : small);
+	if (msg != small)
+		free(msg);
+}
+
 void fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -116,7 +143,7 @@ void fail(const char *fmt, ...)
 		return;
 	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), prog, paint(RESET), paint(RED), paint(RESET));
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_vmessage(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -131,7 +158,7 @@ void fail_at(const char *where, const char *fmt, ...)
 		return;
 	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), where, paint(RESET), paint(RED), paint(RESET));
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_vmessage(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -143,7 +170,7 @@ int usage_error(const char *fmt, ...)
 	fprintf(stderr, "%s%s:%s %serror:%s ", paint(BOLD), prog, paint(RESET), paint(RED), paint(RESET));
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_vmessage(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s%s%s --help' for more information.\n", prog, cli_command ? " " : "",
 		cli_command ? cli_command : "");

@@ -4,6 +4,7 @@
 #define ONNXTXT_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <onnxtxt/onnxtxt.h>
 
@@ -80,6 +81,9 @@ const char *display_name(const char *path);
 /* Length of the UTF-8 sequence at s (n > 0 bytes left), 0 when it is not a well-formed
  * one: machine outputs (JSON, SARIF, JUnit XML) write U+FFFD for such a byte. */
 size_t cli_utf8_len(const unsigned char *s, size_t n);
+/* Writes s to f, U+FFFD for each byte that is not part of well-formed UTF-8: what fail,
+ * fail_at and usage_error print, and test's verdict lines. */
+void cli_put_text(FILE *f, const char *s);
 /* Whether d[0..n) looks like protobuf bytes rather than text. */
 int looks_binary(const char *d, size_t n);
 /* Reads and decodes a model in either format; *text holds the input either way (NULL

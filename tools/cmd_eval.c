@@ -994,8 +994,11 @@ static void print_case(const char *p, const result *r, double ms, size_t *count)
 	count[r->v]++;
 	if (r->v == PASS && !cli_quiet)
 		printf("PASS %s (%.1f ms)\n", p, ms);
-	else if (r->v != PASS)
-		printf("%s %s%s: %s\n", words[r->v], p, r->where, r->msg);
+	else if (r->v != PASS) {
+		printf("%s %s%s: ", words[r->v], p, r->where);
+		cli_put_text(stdout, r->msg); /* it may quote a name of a binary model */
+		putchar('\n');
+	}
 	fflush(stdout);
 }
 
