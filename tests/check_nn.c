@@ -896,6 +896,42 @@ START_TEST(empty_with_huge_dims)
 }
 END_TEST
 
+/* LRN against the spec's formula with pow, on random shapes (odd sizes, rank 2 to 4) and
+ * window sizes: the kernel's square roots for beta 0.75 agree to the last float bit but
+ * for a rare rounding, so within one ulp; other betas go through pow. */
+START_TEST(lrn_vs_reference)
+{
+	for (int trial = 0; trial < 200; trial++) {
+		int rank = (int)irand(2, 4);
+		int64_t dims[4] = {irand(1, 2), irand(1, 9), irand(1, 7), irand(1, 5)}, S = 1, C = dims[1];
+		for (int i = 2; i < rank; i++)
+			S *= dims[i];
+		int64_t size = irand(1, 6);
+		float alpha = (float)unif(1e-4, 1), beta = trial % 3 ? 0.75f : (float)unif(0.1, 2), bias = (float)unif(0.5, 2);
+		tnode t;
+		tn_init(&t, 13, 1);
+		ox_val *x = random_tensor(OX_FLOAT, rank, dims);
+		tn_in(&t, 0, x);
+		tn_int(&t, "size", size);
+		tn_float(&t, "alpha", alpha), tn_float(&t, "beta", beta), tn_float(&t, "bias", bias);
+		ck_assert_msg(ox_op_LRN(&t.k) == 0, "%s", t.msg);
+		for (int64_t i = 0; i < x->count; i++) {
+			int64_t c = i / S % C, lo = c - (size - 1) / 2, hi = c + size / 2;
+			double sq = 0;
+			for (int64_t j = lo < 0 ? 0 : lo; j <= hi && j < C; j++) {
+				double v = ox_get_f64(x, i + (j - c) * S);
+				sq += v * v;
+			}
+			float want = (float)(ox_get_f64(x, i) / pow(bias + alpha / (double)size * sq, beta));
+			float got = (float)ox_get_f64(t.out[0], i);
+			REQUIRE(got == want || fabsf(got - want) <= fabsf(nextafterf(want, INFINITY) - want),
+				"trial %d at %lld: %.9g vs %.9g", trial, (long long)i, got, want);
+		}
+		tn_free(&t);
+	}
+}
+END_TEST
+
 /* The kernel spans more than the padded input: the spec's output size would be 0 or less. */
 START_TEST(pool_kernel_too_big)
 {
@@ -930,6 +966,7 @@ int main(void)
 	tcase_add_test(tc, pool_auto_pad);
 	tcase_add_test(tc, global_lp_float_p);
 	tcase_add_test(tc, pool_kernel_too_big);
+	tcase_add_test(tc, lrn_vs_reference);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kernels");
 	tcase_set_timeout(tc, 300);
