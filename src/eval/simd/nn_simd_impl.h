@@ -220,6 +220,23 @@ static inline TARGET void FN(pool_block)(const ox_pool2d *p, const float *row0, 
 	VSTORE(yr + ox, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VSET(div)));
 }
 
+/* Outputs ox .. ox + n - 1 (n <= VW) of a row whose kernel rows [ky0, ky1) lie in the
+ * input, through copies of those rows (pool_edge_rows): for the edges, where windows
+ * reach into the pads; the same bits as pool_one. False when they do not qualify. */
+static TARGET bool FN(pool_edge)(const ox_pool2d *p, const float *x, int64_t y0, int64_t ky0, int64_t ky1, float *yr,
+				 int64_t ox, int64_t n)
+{
+	float buf[POOL_EDGE_FLOATS], div[VW], out[VW];
+	ox_pool2d q = *p;
+	if (!pool_edge_rows(p, x, y0, ky0, ky1, ox, n, VW, buf, &q.iw, div))
+		return false;
+	q.dh = 1;
+	VF acc = FN(pool_lanes)(&q, buf, ky1 - ky0, VIOTA(p->sw), p->sw == 2);
+	VSTORE(out, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VLOAD(div)));
+	memcpy(yr + ox, out, (size_t)n * sizeof *out);
+	return true;
+}
+
 static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 {
 	int64_t lo, hi;
@@ -228,8 +245,11 @@ static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 		float *yr = y + oy * p->ow;
 		int64_t y0 = oy * p->sh - p->pt, ky0, ky1;
 		float div = pool_rows(p, y0, &ky0, &ky1);
-		int64_t ox = 0;
+		int64_t ox = 0, first = p->ow < VW ? p->ow : VW;
 		if (ky0 < ky1) {
+			/* an edge block costs a few pool_one: for a whole narrow row, or several */
+			if (lo > 0 && (p->ow <= VW || lo >= 4) && FN(pool_edge)(p, x, y0, ky0, ky1, yr, 0, first))
+				ox = first;
 			for (; ox < lo; ox++)
 				yr[ox] = pool_one(p, x, oy, ox);
 			const float *row0 = x + (y0 + ky0 * p->dh) * p->iw - p->pl;
@@ -245,6 +265,9 @@ static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 				FN(pool_block)(p, row0, ky1 - ky0, div, yr, hi - VW);
 				ox = hi;
 			}
+			for (int64_t n; (n = p->ow - ox < VW ? p->ow - ox : VW) >= 4 &&
+					FN(pool_edge)(p, x, y0, ky0, ky1, yr, ox, n);)
+				ox += n;
 		}
 		for (; ox < p->ow; ox++)
 			yr[ox] = pool_one(p, x, oy, ox);
