@@ -231,6 +231,20 @@ static void exp_scalar(float *y, const float *x, int64_t n)
 		y[i] = expf(x[i]);
 }
 
+static void sq_acc_scalar(float *acc, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		acc[i] = fmaf(x[i], x[i], acc[i]);
+}
+
+static void lrn75_scalar(float *y, const float *x, const float *s, float a, float b, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		float r = sqrtf(fmaf(s[i], a, b));
+		y[i] = x[i] / (r * sqrtf(r));
+	}
+}
+
 static void pool2d_scalar(const ox_pool2d *p, const float *x, float *y)
 {
 	for (int64_t oy = 0; oy < p->oh; oy++)
@@ -241,7 +255,7 @@ static void pool2d_scalar(const ox_pool2d *p, const float *x, float *y)
 static const ox_nn_vec scalar_table = {
 	sum_scalar, max_scalar, min_scalar, acc_add_scalar, acc_max_scalar, acc_min_scalar,
 	exp_shift_scalar, exp_shift_v_scalar, affine_scalar, affine_v_scalar, mul_v_scalar,
-	add_v_scalar, exp_scalar, pool2d_scalar,
+	add_v_scalar, exp_scalar, pool2d_scalar, sq_acc_scalar, lrn75_scalar,
 };
 
 /* ---- AVX2 and AVX-512 ------------------------------------------------------------------ */

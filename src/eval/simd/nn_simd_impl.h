@@ -274,7 +274,32 @@ static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 	}
 }
 
+static TARGET void FN(sq_acc)(float *acc, const float *x, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW) {
+		VF v = VLOAD(x + i);
+		VSTORE(acc + i, VFMA(v, v, VLOAD(acc + i)));
+	}
+	for (; i < n; i++)
+		acc[i] = fmaf(x[i], x[i], acc[i]);
+}
+
+static TARGET void FN(lrn75)(float *y, const float *x, const float *s, float a, float b, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW) {
+		VF r = VSQRT(VFMA(VLOAD(s + i), VSET(a), VSET(b)));
+		VSTORE(y + i, VDIV(VLOAD(x + i), VMUL(r, VSQRT(r))));
+	}
+	for (; i < n; i++) {
+		float r = sqrtf(fmaf(s[i], a, b));
+		y[i] = x[i] / (r * sqrtf(r));
+	}
+}
+
 static const ox_nn_vec FN(table) = {
 	FN(sum), FN(max), FN(min), FN(acc_add), FN(acc_max), FN(acc_min), FN(exp_shift),
-	FN(exp_shift_v), FN(affine), FN(affine_v), FN(mul_v), FN(add_v), FN(exp), FN(pool2d),
+	FN(exp_shift_v), FN(affine), FN(affine_v), FN(mul_v), FN(add_v), FN(exp), FN(pool2d), FN(sq_acc),
+	FN(lrn75),
 };
