@@ -294,6 +294,18 @@ START_TEST(vec_accumulators)
 					REQUIRE(close_to(y2[i], y1[i], 0, 0), "level %d acc %d n=%lld at %lld: %g vs %g",
 						levels[l], f, (long long)n, (long long)i, y2[i], y1[i]);
 			}
+			/* LRN's pieces: bit for bit, since both fuse the same multiply-adds */
+			memcpy(y1, b, (size_t)n * sizeof *b);
+			memcpy(y2, b, (size_t)n * sizeof *b);
+			s->sq_acc(y1, x, n);
+			v->sq_acc(y2, x, n);
+			for (int64_t i = 0; i < n; i++)
+				REQUIRE(close_to(y2[i], y1[i], 0, 0), "sq_acc n=%lld at %lld", (long long)n, (long long)i);
+			s->lrn75(y1, x, a, 0.3f, 1.5f, n);
+			v->lrn75(y2, x, a, 0.3f, 1.5f, n);
+			for (int64_t i = 0; i < n; i++)
+				REQUIRE(close_to(y2[i], y1[i], 0, 0), "lrn75 n=%lld at %lld: %g vs %g", (long long)n, (long long)i,
+					y2[i], y1[i]);
 			s->affine(y1, x, 1.5f, -0.25f, n);
 			v->affine(y2, x, 1.5f, -0.25f, n);
 			for (int64_t i = 0; i < n; i++)
@@ -896,6 +908,42 @@ START_TEST(empty_with_huge_dims)
 }
 END_TEST
 
+/* LRN against the spec's formula with pow in double, on random shapes (odd sizes, rank 2
+ * to 4) and window sizes: beta 0.75 goes through the float32 vector path (a few ulps),
+ * other betas through pow in double (within one ulp). */
+START_TEST(lrn_vs_reference)
+{
+	for (int trial = 0; trial < 200; trial++) {
+		int rank = (int)irand(2, 4);
+		int64_t dims[4] = {irand(1, 2), irand(1, 9), irand(1, 7), irand(1, 5)}, S = 1, C = dims[1];
+		for (int i = 2; i < rank; i++)
+			S *= dims[i];
+		int64_t size = irand(1, 6);
+		float alpha = (float)unif(1e-4, 1), beta = trial % 3 ? 0.75f : (float)unif(0.1, 2), bias = (float)unif(0.5, 2);
+		tnode t;
+		tn_init(&t, 13, 1);
+		ox_val *x = random_tensor(OX_FLOAT, rank, dims);
+		tn_in(&t, 0, x);
+		tn_int(&t, "size", size);
+		tn_float(&t, "alpha", alpha), tn_float(&t, "beta", beta), tn_float(&t, "bias", bias);
+		ck_assert_msg(ox_op_LRN(&t.k) == 0, "%s", t.msg);
+		for (int64_t i = 0; i < x->count; i++) {
+			int64_t c = i / S % C, lo = c - (size - 1) / 2, hi = c + size / 2;
+			double sq = 0;
+			for (int64_t j = lo < 0 ? 0 : lo; j <= hi && j < C; j++) {
+				double v = ox_get_f64(x, i + (j - c) * S);
+				sq += v * v;
+			}
+			float want = (float)(ox_get_f64(x, i) / pow(bias + alpha / (double)size * sq, beta));
+			float got = (float)ox_get_f64(t.out[0], i), ulp = fabsf(nextafterf(want, INFINITY) - want);
+			REQUIRE(fabsf(got - want) <= (beta == 0.75f ? 8 : 1) * ulp,
+				"trial %d at %lld: %.9g vs %.9g", trial, (long long)i, got, want);
+		}
+		tn_free(&t);
+	}
+}
+END_TEST
+
 /* The kernel spans more than the padded input: the spec's output size would be 0 or less. */
 START_TEST(pool_kernel_too_big)
 {
@@ -930,6 +978,7 @@ int main(void)
 	tcase_add_test(tc, pool_auto_pad);
 	tcase_add_test(tc, global_lp_float_p);
 	tcase_add_test(tc, pool_kernel_too_big);
+	tcase_add_test(tc, lrn_vs_reference);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("kernels");
 	tcase_set_timeout(tc, 300);

@@ -161,6 +161,19 @@ static void agree(OnnxSession *opt, OnnxSession *plain, const char *what)
 		"%s: %s", what, verr.message);
 }
 
+/* Binds X, then names[i] to vals[i] one after another, in both sessions, which agree
+ * after each binding. */
+static void agree_overriding(OnnxSession *opt, OnnxSession *plain, const OnnxValue *x, int n,
+			     const char *const *names, OnnxValue *const *vals)
+{
+	set(opt, "X", x), set(plain, "X", x);
+	agree(opt, plain, "initializers as given");
+	for (int i = 0; i < n; i++) {
+		set(opt, names[i], vals[i]), set(plain, names[i], vals[i]);
+		agree(opt, plain, names[i]);
+	}
+}
+
 START_TEST(bn_fusion_overridden)
 {
 	Onnx__ModelProto *m = tu_model(bn_model);
@@ -169,19 +182,48 @@ START_TEST(bn_fusion_overridden)
 	OnnxValue *x = tensor(xd, 4, 0), *w = tensor(wd, 4, 7), *var = tensor(cd, 1, 3), *mean = tensor(cd, 1, 5);
 	for (size_t i = 0; i < 3; i++)
 		((float *)OnnxValue_Data(var))[i] = fabsf(((float *)OnnxValue_Data(var))[i]) + 0.5f;
-	set(opt, "X", x), set(plain, "X", x);
-	agree(opt, plain, "initializers as given");
-	set(opt, "W", w), set(plain, "W", w);
-	agree(opt, plain, "W overridden");
-	set(opt, "var", var), set(plain, "var", var);
-	agree(opt, plain, "W and var overridden");
+	agree_overriding(opt, plain, x, 2, (const char *[]){"W", "var"}, (OnnxValue *[]){w, var});
 	OnnxSession_Free(opt);
 	OnnxSession_Free(plain);
 	opt = session(m, 1, 0), plain = session(m, 1, 1);
-	set(opt, "X", x), set(opt, "mean", mean);
-	set(plain, "X", x), set(plain, "mean", mean);
-	agree(opt, plain, "mean overridden");
+	agree_overriding(opt, plain, x, 1, (const char *[]){"mean"}, (OnnxValue *[]){mean});
 	OnnxValue_Free(x), OnnxValue_Free(w), OnnxValue_Free(var), OnnxValue_Free(mean);
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* The same with a Mul and an Add by per-channel constants between the BatchNormalization
+ * and the Relu, as caffe2's inception_v2 and densenet121 have them: [3, 1, 1] made by an
+ * Unsqueeze that comes after the Conv, and [1, 3, 1, 1]; both may be overridden. */
+static const char chan_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[1, 2, 5, 5] X, float[3, 2, 3, 3] W, float[3] s, float[3] b, float[3] mean, float[3] var,\n"
+	"   float[3] m, float[1, 3, 1, 1] c) => (float[1, 3, 5, 5] Y)\n"
+	"  <float[3, 2, 3, 3] W = {0.5, -1, 2, 0.25, 1, -0.5, 1.5, -2, 0.75, 1, 1, -1, 0.5, 0.5, 2, -0.25, 0, 1,\n"
+	"                         -1, 2, 0.5, 1, -0.75, 0.25, 1, 1.5, -1, 0.5, 2, 1, -2, 0.25, 1, 0.5, -0.5, 1,\n"
+	"                         1, 0.5, -1, 2, 0.25, 1, -1.5, 0.75, 1, -1, 0.5, 2, 1, -0.25, 0.5, 1, 2, -2},\n"
+	"   float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n"
+	"   float[3] var = {1, 2, 0.5}, float[3] m = {2, -0.5, 1.25}, float[1, 3, 1, 1] c = {-1, 0.5, 3},\n"
+	"   int64[2] axes = {1, 2}>\n"
+	"{\n"
+	"  C = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
+	"  N = BatchNormalization <epsilon = 0.01> (C, s, b, mean, var)\n"
+	"  mu = Unsqueeze(m, axes)\n"
+	"  M = Mul(N, mu)\n"
+	"  A = Add(M, c)\n"
+	"  Y = Relu(A)\n"
+	"}\n";
+
+START_TEST(channel_ops_fused)
+{
+	Onnx__ModelProto *m = tu_model(chan_model);
+	OnnxSession *opt = session(m, 1, 0), *plain = session(m, 1, 1);
+	int64_t xd[4] = {1, 2, 5, 5}, md[1] = {3}, cd[4] = {1, 3, 1, 1};
+	OnnxValue *x = tensor(xd, 4, 0), *mv = tensor(md, 1, 2), *cv = tensor(cd, 4, 9);
+	agree_overriding(opt, plain, x, 2, (const char *[]){"m", "c"}, (OnnxValue *[]){mv, cv});
+	OnnxValue_Free(x), OnnxValue_Free(mv), OnnxValue_Free(cv);
 	OnnxSession_Free(opt);
 	OnnxSession_Free(plain);
 	OnnxProto_Free(m);
@@ -312,6 +354,9 @@ START_TEST(optimizations_happen)
 	ck_assert_uint_eq(c.fused, 2); /* BatchNormalization and Relu */
 	ck_assert_uint_eq(c.packed, 1);
 	ck_assert_uint_eq(c.kept, 0);
+	c = counts(chan_model);
+	ck_assert_uint_eq(c.fused, 4); /* and the Mul and the Add between */
+	ck_assert_uint_eq(c.kept, 1);  /* the Unsqueeze */
 	c = counts(fold_model);
 	ck_assert_uint_eq(c.kept, 2); /* k2 and w; y reads x */
 	ck_assert_uint_eq(c.fused, 0);
@@ -338,6 +383,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("sessions");
 	tcase_add_test(tc, bn_fusion_overridden);
+	tcase_add_test(tc, channel_ops_fused);
 	tcase_add_test(tc, folding_follows_inputs);
 	tcase_add_test(tc, options_checked);
 	tcase_add_test(tc, optimizations_happen);

@@ -912,15 +912,18 @@ static void cache_store(ox_node *N, ox_val *const *in, ox_val *const *out)
 
 /* ---- fusion: a Conv with the BatchNormalization and Relu after it ---------------------
  * Made by ox_plan_optimize when the Conv's output feeds only the BatchNormalization (and
- * that one's only the Relu). The Conv then runs with the folded weights, applies Relu as
+ * that one's only the Relu; a Mul and an Add by per-channel constants may come between,
+ * as caffe2's converted models have them). The Conv then runs with the folded weights, applies Relu as
  * it stores, and puts its result where the last fused node's goes; those nodes see their
  * input absent and do nothing. The weights are valid while the run gives the Conv and
  * the BatchNormalization the constants they were made from; otherwise each node runs
  * on its own. */
 typedef struct fusion {
 	ox_val *w, *b;  /* W and B with the BatchNormalization folded in, or NULL */
-	uint64_t ids[6]; /* W, B, scale, bias, mean, var they were made from */
+	uint64_t ids[8]; /* W, B, scale, bias, mean, var, the Mul's and Add's constants */
 	int bn;         /* the BatchNormalization's node, or -1 */
+	int chan[2];    /* the Mul and the Add by per-channel constants after it, or -1 */
+	int mk[2];      /* the nodes that make their constants (kept results), or -1 */
 	int act;        /* OX_ACT_* applied in the output pass */
 	int out;        /* the slot the result goes to */
 } fusion;
@@ -940,6 +943,24 @@ static uint64_t slot_id(const frame *F, int s)
 	return s >= 0 && F->v[s] ? F->v[s]->id : 0;
 }
 
+/* The id that slot s's value has, or will have when mk (its maker, or -1) runs later on
+ * the inputs it has now and gives its kept results; 0 when not known. The per-channel
+ * constants of caffe2's models come from an Unsqueeze that runs after the Conv. */
+static uint64_t coming_id(const frame *F, int s, int mk)
+{
+	if (s < 0 || F->v[s])
+		return slot_id(F, s);
+	const ox_node *P = mk >= 0 ? &F->p->nodes[mk] : NULL;
+	const folded *c = P ? P->cache : NULL;
+	for (int j = 0; c && j < P->nin; j++)
+		if (slot_id(F, P->in[j]) != c->ids[j])
+			return 0;
+	for (int j = 0; c && j < P->nout; j++)
+		if (P->out[j] == s)
+			return c->out[j] ? c->out[j]->id : 0;
+	return 0;
+}
+
 /* Whether the fusion's folded weights still hold for this run's values. */
 static bool fusion_valid(const frame *F, const ox_node *N, ox_val *const *in)
 {
@@ -947,9 +968,11 @@ static bool fusion_valid(const frame *F, const ox_node *N, ox_val *const *in)
 	if (u->bn < 0)
 		return true;
 	const ox_node *B = &F->p->nodes[u->bn];
-	uint64_t now[6] = {in[1] ? in[1]->id : 0, N->nin > 2 && in[2] ? in[2]->id : 0};
+	uint64_t now[8] = {in[1] ? in[1]->id : 0, N->nin > 2 && in[2] ? in[2]->id : 0};
 	for (int j = 1; j < 5; j++)
 		now[j + 1] = slot_id(F, B->in[j]);
+	for (int j = 0; j < 2; j++)
+		now[6 + j] = u->chan[j] >= 0 ? coming_id(F, F->p->nodes[u->chan[j]].in[1], u->mk[j]) : 0;
 	return memcmp(now, u->ids, sizeof now) == 0;
 }
 
@@ -1210,7 +1233,46 @@ static ox_val *scaled_weights(const ox_node *N, ox_val *w, const float *a)
 	return ox_fold_scale_rows(w, a);
 }
 
-static bool fold_bn_into(ox_node *N, const ox_node *B, int bn, ox_val *const *v, fusion *u)
+/* Input 1 of M when it is a float constant of cout values along axis 1 of a rank-r output
+ * ([cout, 1, ...] or [1, cout, 1, ...], broadcast the numpy way), else NULL. */
+static const ox_val *channel_const(const ox_node *M, ox_val *const *v, int64_t cout, int r)
+{
+	const ox_val *c = M->nin == 2 && M->in[1] >= 0 ? v[M->in[1]] : NULL;
+	if (M->version < 7 || !one_output(M) || !c || !c->konst || c->type != OX_FLOAT || c->count != cout ||
+	    c->rank > r || c->rank < r - 1)
+		return NULL;
+	for (int i = 0; i < c->rank; i++)
+		if (c->dims[i] != (i == c->rank - r + 1 ? cout : 1))
+			return NULL;
+	return c;
+}
+
+/* The node after j that alone reads slot s, an op by a per-channel constant (see
+ * channel_const), or -1; *c gets the constant. */
+static int channel_op(const ox_plan *p, const int *uses, ox_val *const *v, int s, size_t j, const char *op,
+		      const ox_val *w, const ox_val **c)
+{
+	int m = sole_reader(p, uses, s, j, op);
+	*c = m >= 0 ? channel_const(&p->nodes[m], v, w->dims[0], w->rank) : NULL;
+	return *c ? m : -1;
+}
+
+/* y = (x * a + b) * m + c as x * (a * m) + (b * m + c): the Mul's and Add's constants (m
+ * and c, NULL when absent) taken into the folded scale a and bias b. */
+static void fold_channel_ops(const fusion *u, const ox_plan *p, ox_val *const *v, float *a, int64_t cout)
+{
+	const float *m = u->chan[0] >= 0 ? v[p->nodes[u->chan[0]].in[1]]->data : NULL;
+	const float *c = u->chan[1] >= 0 ? v[p->nodes[u->chan[1]].in[1]]->data : NULL;
+	float *b = u->b->data;
+	for (int64_t i = 0; i < cout; i++) {
+		if (m)
+			a[i] *= m[i], b[i] *= m[i];
+		if (c)
+			b[i] += c[i];
+	}
+}
+
+static bool fold_bn_into(const ox_plan *pl, ox_node *N, const ox_node *B, int bn, ox_val *const *v, fusion *u)
 {
 	ox_val *w = v[N->in[1]], *b = N->nin > 2 && N->in[2] >= 0 ? v[N->in[2]] : NULL, *p[4];
 	if (!w->konst || (b && !b->konst) || (N->nin > 2 && N->in[2] >= 0 && !b) || w->rank < 3 || w->dims[0] <= 0)
@@ -1220,6 +1282,8 @@ static bool fold_bn_into(ox_node *N, const ox_node *B, int bn, ox_val *const *v,
 	const Onnx__AttributeProto *eps = node_attr(B, "epsilon");
 	float *a = malloc((size_t)w->dims[0] * sizeof *a);
 	bool ok = a && ox_fold_bn(w, b, p, eps ? eps->f : 1e-5, a, &u->b);
+	if (ok)
+		fold_channel_ops(u, pl, v, a, w->dims[0]);
 	if (ok && !(u->w = scaled_weights(N, w, a))) {
 		ox_val_unref(u->b);
 		u->b = NULL;
@@ -1233,9 +1297,37 @@ static bool fold_bn_into(ox_node *N, const ox_node *B, int bn, ox_val *const *v,
 	u->ids[1] = b ? b->id : 0;
 	for (int j = 0; j < 4; j++)
 		u->ids[j + 2] = p[j]->id;
+	for (int j = 0; j < 2; j++)
+		u->ids[6 + j] = u->chan[j] >= 0 ? v[pl->nodes[u->chan[j]].in[1]]->id : 0;
 	u->bn = bn;
-	u->out = B->out[0];
+	u->out = u->chan[1] >= 0 ? pl->nodes[u->chan[1]].out[0] : u->chan[0] >= 0 ? pl->nodes[u->chan[0]].out[0] : B->out[0];
 	return true;
+}
+
+/* The node whose output is slot s, or -1. */
+static int maker(const ox_plan *p, int s)
+{
+	for (size_t j = 0; j < p->nnodes; j++)
+		for (int k = 0; k < p->nodes[j].nout; k++)
+			if (p->nodes[j].out[k] == s)
+				return (int)j;
+	return -1;
+}
+
+/* The Mul and then the Add by per-channel constants that may follow the BatchNormalization
+ * bn (each reading only the one before), into u->chan. */
+static void chain_after_bn(const ox_plan *p, const int *uses, ox_val *const *v, int bn, const ox_val *w, fusion *u)
+{
+	const ox_val *c;
+	if (w->type != OX_FLOAT || w->rank < 3 || w->dims[0] <= 0)
+		return;
+	int s = p->nodes[bn].out[0], m = channel_op(p, uses, v, s, (size_t)bn, "Mul", w, &c);
+	u->chan[0] = m;
+	if (m >= 0)
+		s = p->nodes[m].out[0];
+	u->chan[1] = channel_op(p, uses, v, s, (size_t)(m >= 0 ? m : bn), "Add", w, &c);
+	for (int j = 0; j < 2; j++)
+		u->mk[j] = u->chan[j] >= 0 ? maker(p, p->nodes[u->chan[j]].in[1]) : -1;
 }
 
 /* Conv (float weights, constant) followed by BatchNormalization and/or Relu that read
@@ -1246,11 +1338,14 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 	if (!is_op(N, "Conv") || !one_output(N) || N->nin < 2 || N->in[1] < 0 || !v[N->in[1]] ||
 	    v[N->in[1]]->type != OX_FLOAT)
 		return;
-	fusion u = {NULL, NULL, {0}, -1, OX_ACT_NONE, N->out[0]};
+	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0]};
 	int bn = sole_reader(p, uses, N->out[0], i, "BatchNormalization");
-	if (bn >= 0 && (!bn_foldable(&p->nodes[bn], v) || !fold_bn_into(N, &p->nodes[bn], bn, v, &u)))
-		bn = -1;
-	int relu = sole_reader(p, uses, u.out, bn >= 0 ? (size_t)bn : i, "Relu");
+	if (bn >= 0 && bn_foldable(&p->nodes[bn], v))
+		chain_after_bn(p, uses, v, bn, v[N->in[1]], &u);
+	if (bn >= 0 && (!bn_foldable(&p->nodes[bn], v) || !fold_bn_into(p, N, &p->nodes[bn], bn, v, &u)))
+		bn = -1, u.chan[0] = u.chan[1] = -1;
+	int after = u.chan[1] >= 0 ? u.chan[1] : u.chan[0] >= 0 ? u.chan[0] : bn >= 0 ? bn : (int)i;
+	int relu = sole_reader(p, uses, u.out, (size_t)after, "Relu");
 	if (relu >= 0 && one_output(&p->nodes[relu])) {
 		u.act = OX_ACT_RELU;
 		u.out = p->nodes[relu].out[0];
@@ -1265,6 +1360,9 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 	*N->fuse = u;
 	if (bn >= 0)
 		p->nodes[bn].fused_away = true;
+	for (int j = 0; j < 2; j++)
+		if (u.chan[j] >= 0)
+			p->nodes[u.chan[j]].fused_away = true;
 	if (relu >= 0)
 		p->nodes[relu].fused_away = true;
 }

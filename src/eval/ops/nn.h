@@ -37,6 +37,9 @@ typedef struct ox_nn_vec {
 	void (*add_v)(float *y, const float *x, const float *b, int64_t n); /* x[i] + b[i] */
 	void (*exp)(float *y, const float *x, int64_t n);
 	void (*pool2d)(const ox_pool2d *p, const float *x, float *y);
+	void (*sq_acc)(float *acc, const float *x, int64_t n); /* acc[i] = fma(x[i], x[i], acc[i]) */
+	/* LRN with beta 0.75: y[i] = x[i] / (r * sqrt(r)), r = sqrt(fma(s[i], a, b)) */
+	void (*lrn75)(float *y, const float *x, const float *s, float a, float b, int64_t n);
 } ox_nn_vec;
 
 /* The table for the CPU level in use (ox_cpu_level(), unless tests override it). */

@@ -511,6 +511,54 @@ int ox_op_LpNormalization(ox_k *k)
 	return finish(rc, y, xd, yd);
 }
 
+/* b ^ beta: the usual 0.75 as two square roots, several times quicker than pow (LRN was a
+ * fifth of inception_v1's time) and within an ulp of double, so the float32 results agree
+ * but for a rare last-bit rounding. */
+static double lrn_pow(double b, double beta)
+{
+	return beta == 0.75 ? sqrt(b) * sqrt(sqrt(b)) : pow(b, beta);
+}
+
+/* One channel c of one image (C channels of S elements at x) into y. */
+static void lrn_channel(const double *x, double *y, int64_t c, int64_t C, int64_t S, int64_t size, double alpha,
+			double beta, double bias)
+{
+	int64_t j0 = c - (size - 1) / 2 > 0 ? c - (size - 1) / 2 : 0, j1 = c + size / 2 < C ? c + size / 2 : C - 1;
+	for (int64_t s = 0; s < S; s++) {
+		double sq = 0;
+		for (int64_t j = j0; j <= j1; j++)
+			sq += x[j * S + s] * x[j * S + s];
+		y[c * S + s] = x[c * S + s] / lrn_pow(bias + alpha / (double)size * sq, beta);
+	}
+}
+
+/* float32 with beta 0.75, the LRN of the CNNs that have one: in float through the vector
+ * table, a channel at a time (the sums of squares of its window in channel order, fused
+ * the same way at every level, so the bits do not depend on the CPU). */
+static int lrn_f32(ox_k *k, const ox_val *x, int64_t size, float a, float bias)
+{
+	int64_t C = x->dims[1], S = prod(x->dims, 2, x->rank);
+	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, x->dims);
+	float *sq = y && x->count ? ox_scratch(k, S, sizeof(float), "scratch") : NULL;
+	if (!y || !x->count)
+		return y ? 0 : -1;
+	if (!sq)
+		return -1;
+	const ox_nn_vec *v = ox_nn_vec_get();
+	const float *xd = x->data;
+	float *yd = y->data;
+	for (int64_t o = 0; o < x->count / (C * S); o++, xd += C * S, yd += C * S)
+		for (int64_t c = 0; c < C; c++) {
+			int64_t j0 = c - (size - 1) / 2 > 0 ? c - (size - 1) / 2 : 0, j1 = c + size / 2 < C ? c + size / 2 : C - 1;
+			memset(sq, 0, (size_t)S * sizeof *sq);
+			for (int64_t j = j0; j <= j1; j++)
+				v->sq_acc(sq, xd + j * S, S);
+			v->lrn75(yd + c * S, xd + c * S, sq, a, bias, S);
+		}
+	free(sq);
+	return 0;
+}
+
 /* Across channels: y = x / (bias + alpha / size * sum of x^2 over the size nearest
  * channels) ^ beta. */
 int ox_op_LRN(ox_k *k)
@@ -525,15 +573,13 @@ int ox_op_LRN(ox_k *k)
 		return ox_kfail(k, "attribute 'size' is required and must be positive");
 	double alpha = ox_attr_float(k, "alpha", 1e-4f), beta = ox_attr_float(k, "beta", 0.75f);
 	double bias = ox_attr_float(k, "bias", 1.0f), *xd, *yd;
-	int64_t C = x->dims[1], S = prod(x->dims, 2, x->rank), lo = (size - 1) / 2, hi = size / 2;
+	if (x->type == OX_FLOAT && beta == 0.75)
+		return lrn_f32(k, x, size, (float)(alpha / (double)size), (float)bias);
+	int64_t C = x->dims[1], S = prod(x->dims, 2, x->rank), plane = x->count ? C * S : 0; /* S saturates when empty */
 	int rc = begin(k, x, &y, &xd, &yd);
-	for (int64_t i = 0; rc == 0 && i < x->count; i++) {
-		int64_t c = i / S % C, base = i - c * S;
-		double sq = 0;
-		for (int64_t j = c - lo > 0 ? c - lo : 0; j <= c + hi && j < C; j++)
-			sq += xd[base + j * S] * xd[base + j * S];
-		yd[i] = xd[i] / pow(bias + alpha / (double)size * sq, beta);
-	}
+	for (int64_t o = 0; rc == 0 && plane && o < x->count / plane; o++)
+		for (int64_t c = 0; c < C; c++)
+			lrn_channel(xd + o * plane, yd + o * plane, c, C, S, size, alpha, beta, bias);
 	return finish(rc, y, xd, yd);
 }
 

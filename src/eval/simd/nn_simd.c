@@ -78,6 +78,63 @@ static float pool_rows(const ox_pool2d *p, int64_t y0, int64_t *ky0, int64_t *ky
 	return (float)((p->mode == OX_POOL_AVG ? *ky1 - *ky0 : npad) * p->kw);
 }
 
+/* Room for the copied rows of one block of outputs at a row's edges. */
+enum { POOL_EDGE_FLOATS = 2048 };
+
+/* The window rows of an edge block that count in its divisors. */
+static int64_t pool_edge_nrows(const ox_pool2d *p, int64_t y0, int64_t ky0, int64_t ky1)
+{
+	if (p->mode != OX_POOL_AVG_PAD)
+		return ky1 - ky0;
+	int64_t n = 0;
+	for (int64_t ky = 0; ky < p->kh; ky++)
+		n += y0 + ky * p->dh >= -p->pt && y0 + ky * p->dh < p->ih + p->pb;
+	return n;
+}
+
+/* One kernel row of an edge block: columns c0 .. c0 + w - 1 of src, those outside the
+ * input as fill (0), or as the nearest edge element (max). */
+static void pool_edge_row(const ox_pool2d *p, const float *src, int64_t c0, int64_t w, float *d)
+{
+	int64_t l = c0 < 0 ? (-c0 < w ? -c0 : w) : 0, e = p->iw - c0 < w ? p->iw - c0 : w;
+	e = e < l ? l : e;
+	bool max = p->mode == OX_POOL_MAX;
+	for (int64_t t = 0; t < l; t++)
+		d[t] = max ? src[0] : 0;
+	memcpy(d + l, src + c0 + l, (size_t)(e - l) * sizeof *d);
+	for (int64_t t = e; t < w; t++)
+		d[t] = max ? src[p->iw - 1] : 0;
+}
+
+/* For the vw outputs from ox of a row whose kernel rows [ky0, ky1) lie in the input
+ * (input row y0 + ky * dh): copies of those rows from column ox * sw - pl on, *w wide, and
+ * each output's divisor. Columns outside the input hold 0 for averages and the nearest
+ * edge element for max: with dilation 1 a window that holds one input column holds that
+ * edge element too, so the copies change neither its sum nor pool_one's max (the first
+ * tap unless a later one is greater). False when one of the first n outputs holds no
+ * input column, the dilation is not 1 or the rows do not fit POOL_EDGE_FLOATS. */
+static bool pool_edge_rows(const ox_pool2d *p, const float *x, int64_t y0, int64_t ky0, int64_t ky1, int64_t ox,
+			   int64_t n, int vw, float *buf, int64_t *w, float *div)
+{
+	if (p->dw != 1 || p->sw > 64 || p->kw > 64 || ky1 - ky0 > 64)
+		return false;
+	*w = (vw - 1) * p->sw + p->kw + vw; /* + vw: a stride of 2 reads two vectors a tap */
+	if (*w * (ky1 - ky0) > POOL_EDGE_FLOATS)
+		return false;
+	int64_t c0 = ox * p->sw - p->pl, rows = pool_edge_nrows(p, y0, ky0, ky1);
+	for (int i = 0; i < vw; i++) {
+		int64_t a = c0 + i * p->sw, b = a + p->kw; /* the window's columns [a, b) */
+		int64_t in = (b < p->iw ? b : p->iw) - (a > 0 ? a : 0);
+		int64_t pad = (b < p->iw + p->pr ? b : p->iw + p->pr) - (a > -p->pl ? a : -p->pl);
+		if (i < n && in <= 0)
+			return false;
+		div[i] = i >= n ? 1 : (float)(rows * (p->mode == OX_POOL_AVG_PAD ? pad : in));
+	}
+	for (int64_t r = 0; r < ky1 - ky0; r++)
+		pool_edge_row(p, x + (y0 + (ky0 + r) * p->dh) * p->iw, c0, *w, buf + r * *w);
+	return true;
+}
+
 /* ---- scalar reference ---------------------------------------------------------------- */
 
 static float sum_scalar(const float *x, int64_t n)
@@ -174,6 +231,20 @@ static void exp_scalar(float *y, const float *x, int64_t n)
 		y[i] = expf(x[i]);
 }
 
+static void sq_acc_scalar(float *acc, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		acc[i] = fmaf(x[i], x[i], acc[i]);
+}
+
+static void lrn75_scalar(float *y, const float *x, const float *s, float a, float b, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++) {
+		float r = sqrtf(fmaf(s[i], a, b));
+		y[i] = x[i] / (r * sqrtf(r));
+	}
+}
+
 static void pool2d_scalar(const ox_pool2d *p, const float *x, float *y)
 {
 	for (int64_t oy = 0; oy < p->oh; oy++)
@@ -184,7 +255,7 @@ static void pool2d_scalar(const ox_pool2d *p, const float *x, float *y)
 static const ox_nn_vec scalar_table = {
 	sum_scalar, max_scalar, min_scalar, acc_add_scalar, acc_max_scalar, acc_min_scalar,
 	exp_shift_scalar, exp_shift_v_scalar, affine_scalar, affine_v_scalar, mul_v_scalar,
-	add_v_scalar, exp_scalar, pool2d_scalar,
+	add_v_scalar, exp_scalar, pool2d_scalar, sq_acc_scalar, lrn75_scalar,
 };
 
 /* ---- AVX2 and AVX-512 ------------------------------------------------------------------ */

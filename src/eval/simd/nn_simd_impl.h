@@ -189,8 +189,10 @@ static TARGET void FN(exp)(float *y, const float *x, int64_t n)
 
 /* VW outputs of one row whose windows lie inside the input horizontally and have nrows
  * rows inside it vertically, the first at row0. The taps go in pool_one's order, so the
- * sums are the same. */
-static inline TARGET VF FN(pool_lanes)(const ox_pool2d *p, const float *row0, int64_t nrows, VI idx)
+ * sums are the same. A stride of 2 reads each tap's lanes as the even elements of two
+ * vectors (a gather is several times slower) when even says those 2 VW floats lie in
+ * the row. */
+static inline TARGET VF FN(pool_lanes)(const ox_pool2d *p, const float *row0, int64_t nrows, VI idx, bool even)
 {
 	VF acc = VZERO();
 	bool first = true;
@@ -198,7 +200,7 @@ static inline TARGET VF FN(pool_lanes)(const ox_pool2d *p, const float *row0, in
 		const float *row = row0 + r * p->dh * p->iw;
 		for (int64_t kx = 0; kx < p->kw; kx++) {
 			const float *q = row + kx * p->dw;
-			VF v = p->sw == 1 ? VLOAD(q) : VGATHER(q, idx);
+			VF v = p->sw == 1 ? VLOAD(q) : even ? VEVEN(q) : VGATHER(q, idx);
 			if (p->mode != OX_POOL_MAX)
 				acc = VADD(acc, v);
 			else
@@ -213,8 +215,26 @@ static inline TARGET VF FN(pool_lanes)(const ox_pool2d *p, const float *row0, in
 static inline TARGET void FN(pool_block)(const ox_pool2d *p, const float *row0, int64_t nrows, float div, float *yr,
 					 int64_t ox)
 {
-	VF acc = FN(pool_lanes)(p, row0 + ox * p->sw, nrows, VIOTA(p->sw));
+	bool even = p->sw == 2 && 2 * ox - p->pl + (p->kw - 1) * p->dw + 2 * VW <= p->iw;
+	VF acc = FN(pool_lanes)(p, row0 + ox * p->sw, nrows, VIOTA(p->sw), even);
 	VSTORE(yr + ox, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VSET(div)));
+}
+
+/* Outputs ox .. ox + n - 1 (n <= VW) of a row whose kernel rows [ky0, ky1) lie in the
+ * input, through copies of those rows (pool_edge_rows): for the edges, where windows
+ * reach into the pads; the same bits as pool_one. False when they do not qualify. */
+static TARGET bool FN(pool_edge)(const ox_pool2d *p, const float *x, int64_t y0, int64_t ky0, int64_t ky1, float *yr,
+				 int64_t ox, int64_t n)
+{
+	float buf[POOL_EDGE_FLOATS], div[VW], out[VW];
+	ox_pool2d q = *p;
+	if (!pool_edge_rows(p, x, y0, ky0, ky1, ox, n, VW, buf, &q.iw, div))
+		return false;
+	q.dh = 1;
+	VF acc = FN(pool_lanes)(&q, buf, ky1 - ky0, VIOTA(p->sw), p->sw == 2);
+	VSTORE(out, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VLOAD(div)));
+	memcpy(yr + ox, out, (size_t)n * sizeof *out);
+	return true;
 }
 
 static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
@@ -225,8 +245,11 @@ static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 		float *yr = y + oy * p->ow;
 		int64_t y0 = oy * p->sh - p->pt, ky0, ky1;
 		float div = pool_rows(p, y0, &ky0, &ky1);
-		int64_t ox = 0;
+		int64_t ox = 0, first = p->ow < VW ? p->ow : VW;
 		if (ky0 < ky1) {
+			/* an edge block costs a few pool_one: for a whole narrow row, or several */
+			if (lo > 0 && (p->ow <= VW || lo >= 4) && FN(pool_edge)(p, x, y0, ky0, ky1, yr, 0, first))
+				ox = first;
 			for (; ox < lo; ox++)
 				yr[ox] = pool_one(p, x, oy, ox);
 			const float *row0 = x + (y0 + ky0 * p->dh) * p->iw - p->pl;
@@ -236,13 +259,47 @@ static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 			for (; ox + VW / 2 <= hi; ox += VW / 2)
 				VHALF(p, row0, ky1 - ky0, div, yr, ox);
 #endif
+			/* the rest of the interior as a block overlapping the last: its outputs
+			 * come out the same again, and pool_one is several times slower */
+			if (ox < hi && hi - VW >= lo) {
+				FN(pool_block)(p, row0, ky1 - ky0, div, yr, hi - VW);
+				ox = hi;
+			}
+			for (int64_t n; (n = p->ow - ox < VW ? p->ow - ox : VW) >= 4 &&
+					FN(pool_edge)(p, x, y0, ky0, ky1, yr, ox, n);)
+				ox += n;
 		}
 		for (; ox < p->ow; ox++)
 			yr[ox] = pool_one(p, x, oy, ox);
 	}
 }
 
+static TARGET void FN(sq_acc)(float *acc, const float *x, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW) {
+		VF v = VLOAD(x + i);
+		VSTORE(acc + i, VFMA(v, v, VLOAD(acc + i)));
+	}
+	for (; i < n; i++)
+		acc[i] = fmaf(x[i], x[i], acc[i]);
+}
+
+static TARGET void FN(lrn75)(float *y, const float *x, const float *s, float a, float b, int64_t n)
+{
+	int64_t i = 0;
+	for (; i + VW <= n; i += VW) {
+		VF r = VSQRT(VFMA(VLOAD(s + i), VSET(a), VSET(b)));
+		VSTORE(y + i, VDIV(VLOAD(x + i), VMUL(r, VSQRT(r))));
+	}
+	for (; i < n; i++) {
+		float r = sqrtf(fmaf(s[i], a, b));
+		y[i] = x[i] / (r * sqrtf(r));
+	}
+}
+
 static const ox_nn_vec FN(table) = {
 	FN(sum), FN(max), FN(min), FN(acc_add), FN(acc_max), FN(acc_min), FN(exp_shift),
-	FN(exp_shift_v), FN(affine), FN(affine_v), FN(mul_v), FN(add_v), FN(exp), FN(pool2d),
+	FN(exp_shift_v), FN(affine), FN(affine_v), FN(mul_v), FN(add_v), FN(exp), FN(pool2d), FN(sq_acc),
+	FN(lrn75),
 };

@@ -39,6 +39,11 @@
 #define VLDH(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
 #define VSTH(p, v) _mm256_storeu_si256((__m256i *)(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT))
 #define VGATHER(p, idx) _mm512_i32gather_ps(idx, p, 4)
+/* p[0], p[2], ..., p[30], read as the two vectors at p and p + 16 (all of p[0..31]) */
+#define VEVEN(p)                                                                                     \
+	_mm512_permutex2var_ps(_mm512_loadu_ps(p),                                                   \
+			       _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), \
+			       _mm512_loadu_ps((p) + 16))
 #define VIOTA(s)                                                                                     \
 	_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), \
 			   _mm512_set1_epi32((int)(s)))

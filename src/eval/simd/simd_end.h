@@ -40,3 +40,4 @@
 #undef VSTH
 #undef VGATHER
 #undef VIOTA
+#undef VEVEN
