@@ -24,6 +24,8 @@ double ox_ml_logistic(double x);
  * reference implementation write them). */
 void ox_ml_binary_scores(double s, int pt, double *out);
 double ox_ml_probit(double p);
+/* The index of the first largest of the n >= 1 scores s (by >: a NaN wins only in first place). */
+int64_t ox_ml_argmax(const double *s, int64_t n);
 
 /* A FLOATS attribute, or the doubles of its "_as_tensor" TENSOR form (opset 3 of the
  * tree ensembles): a malloc'd array of *n doubles (NULL with *n = 0 when absent; -1

@@ -160,6 +160,15 @@ int ox_ml_out_scores(ox_k *k, int i, const double *s, int64_t n, int64_t c)
 	return 0;
 }
 
+int64_t ox_ml_argmax(const double *s, int64_t n)
+{
+	int64_t best = 0;
+	for (int64_t j = 1; j < n; j++)
+		if (s[j] > s[best])
+			best = j;
+	return best;
+}
+
 void ox_ml_binary_scores(double s, int pt, double *out)
 {
 	out[1] = s;
