@@ -44,5 +44,8 @@ static inline const char *ox_ml_str(const Onnx__AttributeProto *a, size_t i, siz
 int ox_ml_labels(ox_k *k, int i, const int64_t *idx, int64_t n, const char *ints, const char *strings);
 /* Output i: a float tensor [n, c] of the doubles s. */
 int ox_ml_out_scores(ox_k *k, int i, const double *s, int64_t n, int64_t c);
+/* A classifier's outputs: the labels of idx (from ints or classlabels_strings) and, when
+ * the node asks for it, the scores s [n, w]. */
+int ox_ml_classifier_out(ox_k *k, const int64_t *idx, const double *s, int64_t n, int64_t w, const char *ints);
 
 #endif

@@ -111,9 +111,7 @@ int ox_ml_LinearClassifier(ox_k *k)
 		}
 		if (w == 1)
 			one_column_labels(s, n, pt, idx);
-		rc = ox_ml_labels(k, 0, idx, n, "classlabels_ints", "classlabels_strings");
-		if (rc == 0 && k->nout > 1)
-			rc = ox_ml_out_scores(k, 1, s, n, w);
+		rc = ox_ml_classifier_out(k, idx, s, n, w, "classlabels_ints");
 	}
 	free(idx);
 	free(s);

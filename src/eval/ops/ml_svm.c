@@ -283,9 +283,7 @@ int ox_ml_SVMClassifier(ox_k *k)
 		}
 		for (int64_t r = 0; outw != stride && r < n; r++) /* pack the rows */
 			memmove(sc + r * outw, sc + r * stride, (size_t)outw * sizeof *sc);
-		rc = ox_ml_labels(k, 0, idx, n, "classlabels_ints", "classlabels_strings");
-		if (rc == 0 && k->nout > 1)
-			rc = ox_ml_out_scores(k, 1, sc, n, outw);
+		rc = ox_ml_classifier_out(k, idx, sc, n, outw, "classlabels_ints");
 	}
 	free(S.start);
 	free(work);

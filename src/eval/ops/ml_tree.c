@@ -487,9 +487,7 @@ int ox_ml_TreeEnsembleClassifier(ox_k *k)
 	if (rc == 0)
 		classify(&b, pt, s, n, ncls, w, idx);
 	if (rc == 0)
-		rc = ox_ml_labels(k, 0, idx, n, "classlabels_int64s", "classlabels_strings");
-	if (rc == 0 && k->nout > 1)
-		rc = ox_ml_out_scores(k, 1, s, n, w);
+		rc = ox_ml_classifier_out(k, idx, s, n, w, "classlabels_int64s");
 	free(idx);
 	free(s);
 	free(x);

@@ -169,6 +169,12 @@ int64_t ox_ml_argmax(const double *s, int64_t n)
 	return best;
 }
 
+int ox_ml_classifier_out(ox_k *k, const int64_t *idx, const double *s, int64_t n, int64_t w, const char *ints)
+{
+	int rc = ox_ml_labels(k, 0, idx, n, ints, "classlabels_strings");
+	return rc == 0 && k->nout > 1 ? ox_ml_out_scores(k, 1, s, n, w) : rc;
+}
+
 void ox_ml_binary_scores(double s, int pt, double *out)
 {
 	out[1] = s;
