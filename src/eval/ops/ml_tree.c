@@ -35,14 +35,9 @@ typedef struct forest {
 
 static void forest_free(forest *F)
 {
-	free(F->nodes);
-	free(F->roots);
-	free(F->target);
-	free(F->w);
-	free(F->m);
-	free(F->base);
-	free(F->flat_mem);
-	free(F->flat_split);
+	void *owned[] = {F->nodes, F->roots, F->target, F->w, F->m, F->base, F->flat_mem, F->flat_split};
+	for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
+		free(owned[i]);
 }
 
 static bool branch(const forest *F, const tnode *nd, double x)
