@@ -226,6 +226,19 @@ sed 's/nodes_trueleafs = \[0, 0\]/nodes_trueleafs = [0]/' cycle.onnxtxt >treelis
 if run 1 "TreeEnsemble node lists of different lengths are an error" run treelists5.onnxtxt --input 'X=float[1, 1] {1}'; then
 	check "lengths message (opset 5)" "has err.txt 'the nodes_\* attributes have different lengths (2 and 1)'"
 fi
+for op in Binarizer Imputer Scaler Normalizer; do
+	attrs=""
+	[ "$op" = Imputer ] && attrs=" <imputed_value_floats = [0.0]>"
+	cat >mltype.onnxtxt <<END
+<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 1]>
+g (bool[2] X) => (float[2] Y) {
+  Y = ai.onnx.ml.$op$attrs (X)
+}
+END
+	if run 1 "$op refuses a bool input" run mltype.onnxtxt --input 'X=bool[2] {1, 0}'; then
+		check "$op type message" "has err.txt 'input X has element type bool; expected float, double, int64 or int32'"
+	fi
+done
 
 sed '/#@ expect/s/{1, 2, 3, 4}/{1, 2, 3, 5}/' id.onnxtxt >fail.onnxtxt
 if run 0 "test passes a passing case" test id.onnxtxt; then

@@ -9,6 +9,10 @@
  * numbering is the spec's: 0 NONE, 1 SOFTMAX, 2 LOGISTIC, 3 SOFTMAX_ZERO, 4 PROBIT). */
 enum { OX_PT_NONE, OX_PT_SOFTMAX, OX_PT_LOGISTIC, OX_PT_SOFTMAX_ZERO, OX_PT_PROBIT };
 
+/* float, double, int64 or int32: the numbers the ml operators take. */
+bool ox_ml_numeric(int type);
+/* 0 when tensor x (input X) holds such numbers, else -1 after failing. */
+int ox_ml_check_numeric(ox_k *k, const ox_val *x);
 /* Input 0, a numeric tensor of rank 1 (one row) or 2 (rows): its rows and columns, and
  * its elements as doubles (malloc'd; NULL after failing). */
 double *ox_ml_rows(ox_k *k, const ox_val *x, int64_t *n, int64_t *c);

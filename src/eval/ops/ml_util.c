@@ -5,13 +5,21 @@
 
 #include "ml.h"
 
+bool ox_ml_numeric(int type)
+{
+	return type == OX_FLOAT || type == OX_DOUBLE || type == OX_INT64 || type == OX_INT32;
+}
+
+int ox_ml_check_numeric(ox_k *k, const ox_val *x)
+{
+	if (ox_ml_numeric(x->type))
+		return 0;
+	return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
+}
+
 double *ox_ml_rows(ox_k *k, const ox_val *x, int64_t *n, int64_t *c)
 {
-	if (x->type != OX_FLOAT && x->type != OX_DOUBLE && x->type != OX_INT64 && x->type != OX_INT32) {
-		ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
-		return NULL;
-	}
-	return ox_ml_rows_any(k, x, n, c);
+	return ox_ml_check_numeric(k, x) < 0 ? NULL : ox_ml_rows_any(k, x, n, c);
 }
 
 double *ox_ml_rows_any(ox_k *k, const ox_val *x, int64_t *n, int64_t *c)
