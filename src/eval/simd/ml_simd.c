@@ -218,11 +218,7 @@ static const ox_ml_vec table_avx512 = {dot_avx512, sqdist_avx512, walk_avx512};
 
 const ox_ml_vec *ox_ml_vec_level(int level)
 {
-#if OX_X86
-	return ox_cpu_table(level, &scalar_table, &table_avx2, &table_avx512);
-#else
-	return ox_cpu_table(level, &scalar_table, NULL, NULL);
-#endif
+	return ox_cpu_table(level, OX_CPU_TABLES(&scalar_table, &table_avx2, &table_avx512));
 }
 
 const ox_ml_vec *ox_ml_vec_get(void)
