@@ -42,3 +42,11 @@
 #define VSTH(p, v) _mm_storeu_si128((__m128i *)(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT))
 #define VGATHER(p, idx) _mm256_i32gather_ps(p, idx, 4)
 #define VIOTA(s) _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)(s)))
+#define VD __m256d /* doubles: VW / 2 per vector */
+#define VDZERO _mm256_setzero_pd
+#define VDLOAD(p) _mm256_loadu_pd(p)
+#define VDADD _mm256_add_pd
+#define VDSUB _mm256_sub_pd
+#define VDFMA _mm256_fmadd_pd
+#define VDLO(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f)) /* the low half of the floats f, widened */
+#define VDHI(f) _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1))

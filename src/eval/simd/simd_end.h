@@ -40,3 +40,11 @@
 #undef VSTH
 #undef VGATHER
 #undef VIOTA
+#undef VD
+#undef VDZERO
+#undef VDLOAD
+#undef VDADD
+#undef VDSUB
+#undef VDFMA
+#undef VDLO
+#undef VDHI
