@@ -204,6 +204,36 @@ sed 's/^  Y = .*//; s/float\[2, 1\] Y, //' hostile.onnxtxt >hostile2.onnxtxt
 if run 1 "a huge n_targets is an error" run hostile2.onnxtxt --input 'X=float[2, 2] {1, 2, 3, 4}'; then
 	check "n_targets message" "has err.txt 'n_targets is 4611686018427387904; expected 1 to 2^36'"
 fi
+# an error run: what is refused, the model, its input, and (a grep pattern of) the message
+refuses() {
+	if run 1 "$1 is an error" run "$2" --input "$3"; then
+		check "$1: message" "has err.txt '$4'"
+	fi
+}
+cat >treelists.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 1]>
+g (float[2, 2] X) => (float[2, 1] W) {
+  W = ai.onnx.ml.TreeEnsembleRegressor <nodes_treeids = [0, 0], nodes_nodeids = [0], nodes_featureids = [0], nodes_modes = ["LEAF"], nodes_values = [0.0], nodes_truenodeids = [0], nodes_falsenodeids = [0]> (X)
+}
+END
+sed 's/nodes_treeids = \[0, 0\]/nodes_treeids = [0], base_values = [1.0, 2.0]/' treelists.onnxtxt >treebase.onnxtxt
+sed 's/float\[2, 1\] W/int64[2] W/; s/TreeEnsembleRegressor </TreeEnsembleClassifier <classlabels_int64s = [0, 1], base_values = [1.0, 2.0, 3.0], /; s/nodes_treeids = \[0, 0\]/nodes_treeids = [0]/' \
+	treelists.onnxtxt >treebase2.onnxtxt
+sed 's/nodes_trueleafs = \[0, 0\]/nodes_trueleafs = [0]/' cycle.onnxtxt >treelists5.onnxtxt
+x22='X=float[2, 2] {1, 2, 3, 4}'
+refuses "tree node lists of different lengths" treelists.onnxtxt "$x22" 'the nodes_\* attributes have different lengths (2 and 1)'
+refuses "base_values of another length than n_targets" treebase.onnxtxt "$x22" 'base_values has 2 values for 1 targets'
+refuses "base_values of another length than the classes" treebase2.onnxtxt "$x22" 'base_values has 3 values for 2 classes'
+refuses "TreeEnsemble node lists of different lengths" treelists5.onnxtxt 'X=float[1, 1] {1}' \
+	'the nodes_\* attributes have different lengths (2 and 1)'
+for op in Binarizer Imputer Scaler Normalizer; do
+	attrs=""
+	[ "$op" = Imputer ] && attrs=" <imputed_value_floats = [0.0]>"
+	printf '%s\n' '<ir_version: 8, opset_import: ["" : 17, "ai.onnx.ml" : 1]>' 'g (bool[2] X) => (float[2] Y) {' \
+		"  Y = ai.onnx.ml.$op$attrs (X)" '}' >mltype.onnxtxt
+	refuses "$op on a bool input" mltype.onnxtxt 'X=bool[2] {1, 0}' \
+		'input X has element type bool; expected float, double, int64 or int32'
+done
 
 sed '/#@ expect/s/{1, 2, 3, 4}/{1, 2, 3, 5}/' id.onnxtxt >fail.onnxtxt
 if run 0 "test passes a passing case" test id.onnxtxt; then

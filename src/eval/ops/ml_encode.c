@@ -188,6 +188,17 @@ static ox_val *encoder_default(ox_k *k, int t)
 	return d;
 }
 
+/* encode with the columns and default made for it, which it releases; -1 when making one
+ * of them failed (and said why). */
+static int encode_owned(ox_k *k, const ox_val *x, ox_val *keys, ox_val *vals, ox_val *dflt)
+{
+	int rc = keys && vals && dflt ? encode(k, x, keys, vals, dflt) : -1;
+	ox_val_unref(keys);
+	ox_val_unref(vals);
+	ox_val_unref(dflt);
+	return rc;
+}
+
 /* Opset 1: strings to their index in classes_strings, or indices to those strings. */
 static int label_encoder_1(ox_k *k, const ox_val *x)
 {
@@ -200,18 +211,11 @@ static int label_encoder_1(ox_k *k, const ox_val *x)
 	int64_t n = (int64_t)a->n_strings;
 	ox_val *names = attr_column(k, a, OX_STRING), *ids = ox_tensor_new(OX_INT64, 1, &n, NULL);
 	ox_val *dflt = encoder_default(k, to_int ? OX_INT64 : OX_STRING);
-	int rc = -1;
-	if (names && ids && dflt) {
-		for (int64_t i = 0; i < n; i++)
-			((int64_t *)ids->data)[i] = i;
-		rc = to_int ? encode(k, x, names, ids, dflt) : encode(k, x, ids, names, dflt);
-	} else if (!ids) {
+	if (!ids)
 		ox_kfail(k, "out of memory");
-	}
-	ox_val_unref(names);
-	ox_val_unref(ids);
-	ox_val_unref(dflt);
-	return rc;
+	for (int64_t i = 0; ids && i < n; i++)
+		((int64_t *)ids->data)[i] = i;
+	return encode_owned(k, x, to_int ? names : ids, to_int ? ids : names, dflt);
 }
 
 int ox_ml_LabelEncoder(ox_k *k)
@@ -222,12 +226,7 @@ int ox_ml_LabelEncoder(ox_k *k)
 	if (k->version < 2)
 		return label_encoder_1(k, x);
 	ox_val *keys = encoder_column(k, "keys"), *vals = keys ? encoder_column(k, "values") : NULL;
-	ox_val *dflt = vals ? encoder_default(k, vals->type) : NULL;
-	int rc = dflt ? encode(k, x, keys, vals, dflt) : -1;
-	ox_val_unref(keys);
-	ox_val_unref(vals);
-	ox_val_unref(dflt);
-	return rc;
+	return encode_owned(k, x, keys, vals, vals ? encoder_default(k, vals->type) : NULL);
 }
 
 /* strings to int64 and back through the pairs (cats_strings[i], cats_int64s[i]). */
@@ -241,13 +240,10 @@ int ox_ml_CategoryMapper(ox_k *k)
 	const Onnx__AttributeProto *as = ox_attr(k, "cats_strings"), *ai = ox_attr(k, "cats_int64s");
 	if (!as || !ai || as->n_strings != ai->n_ints)
 		return ox_kfail(k, "cats_strings and cats_int64s are required and of the same length");
+	bool to_int = x->type == OX_STRING;
 	ox_val *s = attr_column(k, as, OX_STRING), *i = s ? attr_column(k, ai, OX_INT64) : NULL;
-	ox_val *dflt = i ? encoder_default(k, x->type == OX_STRING ? OX_INT64 : OX_STRING) : NULL;
-	int rc = !dflt ? -1 : x->type == OX_STRING ? encode(k, x, s, i, dflt) : encode(k, x, i, s, dflt);
-	ox_val_unref(s);
-	ox_val_unref(i);
-	ox_val_unref(dflt);
-	return rc;
+	ox_val *dflt = i ? encoder_default(k, to_int ? OX_INT64 : OX_STRING) : NULL;
+	return encode_owned(k, x, to_int ? s : i, to_int ? i : s, dflt);
 }
 
 /* Y = X.shape + [categories] floats, 1 where X equals the category. Numbers are compared

@@ -6,11 +6,6 @@
 
 #include "ml.h"
 
-static bool ml_numeric(int type)
-{
-	return type == OX_FLOAT || type == OX_DOUBLE || type == OX_INT64 || type == OX_INT32;
-}
-
 /* Z = X[..., Y]: the last axis picked by the indices Y; a 1-D X gives [1, len(Y)]. */
 int ox_ml_ArrayFeatureExtractor(ox_k *k)
 {
@@ -55,10 +50,8 @@ int ox_ml_ArrayFeatureExtractor(ox_k *k)
 int ox_ml_Binarizer(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
+	if (!x || ox_ml_check_numeric(k, x) < 0)
 		return -1;
-	if (!ml_numeric(x->type))
-		return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
 	double th = ox_attr_float(k, "threshold", 0.0f);
 	ox_val *y = ox_out_tensor(k, 0, x->type, x->rank, x->dims);
 	if (!y)
@@ -81,7 +74,7 @@ int ox_ml_FeatureVectorizer(ox_k *k)
 		ox_val *x = ox_in_tensor(k, i, true);
 		if (!x)
 			return -1;
-		if (!ml_numeric(x->type) || x->rank < 1)
+		if (!ox_ml_numeric(x->type) || x->rank < 1)
 			return ox_kfail(k, "input %d: expected a float, double, int64 or int32 tensor of rank 1 or more", i);
 		int64_t rows = x->rank == 1 ? 1 : x->count / (x->dims[x->rank - 1] ? x->dims[x->rank - 1] : 1);
 		if (x->rank > 1 && x->dims[x->rank - 1] == 0)
@@ -115,10 +108,8 @@ int ox_ml_FeatureVectorizer(ox_k *k)
 int ox_ml_Imputer(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
+	if (!x || ox_ml_check_numeric(k, x) < 0)
 		return -1;
-	if (!ml_numeric(x->type))
-		return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
 	bool isf = ox_elem_is_float(x->type);
 	const float *fv;
 	const int64_t *iv;
@@ -183,10 +174,8 @@ int ox_ml_Normalizer(ox_k *k)
 int ox_ml_Scaler(ox_k *k)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
+	if (!x || ox_ml_check_numeric(k, x) < 0)
 		return -1;
-	if (!ml_numeric(x->type))
-		return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
 	const float *off, *sc;
 	int64_t no = ox_attr_floats(k, "offset", &off), ns = ox_attr_floats(k, "scale", &sc);
 	int64_t c = x->rank ? x->dims[x->rank - 1] : 1;

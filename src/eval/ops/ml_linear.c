@@ -82,15 +82,6 @@ static void one_column_labels(const double *s, int64_t n, int pt, int64_t *idx)
 		idx[r] = s[r] >= (pt == OX_PT_NONE ? 0.0 : 0.5) ? 0 : -1;
 }
 
-static int64_t argmax(const double *s, int64_t n)
-{
-	int64_t best = 0;
-	for (int64_t j = 1; j < n; j++)
-		if (s[j] > s[best])
-			best = j;
-	return best;
-}
-
 int ox_ml_LinearClassifier(ox_k *k)
 {
 	int64_t n, c, t = 0, nicpt;
@@ -116,13 +107,11 @@ int ox_ml_LinearClassifier(ox_k *k)
 			}
 			memcpy(s + r * w, raw + r * t, (size_t)t * sizeof *s);
 			ox_ml_post(pt, s + r * w, w);
-			idx[r] = w > 1 ? argmax(s + r * w, w) : 0;
+			idx[r] = w > 1 ? ox_ml_argmax(s + r * w, w) : 0;
 		}
 		if (w == 1)
 			one_column_labels(s, n, pt, idx);
-		rc = ox_ml_labels(k, 0, idx, n, "classlabels_ints", "classlabels_strings");
-		if (rc == 0 && k->nout > 1)
-			rc = ox_ml_out_scores(k, 1, s, n, w);
+		rc = ox_ml_classifier_out(k, idx, s, n, w, "classlabels_ints");
 	}
 	free(idx);
 	free(s);

@@ -204,21 +204,12 @@ static int svc_setup(ox_k *k, svc *S)
 	return 0;
 }
 
-static int64_t argmax_of(const double *s, int64_t n)
-{
-	int64_t best = 0;
-	for (int64_t j = 1; j < n; j++)
-		if (s[j] > s[best])
-			best = j;
-	return best;
-}
-
 /* The label index of a row and its final scores in place (*w columns; sc has room for
  * two): libsvm's rules for two classes, which write a lone decision value s as the
  * two columns -s, s (transformed by LOGISTIC, SOFTMAX or SOFTMAX_ZERO). */
 static int64_t svc_final(const svc *S, int pt, double *sc, int64_t *w, const double *votes, bool proba, bool allpos)
 {
-	int64_t best = votes ? argmax_of(votes, S->ncls) : argmax_of(sc, *w), label = best;
+	int64_t best = votes ? ox_ml_argmax(votes, S->ncls) : ox_ml_argmax(sc, *w), label = best;
 	double maxw = votes ? votes[best] : sc[best];
 	bool two = S->nrho == 1 && S->ncls == 2;
 	if (two && !proba && allpos && maxw >= 0.5)
@@ -292,9 +283,7 @@ int ox_ml_SVMClassifier(ox_k *k)
 		}
 		for (int64_t r = 0; outw != stride && r < n; r++) /* pack the rows */
 			memmove(sc + r * outw, sc + r * stride, (size_t)outw * sizeof *sc);
-		rc = ox_ml_labels(k, 0, idx, n, "classlabels_ints", "classlabels_strings");
-		if (rc == 0 && k->nout > 1)
-			rc = ox_ml_out_scores(k, 1, sc, n, outw);
+		rc = ox_ml_classifier_out(k, idx, sc, n, outw, "classlabels_ints");
 	}
 	free(S.start);
 	free(work);

@@ -24,6 +24,8 @@ typedef struct forest {
 	int64_t nnodes, *roots, ntrees;
 	int64_t *target;   /* per weight: its target or class */
 	double *w, *m;     /* weights; membership sets */
+	double *base;      /* base_values, added to every row's scores: nbase of them (0, 1 or one per target) */
+	int64_t nbase;
 	bool nan_compare;  /* opset 5 TreeEnsemble: NaN takes the branch its comparison gives, or true when tracked */
 	bool single;       /* sums round to float after each weight, as for float input onnxruntime does */
 	ox_ml_trees flat;  /* when every node has one ordered mode: the forest for ox_ml_vec.walk */
@@ -33,13 +35,9 @@ typedef struct forest {
 
 static void forest_free(forest *F)
 {
-	free(F->nodes);
-	free(F->roots);
-	free(F->target);
-	free(F->w);
-	free(F->m);
-	free(F->flat_mem);
-	free(F->flat_split);
+	void *owned[] = {F->nodes, F->roots, F->target, F->w, F->m, F->base, F->flat_mem, F->flat_split};
+	for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
+		free(owned[i]);
 }
 
 static bool branch(const forest *F, const tnode *nd, double x)
@@ -194,6 +192,20 @@ static int mode_of(const char *s, size_t n)
 	return -1;
 }
 
+/* The five per-node INTS attributes names[i] into *v[i] and the length they share into
+ * *n; -1 after failing on lengths that differ. */
+static int node_lists(ox_k *k, const char *const names[5], const int64_t **v[5], int64_t *n)
+{
+	*n = ox_attr_ints(k, names[0], v[0]);
+	for (int i = 1; i < 5; i++) {
+		int64_t ni = ox_attr_ints(k, names[i], v[i]);
+		if (ni != *n)
+			return ox_kfail(k, "the nodes_* attributes have different lengths (%lld and %lld)", (long long)*n,
+					(long long)ni);
+	}
+	return 0;
+}
+
 typedef struct legacy {
 	const int64_t *tree, *node, *feat, *tid, *fid, *miss;
 	int64_t n, nmiss;
@@ -204,26 +216,18 @@ typedef struct legacy {
 
 static int legacy_read(ox_k *k, legacy *L)
 {
-	int64_t n[5];
-	n[0] = ox_attr_ints(k, "nodes_treeids", &L->tree);
-	n[1] = ox_attr_ints(k, "nodes_nodeids", &L->node);
-	n[2] = ox_attr_ints(k, "nodes_featureids", &L->feat);
-	n[3] = ox_attr_ints(k, "nodes_truenodeids", &L->tid);
-	n[4] = ox_attr_ints(k, "nodes_falsenodeids", &L->fid);
+	static const char *const names[5] = {"nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_truenodeids",
+					     "nodes_falsenodeids"};
 	L->nmiss = ox_attr_ints(k, "nodes_missing_value_tracks_true", &L->miss);
 	L->modes = ox_attr(k, "nodes_modes");
-	L->n = n[0];
-	int64_t nsplit;
-	if (ox_ml_floats(k, "nodes_values", &L->split, &nsplit) < 0)
+	int64_t nsplit, n;
+	if (ox_ml_floats(k, "nodes_values", &L->split, &nsplit) < 0 ||
+	    node_lists(k, names, (const int64_t **[5]){&L->tree, &L->node, &L->feat, &L->tid, &L->fid}, &n) < 0)
 		return -1;
-	for (int i = 1; i < 5; i++)
-		if (n[i] != n[0])
-			return ox_kfail(k, "the nodes_* attributes have different lengths (%lld and %lld)", (long long)n[0],
-					(long long)n[i]);
-	if (n[0] < 1 || !L->modes || (int64_t)L->modes->n_strings != n[0] || (nsplit != n[0]) ||
-	    (L->nmiss > 0 && L->nmiss != n[0]))
+	L->n = n;
+	if (n < 1 || !L->modes || (int64_t)L->modes->n_strings != n || (nsplit != n) || (L->nmiss > 0 && L->nmiss != n))
 		return ox_kfail(k, "the nodes_* attributes (modes, values, missing_value_tracks_true) must all describe "
-				   "the %lld nodes", (long long)n[0]);
+				   "the %lld nodes", (long long)n);
 	return 0;
 }
 
@@ -319,6 +323,11 @@ static int legacy_forest(ox_k *k, forest *F, const char *p, int64_t ntargets)
 		rc = legacy_nodes(k, &L, F);
 	if (rc == 0)
 		rc = legacy_weights(k, &L, F, p, ntargets);
+	if (rc == 0)
+		rc = ox_ml_floats(k, "base_values", &F->base, &F->nbase);
+	if (rc == 0 && F->nbase && F->nbase != ntargets)
+		rc = ox_kfail(k, "base_values has %lld values for %lld %s", (long long)F->nbase, (long long)ntargets,
+			      strcmp(p, "class") == 0 ? "classes" : "targets");
 	free(L.split);
 	free(L.ids);
 	return rc;
@@ -350,8 +359,8 @@ static int agg_of(ox_k *k)
 
 enum { BLOCK = 64 }; /* rows that walk the trees together */
 
-static int forest_scores(ox_k *k, const forest *F, const double *x, int64_t n, int64_t c, int agg, const double *base,
-			 int64_t nbase, int pt, double *s, int64_t nt)
+static int forest_scores(ox_k *k, const forest *F, const double *x, int64_t n, int64_t c, int agg, int pt, double *s,
+			 int64_t nt)
 {
 	bool flat = F->flat.t && c >= 1 && c < (1 << 28); /* 8 rows of c: int32 offsets */
 	bool *seen = malloc((size_t)(nt ? nt : 1));
@@ -364,8 +373,8 @@ static int forest_scores(ox_k *k, const forest *F, const double *x, int64_t n, i
 			v->walk(&F->flat, (int32_t)F->roots[t], x + r0 * c, nb, c, leaves + t * BLOCK);
 		for (int64_t r = r0; rc == 0 && r < r0 + nb; r++) {
 			rc = aggregate(k, F, x + r * c, flat ? leaves + (r - r0) : NULL, BLOCK, agg, s + r * nt, seen, nt);
-			for (int64_t j = 0; j < nt && nbase; j++)
-				s[r * nt + j] += base[nbase == 1 ? 0 : j];
+			for (int64_t j = 0; j < nt && F->nbase; j++)
+				s[r * nt + j] += F->base[F->nbase == 1 ? 0 : j];
 			if (pt >= 0)
 				ox_ml_post(pt, s + r * nt, nt);
 		}
@@ -378,18 +387,14 @@ static int forest_scores(ox_k *k, const forest *F, const double *x, int64_t n, i
 int ox_ml_TreeEnsembleRegressor(ox_k *k)
 {
 	forest F = {0};
-	int64_t nt = ox_attr_int(k, "n_targets", 1), n, c, nbase;
+	int64_t nt = ox_attr_int(k, "n_targets", 1), n, c;
 	int agg = agg_of(k), pt = ox_ml_post_transform(k);
 	if (agg < 0 || pt < 0)
 		return -1;
 	if (nt < 1 || nt > OX_MAX_ELEMENTS)
 		return ox_kfail(k, "n_targets is %lld; expected 1 to 2^36", (long long)nt);
-	double *base = NULL, *x = NULL, *s = NULL;
+	double *x = NULL, *s = NULL;
 	int rc = legacy_forest(k, &F, "target", nt);
-	if (rc == 0)
-		rc = ox_ml_floats(k, "base_values", &base, &nbase);
-	if (rc == 0 && nbase && nbase != nt)
-		rc = ox_kfail(k, "base_values has %lld values for %lld targets", (long long)nbase, (long long)nt);
 	if (rc == 0 && !(x = forest_rows(k, &F, &n, &c)))
 		rc = -1;
 	if (rc == 0 && n > OX_MAX_ELEMENTS / nt)
@@ -397,12 +402,11 @@ int ox_ml_TreeEnsembleRegressor(ox_k *k)
 	if (rc == 0 && !(s = malloc((size_t)(n * nt + 1) * sizeof *s)))
 		rc = ox_kfail(k, "out of memory");
 	if (rc == 0)
-		rc = forest_scores(k, &F, x, n, c, agg, base, nbase, pt, s, nt);
+		rc = forest_scores(k, &F, x, n, c, agg, pt, s, nt);
 	if (rc == 0)
 		rc = ox_ml_out_scores(k, 0, s, n, nt);
 	free(s);
 	free(x);
-	free(base);
 	forest_free(&F);
 	return rc;
 }
@@ -454,9 +458,7 @@ static void classify(const binary *b, int pt, double *s, int64_t n, int64_t ncls
 			continue;
 		}
 		ox_ml_post(pt, row, w);
-		idx[r] = 0;
-		for (int64_t j = 1; j < w; j++)
-			idx[r] = row[j] > row[idx[r]] ? j : idx[r];
+		idx[r] = ox_ml_argmax(row, w);
 	}
 }
 
@@ -465,35 +467,28 @@ int ox_ml_TreeEnsembleClassifier(ox_k *k)
 	forest F = {0};
 	binary b;
 	const Onnx__AttributeProto *ai = ox_attr(k, "classlabels_int64s"), *as = ox_attr(k, "classlabels_strings");
-	int64_t ncls = as && as->n_strings ? (int64_t)as->n_strings : ai ? (int64_t)ai->n_ints : 0, n, c, nbase;
+	int64_t ncls = as && as->n_strings ? (int64_t)as->n_strings : ai ? (int64_t)ai->n_ints : 0, n, c;
 	int pt = ox_ml_post_transform(k);
 	if (pt < 0 || binary_of(k, ncls, &b) < 0)
 		return -1;
 	if (ncls < 1)
 		return ox_kfail(k, "classlabels_int64s or classlabels_strings is required");
 	int64_t w = b.on && ncls == 1 ? 2 : ncls, *idx = NULL;
-	double *base = NULL, *x = NULL, *s = NULL;
+	double *x = NULL, *s = NULL;
 	int rc = legacy_forest(k, &F, "class", ncls);
-	if (rc == 0)
-		rc = ox_ml_floats(k, "base_values", &base, &nbase);
-	if (rc == 0 && nbase && nbase != ncls)
-		rc = ox_kfail(k, "base_values has %lld values for %lld classes", (long long)nbase, (long long)ncls);
 	if (rc == 0 && !(x = forest_rows(k, &F, &n, &c)))
 		rc = -1;
 	if (rc == 0 && (!(s = calloc((size_t)(n * (w + 1) + 1), sizeof *s)) || !(idx = malloc((size_t)(n + 1) * sizeof *idx))))
 		rc = ox_kfail(k, "out of memory");
 	if (rc == 0)
-		rc = forest_scores(k, &F, x, n, c, AGG_SUM, base, nbase, -1, s, ncls);
+		rc = forest_scores(k, &F, x, n, c, AGG_SUM, -1, s, ncls);
 	if (rc == 0)
 		classify(&b, pt, s, n, ncls, w, idx);
 	if (rc == 0)
-		rc = ox_ml_labels(k, 0, idx, n, "classlabels_int64s", "classlabels_strings");
-	if (rc == 0 && k->nout > 1)
-		rc = ox_ml_out_scores(k, 1, s, n, w);
+		rc = ox_ml_classifier_out(k, idx, s, n, w, "classlabels_int64s");
 	free(idx);
 	free(s);
 	free(x);
-	free(base);
 	forest_free(&F);
 	return rc;
 }
@@ -531,29 +526,22 @@ typedef struct v5 {
 
 static int v5_read(ox_k *k, v5 *V)
 {
-	int64_t n[5];
-	n[0] = ox_attr_ints(k, "nodes_featureids", &V->feat);
-	n[1] = ox_attr_ints(k, "nodes_truenodeids", &V->tid);
-	n[2] = ox_attr_ints(k, "nodes_trueleafs", &V->tleaf);
-	n[3] = ox_attr_ints(k, "nodes_falsenodeids", &V->fid);
-	n[4] = ox_attr_ints(k, "nodes_falseleafs", &V->fleaf);
+	static const char *const names[5] = {"nodes_featureids", "nodes_truenodeids", "nodes_trueleafs",
+					     "nodes_falsenodeids", "nodes_falseleafs"};
 	V->nmiss = ox_attr_ints(k, "nodes_missing_value_tracks_true", &V->miss);
 	V->nroots = ox_attr_ints(k, "tree_roots", &V->roots);
 	V->nleaves = ox_attr_ints(k, "leaf_targetids", &V->ltarget);
-	V->n = n[0];
 	V->modes = tensor_attr(k, "nodes_modes", &V->nmodes);
 	V->splits = V->nmodes == -2 ? NULL : tensor_attr(k, "nodes_splits", &V->nsplits);
 	V->weights = V->nsplits == -2 ? NULL : tensor_attr(k, "leaf_weights", &V->nweights);
 	V->mem = V->nweights == -2 ? NULL : tensor_attr(k, "membership_values", &V->nmem);
-	if (V->nmodes == -2 || V->nsplits == -2 || V->nweights == -2 || V->nmem == -2)
+	if (V->nmodes == -2 || V->nsplits == -2 || V->nweights == -2 || V->nmem == -2 ||
+	    node_lists(k, names, (const int64_t **[5]){&V->feat, &V->tid, &V->tleaf, &V->fid, &V->fleaf}, &V->n) < 0)
 		return -1;
-	for (int i = 1; i < 5; i++)
-		if (n[i] != n[0])
-			return ox_kfail(k, "the nodes_* attributes have different lengths (%lld and %lld)", (long long)n[0],
-					(long long)n[i]);
-	if (n[0] < 1 || V->nmodes != n[0] || V->nsplits != n[0] || (V->nmiss > 0 && V->nmiss != n[0]))
+	int64_t n = V->n;
+	if (n < 1 || V->nmodes != n || V->nsplits != n || (V->nmiss > 0 && V->nmiss != n))
 		return ox_kfail(k, "nodes_modes, nodes_splits and nodes_missing_value_tracks_true must describe the %lld "
-				   "nodes", (long long)n[0]);
+				   "nodes", (long long)n);
 	if (V->nroots < 1 || V->nleaves < 1 || V->nweights != V->nleaves)
 		return ox_kfail(k, "tree_roots, leaf_targetids and leaf_weights (of the same length) are required");
 	return 0;
@@ -646,7 +634,7 @@ int ox_ml_TreeEnsemble(ox_k *k)
 	if (rc == 0 && !(s = malloc((size_t)(n * nt + 1) * sizeof *s)))
 		rc = ox_kfail(k, "out of memory");
 	if (rc == 0) /* pt numbers the spec's way: 1 SOFTMAX, 2 LOGISTIC (onnxruntime swaps them) */
-		rc = forest_scores(k, &F, x, n, c, (int)agg, NULL, 0, (int)pt, s, nt);
+		rc = forest_scores(k, &F, x, n, c, (int)agg, (int)pt, s, nt);
 	int64_t dims[2] = {n, nt};
 	ox_val *y = rc == 0 ? ox_out_tensor(k, 0, xv->type, 2, dims) : NULL;
 	for (int64_t i = 0; y && i < n * nt; i++)

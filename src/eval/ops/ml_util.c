@@ -5,13 +5,21 @@
 
 #include "ml.h"
 
+bool ox_ml_numeric(int type)
+{
+	return type == OX_FLOAT || type == OX_DOUBLE || type == OX_INT64 || type == OX_INT32;
+}
+
+int ox_ml_check_numeric(ox_k *k, const ox_val *x)
+{
+	if (ox_ml_numeric(x->type))
+		return 0;
+	return ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
+}
+
 double *ox_ml_rows(ox_k *k, const ox_val *x, int64_t *n, int64_t *c)
 {
-	if (x->type != OX_FLOAT && x->type != OX_DOUBLE && x->type != OX_INT64 && x->type != OX_INT32) {
-		ox_kfail(k, "input X has element type %s; expected float, double, int64 or int32", ox_elem_label(x->type));
-		return NULL;
-	}
-	return ox_ml_rows_any(k, x, n, c);
+	return ox_ml_check_numeric(k, x) < 0 ? NULL : ox_ml_rows_any(k, x, n, c);
 }
 
 double *ox_ml_rows_any(ox_k *k, const ox_val *x, int64_t *n, int64_t *c)
@@ -158,6 +166,21 @@ int ox_ml_out_scores(ox_k *k, int i, const double *s, int64_t n, int64_t c)
 	for (int64_t j = 0; j < n * c; j++)
 		((float *)z->data)[j] = (float)s[j];
 	return 0;
+}
+
+int64_t ox_ml_argmax(const double *s, int64_t n)
+{
+	int64_t best = 0;
+	for (int64_t j = 1; j < n; j++)
+		if (s[j] > s[best])
+			best = j;
+	return best;
+}
+
+int ox_ml_classifier_out(ox_k *k, const int64_t *idx, const double *s, int64_t n, int64_t w, const char *ints)
+{
+	int rc = ox_ml_labels(k, 0, idx, n, ints, "classlabels_strings");
+	return rc == 0 && k->nout > 1 ? ox_ml_out_scores(k, 1, s, n, w) : rc;
 }
 
 void ox_ml_binary_scores(double s, int pt, double *out)

@@ -27,5 +27,12 @@ const char *ox_cpu_level_name(int level);
  * latter two NULL where the build has no x86 code): NULL when the build or this CPU
  * lacks the level. */
 const void *ox_cpu_table(int want, const void *scalar, const void *avx2, const void *avx512);
+/* The three tables' arguments of ox_cpu_table, the SIMD ones named only where the build
+ * has x86 code (elsewhere they are not compiled). */
+#if OX_X86
+#define OX_CPU_TABLES(scalar, avx2, avx512) (scalar), (avx2), (avx512)
+#else
+#define OX_CPU_TABLES(scalar, avx2, avx512) (scalar), NULL, NULL
+#endif
 
 #endif

@@ -520,54 +520,40 @@ static void axpy_scalar(float *y, const float *x, float a, int64_t n)
 }
 
 #if OX_X86
-OX_TARGET_AVX2 static float dot_avx2(const float *a, const float *b, int64_t n)
+/* The ends of dot_avx2 and dot_avx512 (gemv_impl.h), after n < 2 vectors are left: the
+ * accumulators' lanes in order, then the last products one by one. */
+OX_TARGET_AVX2 static float dot_tail_avx2(const float *a, const float *b, int64_t n, __m256 s0, __m256 s1)
 {
-	__m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-	int64_t i = 0;
-	for (; i + 16 <= n; i += 16) {
-		s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-		s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
-	}
 	float t[8], s = 0;
 	_mm256_storeu_ps(t, _mm256_add_ps(s0, s1));
 	for (int l = 0; l < 8; l++)
 		s += t[l];
-	for (; i < n; i++)
+	for (int64_t i = 0; i < n; i++)
 		s += a[i] * b[i];
 	return s;
 }
 
-OX_TARGET_AVX2 static void axpy_avx2(float *y, const float *x, float a, int64_t n)
+/* The last products by masked loads, one vector into each accumulator, then their sum. */
+OX_TARGET_AVX512 static float dot_tail_avx512(const float *a, const float *b, int64_t n, __m512 s0, __m512 s1)
 {
-	for (int64_t i = 0; i < n; i++)
-		y[i] += a * x[i];
-}
-
-OX_TARGET_AVX512 static float dot_avx512(const float *a, const float *b, int64_t n)
-{
-	__m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-	int64_t i = 0;
-	for (; i + 32 <= n; i += 32) {
-		s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
-		s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+	if (n > 0) {
+		__mmask16 m = n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1);
+		s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a), _mm512_maskz_loadu_ps(m, b), s0);
 	}
-	if (i < n) {
-		__mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
-		s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s0);
-		i += 16;
-	}
-	if (i < n) {
-		__mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-		s1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s1);
+	if (n > 16) {
+		__mmask16 m = (__mmask16)((1u << (n - 16)) - 1);
+		s1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + 16), _mm512_maskz_loadu_ps(m, b + 16), s1);
 	}
 	return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
-OX_TARGET_AVX512 static void axpy_avx512(float *y, const float *x, float a, int64_t n)
-{
-	for (int64_t i = 0; i < n; i++)
-		y[i] += a * x[i];
-}
+#include "simd_avx2.h"
+#include "gemv_impl.h"
+#include "simd_end.h"
+
+#include "simd_avx512.h"
+#include "gemv_impl.h"
+#include "simd_end.h"
 #endif
 
 typedef struct vec_ops {

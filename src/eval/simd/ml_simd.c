@@ -10,22 +10,31 @@
 #include <immintrin.h>
 #endif
 
-static double dot_scalar(const double *a, const float *b, int64_t n)
+/* s plus the kernel over a row: the scalar kernels from 0, the AVX2 ones' tails. */
+static double dot_from(double s, const double *a, const float *b, int64_t n)
 {
-	double s = 0;
 	for (int64_t i = 0; i < n; i++)
 		s += a[i] * (double)b[i];
 	return s;
 }
 
-static double sqdist_scalar(const double *a, const float *b, int64_t n)
+static double sqdist_from(double s, const double *a, const float *b, int64_t n)
 {
-	double s = 0;
 	for (int64_t i = 0; i < n; i++) {
 		double d = a[i] - (double)b[i];
 		s += d * d;
 	}
 	return s;
+}
+
+static double dot_scalar(const double *a, const float *b, int64_t n)
+{
+	return dot_from(0, a, b, n);
+}
+
+static double sqdist_scalar(const double *a, const float *b, int64_t n)
+{
+	return sqdist_from(0, a, b, n);
 }
 
 static int32_t walk_one(const ox_ml_trees *T, int32_t i, const double *x)
@@ -57,40 +66,12 @@ static OX_TARGET_AVX2 double hsum4(__m256d v)
 	return _mm_cvtsd_f64(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)));
 }
 
-/* Two accumulators of four doubles: eight floats a step, then a scalar tail. */
-static OX_TARGET_AVX2 double dot_avx2(const double *a, const float *b, int64_t n)
-{
-	__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-	int64_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		__m256 f = _mm256_loadu_ps(b + i);
-		s0 = _mm256_fmadd_pd(_mm256_loadu_pd(a + i), _mm256_cvtps_pd(_mm256_castps256_ps128(f)), s0);
-		s1 = _mm256_fmadd_pd(_mm256_loadu_pd(a + i + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)), s1);
-	}
-	double s = hsum4(_mm256_add_pd(s0, s1));
-	for (; i < n; i++)
-		s += a[i] * (double)b[i];
-	return s;
-}
-
-static OX_TARGET_AVX2 double sqdist_avx2(const double *a, const float *b, int64_t n)
-{
-	__m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-	int64_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		__m256 f = _mm256_loadu_ps(b + i);
-		__m256d d0 = _mm256_sub_pd(_mm256_loadu_pd(a + i), _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
-		__m256d d1 = _mm256_sub_pd(_mm256_loadu_pd(a + i + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
-		s0 = _mm256_fmadd_pd(d0, d0, s0);
-		s1 = _mm256_fmadd_pd(d1, d1, s1);
-	}
-	double s = hsum4(_mm256_add_pd(s0, s1));
-	for (; i < n; i++) {
-		double d = a[i] - (double)b[i];
-		s += d * d;
-	}
-	return s;
-}
+/* dot_avx2, sqdist_avx2: the scalar kernel finishes the sum. */
+#include "simd_avx2.h"
+#define ML_REST(kernel, s, a, b, n) kernel##_from(hsum4(s), a, b, n)
+#include "ml_simd_impl.h"
+#undef ML_REST
+#include "simd_end.h"
 
 /* The comparison of mode as a mask of four 32-bit lanes (from four doubles). */
 static OX_TARGET_AVX2 __m128i compare4(int mode, __m256d x, __m256d s)
@@ -142,36 +123,12 @@ static OX_TARGET_AVX2 void walk_avx2(const ox_ml_trees *T, int32_t root, const d
 
 static const ox_ml_vec table_avx2 = {dot_avx2, sqdist_avx2, walk_avx2};
 
-/* Sixteen floats a step in two accumulators of eight doubles. */
-static OX_TARGET_AVX512 double dot_avx512(const double *a, const float *b, int64_t n)
-{
-	__m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
-	int64_t i = 0;
-	for (; i + 16 <= n; i += 16) {
-		__m512 f = _mm512_loadu_ps(b + i);
-		s0 = _mm512_fmadd_pd(_mm512_loadu_pd(a + i), _mm512_cvtps_pd(_mm512_castps512_ps256(f)), s0);
-		s1 = _mm512_fmadd_pd(_mm512_loadu_pd(a + i + 8),
-				     _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))), s1);
-	}
-	double s = _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
-	return s + dot_avx2(a + i, b + i, n - i);
-}
-
-static OX_TARGET_AVX512 double sqdist_avx512(const double *a, const float *b, int64_t n)
-{
-	__m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
-	int64_t i = 0;
-	for (; i + 16 <= n; i += 16) {
-		__m512 f = _mm512_loadu_ps(b + i);
-		__m512d d0 = _mm512_sub_pd(_mm512_loadu_pd(a + i), _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
-		__m512d d1 = _mm512_sub_pd(_mm512_loadu_pd(a + i + 8),
-					   _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
-		s0 = _mm512_fmadd_pd(d0, d0, s0);
-		s1 = _mm512_fmadd_pd(d1, d1, s1);
-	}
-	double s = _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
-	return s + sqdist_avx2(a + i, b + i, n - i);
-}
+/* dot_avx512, sqdist_avx512: the AVX2 kernel finishes the sum. */
+#include "simd_avx512.h"
+#define ML_REST(kernel, s, a, b, n) (_mm512_reduce_add_pd(s) + kernel##_avx2(a, b, n))
+#include "ml_simd_impl.h"
+#undef ML_REST
+#include "simd_end.h"
 
 static OX_TARGET_AVX512 __mmask8 compare8(int mode, __m512d x, __m512d s)
 {
@@ -218,11 +175,7 @@ static const ox_ml_vec table_avx512 = {dot_avx512, sqdist_avx512, walk_avx512};
 
 const ox_ml_vec *ox_ml_vec_level(int level)
 {
-#if OX_X86
-	return ox_cpu_table(level, &scalar_table, &table_avx2, &table_avx512);
-#else
-	return ox_cpu_table(level, &scalar_table, NULL, NULL);
-#endif
+	return ox_cpu_table(level, OX_CPU_TABLES(&scalar_table, &table_avx2, &table_avx512));
 }
 
 const ox_ml_vec *ox_ml_vec_get(void)

@@ -280,11 +280,7 @@ static int forced = -1;
 
 const ox_nn_vec *ox_nn_vec_level(int level)
 {
-#if OX_X86
-	return ox_cpu_table(level, &scalar_table, &table_avx2, &table_avx512);
-#else
-	return ox_cpu_table(level, &scalar_table, NULL, NULL);
-#endif
+	return ox_cpu_table(level, OX_CPU_TABLES(&scalar_table, &table_avx2, &table_avx512));
 }
 
 const ox_nn_vec *ox_nn_vec_get(void)

@@ -47,3 +47,11 @@
 	_mm256_castpd_ps(_mm256_permute4x64_pd(                                                      \
 		_mm256_castps_pd(_mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps((p) + 8), 0x88)), 0xd8))
 #define VIOTA(s) _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)(s)))
+#define VD __m256d /* doubles: VW / 2 per vector */
+#define VDZERO _mm256_setzero_pd
+#define VDLOAD(p) _mm256_loadu_pd(p)
+#define VDADD _mm256_add_pd
+#define VDSUB _mm256_sub_pd
+#define VDFMA _mm256_fmadd_pd
+#define VDLO(f) _mm256_cvtps_pd(_mm256_castps256_ps128(f)) /* the low half of the floats f, widened */
+#define VDHI(f) _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1))

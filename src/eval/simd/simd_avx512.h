@@ -47,3 +47,11 @@
 #define VIOTA(s)                                                                                     \
 	_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), \
 			   _mm512_set1_epi32((int)(s)))
+#define VD __m512d
+#define VDZERO _mm512_setzero_pd
+#define VDLOAD(p) _mm512_loadu_pd(p)
+#define VDADD _mm512_add_pd
+#define VDSUB _mm512_sub_pd
+#define VDFMA _mm512_fmadd_pd
+#define VDLO(f) _mm512_cvtps_pd(_mm512_castps512_ps256(f))
+#define VDHI(f) _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)))

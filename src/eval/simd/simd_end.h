@@ -41,3 +41,11 @@
 #undef VGATHER
 #undef VIOTA
 #undef VEVEN
+#undef VD
+#undef VDZERO
+#undef VDLOAD
+#undef VDADD
+#undef VDSUB
+#undef VDFMA
+#undef VDLO
+#undef VDHI
