@@ -165,6 +165,15 @@ static bool half_runs(const int64_t *pos, int lanes, __mmask16 *mask, int64_t *b
 	return true;
 }
 
+/* The runs of both halves of a panel cols wide, of half lanes each; false when either half
+ * has too many. */
+static bool panel_runs(const int64_t *pos, int cols, int half, __mmask16 m[2][MAXRUN], int64_t b[2][MAXRUN],
+		       int nr[2])
+{
+	int l0 = cols < half ? cols : half;
+	return half_runs(pos, l0, m[0], b[0], &nr[0]) && half_runs(pos + half, cols - l0, m[1], b[1], &nr[1]);
+}
+
 /* A 32-wide panel as a few masked loads per depth row, when the output positions come in
  * runs (stride 1 along the last axis); false to leave it to the gather. */
 OX_TARGET_AVX512 static bool panel_avx512(const im2col *t, float *dst, int64_t j, int cols, int64_t k0,
@@ -173,8 +182,7 @@ OX_TARGET_AVX512 static bool panel_avx512(const im2col *t, float *dst, int64_t j
 	__mmask16 m[2][MAXRUN];
 	int64_t b[2][MAXRUN];
 	int nr[2];
-	int l0 = cols < 16 ? cols : 16, l1 = cols - l0;
-	if (!half_runs(t->pos + j, l0, m[0], b[0], &nr[0]) || !half_runs(t->pos + j + 16, l1, m[1], b[1], &nr[1]))
+	if (!panel_runs(t->pos + j, cols, 16, m, b, nr))
 		return false;
 	for (int64_t kk = 0; kk < kc; kk++, dst += 32) {
 		const float *src = t->x + t->off[k0 + kk];
@@ -196,8 +204,7 @@ OX_TARGET_AVX2 static bool panel_avx2(const im2col *t, float *dst, int64_t j, in
 	__m256i m[2][MAXRUN];
 	int64_t b[2][MAXRUN];
 	int nr[2];
-	int l0 = cols < 8 ? cols : 8, l1 = cols - l0;
-	if (!half_runs(t->pos + j, l0, mb[0], b[0], &nr[0]) || !half_runs(t->pos + j + 8, l1, mb[1], b[1], &nr[1]))
+	if (!panel_runs(t->pos + j, cols, 8, mb, b, nr))
 		return false;
 	const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
 	for (int h = 0; h < 2; h++)
