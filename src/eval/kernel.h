@@ -56,9 +56,10 @@ ox_val *ox_in_kind(ox_k *k, int i, int kind, bool required);
  * omitted); -1 when one is missing or not a tensor. All are fetched, so the message is the
  * one about the last bad input. */
 int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq);
-/* The 8-bit integer operands of ConvInteger and MatMulInteger into v[0..3]: inputs 0 and 1
- * (uint8 or int8, called na and nb in messages) and their optional zero points 2 and 3. */
-int ox_in_int8_operands(ox_k *k, ox_val **v, const char *na, const char *nb);
+/* The 8-bit integer operands of ConvInteger and MatMulInteger: inputs 0 and 1 into a and b
+ * (uint8 or int8, called na and nb in messages), their optional zero points 2 and 3 into za
+ * and zb. */
+int ox_in_int8_operands(ox_k *k, ox_val **a, ox_val **b, ox_val **za, ox_val **zb, const char *na, const char *nb);
 /* Whether output i is wanted (named by the node). */
 bool ox_out_wanted(const ox_k *k, int i);
 /* Allocates output tensor i (uninitialized data); NULL after failing with the reason. */

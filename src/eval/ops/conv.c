@@ -988,12 +988,10 @@ static int convint_run(const ox_conv_geom *g, const ox_val *x, const ox_val *xz,
 
 int ox_op_ConvInteger(ox_k *k)
 {
-	ox_val *in[4], *y;
-	if (ox_in_int8_operands(k, in, "x", "w") < 0)
-		return -1;
-	ox_val *x = in[0], *w = in[1], *xz = in[2], *wz = in[3];
+	ox_val *x, *w, *xz, *wz, *y;
 	ox_conv_geom g;
-	if (geom_common(k, x, w, &g, false) < 0 || ox_conv_attrs(k, x, w, &g) < 0 || ox_conv_out(k, &g) < 0 ||
+	if (ox_in_int8_operands(k, &x, &w, &xz, &wz, "x", "w") < 0 || geom_common(k, x, w, &g, false) < 0 ||
+	    ox_conv_attrs(k, x, w, &g) < 0 || ox_conv_out(k, &g) < 0 ||
 	    check_zero_point(k, xz, x, -1, "x_zero_point") < 0 || check_zero_point(k, wz, w, g.cout, "w_zero_point") < 0 ||
 	    !(y = out_shape(k, &g, OX_INT32)))
 		return -1;
