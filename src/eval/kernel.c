@@ -222,6 +222,20 @@ int ox_axis_attr(ox_k *k, const ox_val *x, const char *verb)
 	return ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
 }
 
+int ox_split_check(ox_k *k, const ox_val *x, int axis, const int64_t *sizes, const ox_val *sp, int64_t n)
+{
+	int64_t dim = x->dims[axis], sum = 0;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t c = sizes ? sizes[i] : ox_get_i64(sp, i);
+		if (c < 0 || c > dim)
+			return ox_kfail(k, "split[%lld] is %lld, outside 0..%lld", (long long)i, (long long)c, (long long)dim);
+		sum += c;
+	}
+	if (sum != dim)
+		return ox_kfail(k, "split sums to %lld, but axis %d has %lld", (long long)sum, axis, (long long)dim);
+	return 0;
+}
+
 int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank, int64_t *dout)
 {
 	int r = ra > rb ? ra : rb;

@@ -100,6 +100,9 @@ int ox_axis(ox_k *k, int64_t axis, int rank);
 /* The node's 'axis' attribute (default 0) normalized against x's rank; x may not be a
  * scalar ("cannot VERB a scalar"). -1 after failing. */
 int ox_axis_attr(ox_k *k, const ox_val *x, const char *verb);
+/* Split and SplitToSequence: the n sizes of a split of x along axis (from sizes, or else
+ * from the integer tensor sp) must each lie in 0..dim and add up to dim. */
+int ox_split_check(ox_k *k, const ox_val *x, int axis, const int64_t *sizes, const ox_val *sp, int64_t n);
 /* Numpy broadcasting of two shapes into out (rank in *orank); fails when incompatible. */
 int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank,
 		       int64_t *dout);
