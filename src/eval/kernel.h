@@ -158,6 +158,14 @@ size_t ox_body_nodes(const ox_k *k);
 const int *ox_body_node(const ox_k *k, size_t i, ox_k *node, const int **out);
 int ox_body_call(ox_k *k, size_t i, ox_val **in, ox_val **out);
 
+/* The kernel of an operator that is one call of a function its family shares, as in
+ * OX_OP_CALL(ReduceSum, reduce(k, R_SUM)). */
+#define OX_OP_CALL(name, call)                                                          \
+	int ox_op_##name(ox_k *k)                                                       \
+	{                                                                               \
+		return call;                                                            \
+	}
+
 /* Every kernel, declared from the registry's list. */
 #include "ops.h"
 #define OX_DECLARE_OP(name) int ox_op_##name(ox_k *k);

@@ -123,12 +123,5 @@ static int run_loss(ox_k *k, bool softmax)
 	return rc;
 }
 
-int ox_op_NegativeLogLikelihoodLoss(ox_k *k)
-{
-	return run_loss(k, false);
-}
-
-int ox_op_SoftmaxCrossEntropyLoss(ox_k *k)
-{
-	return run_loss(k, true);
-}
+OX_OP_CALL(NegativeLogLikelihoodLoss, run_loss(k, false))
+OX_OP_CALL(SoftmaxCrossEntropyLoss, run_loss(k, true))
