@@ -500,15 +500,8 @@ static int classify(ox_k *k, bool inf)
 	return y ? 0 : -1;
 }
 
-int ox_op_IsNaN(ox_k *k)
-{
-	return classify(k, false);
-}
-
-int ox_op_IsInf(ox_k *k)
-{
-	return classify(k, true);
-}
+OX_OP_CALL(IsNaN, classify(k, false))
+OX_OP_CALL(IsInf, classify(k, true))
 
 /* ---- binary loops ----------------------------------------------------------------- */
 
