@@ -239,6 +239,9 @@ static const struct kcase {
 	{"#@ input X = float[5] {1, 2, 3, 4, 5}\n#@ input S = int64[2] {2, 2}\n" OPSET(13)
 	 "g (float[5] X, int64[2] S) => (float Y, float Z) { Y, Z = Split (X, S) }",
 	 "split sums to 4, but axis 0 has 5"},
+	{"#@ input X = float[5] {1, 2, 3, 4, 5}\n#@ input S = int64[2] {-1, 6}\n" OPSET(13)
+	 "g (float[5] X, int64[2] S) => (float Y, float Z) { Y, Z = Split (X, S) }",
+	 "split[0] is -1, outside 0..5"},
 	{"#@ input X = float[5] {1, 2, 3, 4, 5}\n" OPSET(18)
 	 "g (float[5] X) => (float Y, float Z, float W, float V) { Y, Z, W, V = Split <num_outputs = 4> (X) }",
 	 "dim 5 cannot be split into 4 parts of 2 with a smaller last one"},
@@ -298,6 +301,8 @@ static const struct kcase {
 	 "cannot insert a int64 tensor into a sequence of float"},
 	{"#@ input S = []\n" OPSET(17) "g (seq(float[N]) S) => (seq(float[N]) Y) { Y = SequenceErase (S) }",
 	 "cannot erase from an empty sequence"},
+	{"#@ input S = [float[1] {1}]\n" OPSET(17) "g (seq(float[N]) S) => (float Y) { Y = SequenceAt (S) }",
+	 "input 1 (position) is required"},
 	{"#@ input S = []\n" OPSET(17)
 	 "g (seq(float[N]) S) => (float Y) { Y = ConcatFromSequence <axis = 0> (S) }",
 	 "cannot concatenate an empty sequence"},
@@ -374,6 +379,12 @@ static const struct kcase {
 	{"#@ input X = float[4] {1, 2, 3, 4}\n#@ input P = int64 {0}\n" OPSET(11)
 	 "g (float[4] X, int64 P) => (seq(float[N]) Y) { Y = SplitToSequence (X, P) }",
 	 "split must be positive, not 0"},
+	{"#@ input X = float[4] {1, 2, 3, 4}\n#@ input P = int64[2] {1, 2}\n" OPSET(11)
+	 "g (float[4] X, int64[2] P) => (seq(float[N]) Y) { Y = SplitToSequence (X, P) }",
+	 "split sums to 3, but axis 0 has 4"},
+	{"#@ input X = float[4] {1, 2, 3, 4}\n#@ input P = int64[2] {5, -1}\n" OPSET(11)
+	 "g (float[4] X, int64[2] P) => (seq(float[N]) Y) { Y = SplitToSequence (X, P) }",
+	 "split[0] is 5, outside 0..4"},
 	{"#@ input X = float[1, 4, 3] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}\n#@ input I = int64[2] {3, 3}\n"
 	 "#@ input B = int64[2] {2, 2}\n" OPSET(18)
 	 "g (float[1, 4, 3] X, int64[2] I, int64[2] B) => (float Y) { Y = Col2Im (X, I, B) }",

@@ -318,23 +318,27 @@ ox_val *ox_val_from_map_proto(const Onnx__MapProto *m, char *msg)
 
 /* ---- values -> messages ---------------------------------------------------------- */
 
-static char *dup_name(ox_arena *a, const char *name)
+/* A new message of descriptor d in a, initialised, with its "name" field (every value
+ * message has one) a copy of name; NULL when out of memory. */
+static void *new_named(ox_arena *a, const ProtobufCMessageDescriptor *d, const char *name)
 {
-	return name ? ox_arena_strndup(a, name, strlen(name)) : NULL;
+	void *m = ox_arena_alloc(a, d->sizeof_message);
+	if (!m)
+		return NULL;
+	protobuf_c_message_init(d, m);
+	const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(d, "name");
+	*(char **)((char *)m + f->offset) = name ? ox_arena_strndup(a, name, strlen(name)) : NULL;
+	return m;
 }
 
 Onnx__TensorProto *ox_val_to_tensor_proto(ox_arena *a, const ox_val *v, const char *name)
 {
-	Onnx__TensorProto *t = ox_arena_alloc(a, sizeof *t);
-	if (!t)
+	Onnx__TensorProto *t = new_named(a, &onnx__tensor_proto__descriptor, name);
+	if (!t || (v->rank && !(t->dims = ox_arena_memdup(a, v->dims, (size_t)v->rank * sizeof *v->dims))))
 		return NULL;
-	onnx__tensor_proto__init(t);
-	t->name = dup_name(a, name);
 	t->has_data_type = 1;
 	t->data_type = v->type;
 	t->n_dims = (size_t)v->rank;
-	if (v->rank && !(t->dims = ox_arena_memdup(a, v->dims, (size_t)v->rank * sizeof *v->dims)))
-		return NULL;
 	if (v->type == OX_STRING) {
 		t->n_string_data = (size_t)v->count;
 		t->string_data = ox_arena_alloc(a, (size_t)v->count * sizeof *t->string_data + 1);
@@ -380,11 +384,9 @@ Onnx__TensorProto *ox_val_to_tensor_proto(ox_arena *a, const ox_val *v, const ch
 
 Onnx__SequenceProto *ox_val_to_sequence_proto(ox_arena *a, const ox_val *v, const char *name)
 {
-	Onnx__SequenceProto *s = ox_arena_alloc(a, sizeof *s);
+	Onnx__SequenceProto *s = new_named(a, &onnx__sequence_proto__descriptor, name);
 	if (!s)
 		return NULL;
-	onnx__sequence_proto__init(s);
-	s->name = dup_name(a, name);
 	s->has_elem_type = 1;
 	size_t n = v->nitems;
 	switch (v->elem_kind) {
@@ -416,11 +418,9 @@ Onnx__SequenceProto *ox_val_to_sequence_proto(ox_arena *a, const ox_val *v, cons
 
 Onnx__OptionalProto *ox_val_to_optional_proto(ox_arena *a, const ox_val *v, const char *name)
 {
-	Onnx__OptionalProto *o = ox_arena_alloc(a, sizeof *o);
+	Onnx__OptionalProto *o = new_named(a, &onnx__optional_proto__descriptor, name);
 	if (!o)
 		return NULL;
-	onnx__optional_proto__init(o);
-	o->name = dup_name(a, name);
 	o->has_elem_type = 1;
 	if (v->elem_kind == OX_MAP) {
 		o->elem_type = ONNX__OPTIONAL_PROTO__DATA_TYPE__MAP;
@@ -443,16 +443,13 @@ Onnx__OptionalProto *ox_val_to_optional_proto(ox_arena *a, const ox_val *v, cons
 Onnx__MapProto *ox_val_to_map_proto(ox_arena *a, const ox_val *v, const char *name)
 {
 	const ox_val *keys = v->items[0], *vals = v->items[1];
-	Onnx__MapProto *m = ox_arena_alloc(a, sizeof *m);
-	Onnx__SequenceProto *s = ox_arena_alloc(a, sizeof *s);
+	Onnx__MapProto *m = new_named(a, &onnx__map_proto__descriptor, name);
+	Onnx__SequenceProto *s = new_named(a, &onnx__sequence_proto__descriptor, NULL);
 	size_t n = (size_t)keys->count, es = ox_elem_size(vals->type);
 	if (!m || !s)
 		return NULL;
-	onnx__map_proto__init(m);
-	onnx__sequence_proto__init(s);
 	if (!(s->tensor_values = ox_arena_alloc(a, n * sizeof(void *) + 1)))
 		return NULL;
-	m->name = dup_name(a, name);
 	m->has_key_type = 1;
 	m->key_type = keys->type;
 	if (keys->type == OX_STRING ? !(m->string_keys = ox_arena_alloc(a, n * sizeof *m->string_keys + 1))

@@ -51,16 +51,16 @@ int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq)
 	return rc;
 }
 
-int ox_in_int8_operands(ox_k *k, ox_val **v, const char *na, const char *nb)
+int ox_in_int8_operands(ox_k *k, ox_val **a, ox_val **b, ox_val **za, ox_val **zb, const char *na, const char *nb)
 {
-	v[0] = ox_in_tensor(k, 0, true);
-	v[1] = v[0] ? ox_in_tensor(k, 1, true) : NULL;
-	v[2] = ox_in_tensor(k, 2, false);
-	v[3] = ox_in_tensor(k, 3, false);
-	if (!v[1] || (ox_in(k, 2) && !v[2]) || (ox_in(k, 3) && !v[3]))
+	*a = ox_in_tensor(k, 0, true);
+	*b = *a ? ox_in_tensor(k, 1, true) : NULL;
+	*za = ox_in_tensor(k, 2, false);
+	*zb = ox_in_tensor(k, 3, false);
+	if (!*b || (ox_in(k, 2) && !*za) || (ox_in(k, 3) && !*zb))
 		return -1;
 	for (int i = 0; i < 2; i++) {
-		int t = v[i]->type;
+		int t = (i ? *b : *a)->type;
 		if (t != OX_UINT8 && t != OX_INT8)
 			return ox_kfail(k, "%s has type %s; expected uint8 or int8", i ? nb : na, ox_elem_label(t));
 	}
@@ -220,6 +220,20 @@ int ox_axis_attr(ox_k *k, const ox_val *x, const char *verb)
 	if (x->rank == 0)
 		return ox_kfail(k, "cannot %s a scalar", verb);
 	return ox_axis(k, ox_attr_int(k, "axis", 0), x->rank);
+}
+
+int ox_split_check(ox_k *k, const ox_val *x, int axis, const int64_t *sizes, const ox_val *sp, int64_t n)
+{
+	int64_t dim = x->dims[axis], sum = 0;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t c = sizes ? sizes[i] : ox_get_i64(sp, i);
+		if (c < 0 || c > dim)
+			return ox_kfail(k, "split[%lld] is %lld, outside 0..%lld", (long long)i, (long long)c, (long long)dim);
+		sum += c;
+	}
+	if (sum != dim)
+		return ox_kfail(k, "split sums to %lld, but axis %d has %lld", (long long)sum, axis, (long long)dim);
+	return 0;
 }
 
 int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank, int64_t *dout)

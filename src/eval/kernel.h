@@ -56,9 +56,10 @@ ox_val *ox_in_kind(ox_k *k, int i, int kind, bool required);
  * omitted); -1 when one is missing or not a tensor. All are fetched, so the message is the
  * one about the last bad input. */
 int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq);
-/* The 8-bit integer operands of ConvInteger and MatMulInteger into v[0..3]: inputs 0 and 1
- * (uint8 or int8, called na and nb in messages) and their optional zero points 2 and 3. */
-int ox_in_int8_operands(ox_k *k, ox_val **v, const char *na, const char *nb);
+/* The 8-bit integer operands of ConvInteger and MatMulInteger: inputs 0 and 1 into a and b
+ * (uint8 or int8, called na and nb in messages), their optional zero points 2 and 3 into za
+ * and zb. */
+int ox_in_int8_operands(ox_k *k, ox_val **a, ox_val **b, ox_val **za, ox_val **zb, const char *na, const char *nb);
 /* Whether output i is wanted (named by the node). */
 bool ox_out_wanted(const ox_k *k, int i);
 /* Allocates output tensor i (uninitialized data); NULL after failing with the reason. */
@@ -99,6 +100,9 @@ int ox_axis(ox_k *k, int64_t axis, int rank);
 /* The node's 'axis' attribute (default 0) normalized against x's rank; x may not be a
  * scalar ("cannot VERB a scalar"). -1 after failing. */
 int ox_axis_attr(ox_k *k, const ox_val *x, const char *verb);
+/* Split and SplitToSequence: the n sizes of a split of x along axis (from sizes, or else
+ * from the integer tensor sp) must each lie in 0..dim and add up to dim. */
+int ox_split_check(ox_k *k, const ox_val *x, int axis, const int64_t *sizes, const ox_val *sp, int64_t n);
 /* Numpy broadcasting of two shapes into out (rank in *orank); fails when incompatible. */
 int ox_broadcast_shape(ox_k *k, int ra, const int64_t *da, int rb, const int64_t *db, int *orank,
 		       int64_t *dout);
@@ -153,6 +157,14 @@ ox_val *ox_body_init(const ox_k *k, int slot);
 size_t ox_body_nodes(const ox_k *k);
 const int *ox_body_node(const ox_k *k, size_t i, ox_k *node, const int **out);
 int ox_body_call(ox_k *k, size_t i, ox_val **in, ox_val **out);
+
+/* The kernel of an operator that is one call of a function its family shares, as in
+ * OX_OP_CALL(ReduceSum, reduce(k, R_SUM)). */
+#define OX_OP_CALL(name, call)                                                          \
+	int ox_op_##name(ox_k *k)                                                       \
+	{                                                                               \
+		return call;                                                            \
+	}
 
 /* Every kernel, declared from the registry's list. */
 #include "ops.h"

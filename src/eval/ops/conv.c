@@ -165,6 +165,15 @@ static bool half_runs(const int64_t *pos, int lanes, __mmask16 *mask, int64_t *b
 	return true;
 }
 
+/* The runs of both halves of a panel cols wide, of half lanes each; false when either half
+ * has too many. */
+static bool panel_runs(const int64_t *pos, int cols, int half, __mmask16 m[2][MAXRUN], int64_t b[2][MAXRUN],
+		       int nr[2])
+{
+	int l0 = cols < half ? cols : half;
+	return half_runs(pos, l0, m[0], b[0], &nr[0]) && half_runs(pos + half, cols - l0, m[1], b[1], &nr[1]);
+}
+
 /* A 32-wide panel as a few masked loads per depth row, when the output positions come in
  * runs (stride 1 along the last axis); false to leave it to the gather. */
 OX_TARGET_AVX512 static bool panel_avx512(const im2col *t, float *dst, int64_t j, int cols, int64_t k0,
@@ -173,8 +182,7 @@ OX_TARGET_AVX512 static bool panel_avx512(const im2col *t, float *dst, int64_t j
 	__mmask16 m[2][MAXRUN];
 	int64_t b[2][MAXRUN];
 	int nr[2];
-	int l0 = cols < 16 ? cols : 16, l1 = cols - l0;
-	if (!half_runs(t->pos + j, l0, m[0], b[0], &nr[0]) || !half_runs(t->pos + j + 16, l1, m[1], b[1], &nr[1]))
+	if (!panel_runs(t->pos + j, cols, 16, m, b, nr))
 		return false;
 	for (int64_t kk = 0; kk < kc; kk++, dst += 32) {
 		const float *src = t->x + t->off[k0 + kk];
@@ -196,8 +204,7 @@ OX_TARGET_AVX2 static bool panel_avx2(const im2col *t, float *dst, int64_t j, in
 	__m256i m[2][MAXRUN];
 	int64_t b[2][MAXRUN];
 	int nr[2];
-	int l0 = cols < 8 ? cols : 8, l1 = cols - l0;
-	if (!half_runs(t->pos + j, l0, mb[0], b[0], &nr[0]) || !half_runs(t->pos + j + 8, l1, mb[1], b[1], &nr[1]))
+	if (!panel_runs(t->pos + j, cols, 8, mb, b, nr))
 		return false;
 	const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
 	for (int h = 0; h < 2; h++)
@@ -877,15 +884,8 @@ static int conv_op(ox_k *k, bool transpose)
 	return run_float(k, &g, x, w, b, y, transpose ? ox_conv_transpose_f32 : ox_conv_f32);
 }
 
-int ox_op_Conv(ox_k *k)
-{
-	return conv_op(k, false);
-}
-
-int ox_op_ConvTranspose(ox_k *k)
-{
-	return conv_op(k, true);
-}
+OX_OP_CALL(Conv, conv_op(k, false))
+OX_OP_CALL(ConvTranspose, conv_op(k, true))
 
 static int check_zero_point(ox_k *k, const ox_val *zp, const ox_val *of, int64_t per_count, const char *what)
 {
@@ -981,12 +981,10 @@ static int convint_run(const ox_conv_geom *g, const ox_val *x, const ox_val *xz,
 
 int ox_op_ConvInteger(ox_k *k)
 {
-	ox_val *in[4], *y;
-	if (ox_in_int8_operands(k, in, "x", "w") < 0)
-		return -1;
-	ox_val *x = in[0], *w = in[1], *xz = in[2], *wz = in[3];
+	ox_val *x, *w, *xz, *wz, *y;
 	ox_conv_geom g;
-	if (geom_common(k, x, w, &g, false) < 0 || ox_conv_attrs(k, x, w, &g) < 0 || ox_conv_out(k, &g) < 0 ||
+	if (ox_in_int8_operands(k, &x, &w, &xz, &wz, "x", "w") < 0 || geom_common(k, x, w, &g, false) < 0 ||
+	    ox_conv_attrs(k, x, w, &g) < 0 || ox_conv_out(k, &g) < 0 ||
 	    check_zero_point(k, xz, x, -1, "x_zero_point") < 0 || check_zero_point(k, wz, w, g.cout, "w_zero_point") < 0 ||
 	    !(y = out_shape(k, &g, OX_INT32)))
 		return -1;

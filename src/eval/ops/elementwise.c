@@ -233,23 +233,17 @@ typedef void (*f64_unary)(double *y, const double *x, size_t n, const double *p)
 /* A loop over one integer (or bool) type, with parameters of that type in p. */
 typedef void (*typed_unary)(void *y, const void *x, size_t n, const void *p);
 
-#define UNARY_F32(name, EXPR)                                                           \
-	static void name##_f32(float *y, const float *xs, size_t n, const float *p)     \
+/* A loop over float or double (TT): EXPR sees the element x and the parameters p. */
+#define UNARY_LOOP(name, TT, EXPR)                                                      \
+	static void name(TT *y, const TT *xs, size_t n, const TT *p)                    \
 	{                                                                               \
 		for (size_t i = 0; i < n; i++) {                                        \
-			float x = xs[i];                                                \
+			TT x = xs[i];                                                   \
 			y[i] = (EXPR);                                                  \
 		}                                                                       \
 	}
-#define UNARY_F64(name, EXPR)                                                           \
-	static void name##_f64(double *y, const double *xs, size_t n, const double *p)  \
-	{                                                                               \
-		for (size_t i = 0; i < n; i++) {                                        \
-			double x = xs[i];                                               \
-			y[i] = (EXPR);                                                  \
-		}                                                                       \
-	}
-#define UNARY(name, FEXPR, DEXPR) UNARY_F32(name, FEXPR) UNARY_F64(name, DEXPR)
+#define UNARY_F64(name, EXPR) UNARY_LOOP(name##_f64, double, EXPR)
+#define UNARY(name, FEXPR, DEXPR) UNARY_LOOP(name##_f32, float, FEXPR) UNARY_F64(name, DEXPR)
 
 /* EXPR sees the element x, its type T, an unsigned type U of at least int's width for
  * arithmetic that wraps, and the parameters p. */
@@ -287,24 +281,13 @@ static inline double softplus(double x) { return x > 0 ? x + log1p(exp(-x)) : lo
 #define SQRT1_2 0.70710678118654752440
 #define SQRT2_PI 0.79788456080286535588 /* sqrt(2 / pi) */
 
-UNARY(acos, acosf(x), acos(x))
-UNARY(acosh, acoshf(x), acosh(x))
-UNARY(asin, asinf(x), asin(x))
-UNARY(asinh, asinhf(x), asinh(x))
-UNARY(atan, atanf(x), atan(x))
-UNARY(atanh, atanhf(x), atanh(x))
-UNARY(ceil, ceilf(x), ceil(x))
-UNARY(cos, cosf(x), cos(x))
-UNARY(cosh, coshf(x), cosh(x))
-UNARY(erf, erff(x), erf(x))
-UNARY(floor, floorf(x), floor(x))
-UNARY(log, logf(x), log(x))
+/* <math.h> functions that are operators as they stand: name##f for float, name for double */
+#define LIBM(name) UNARY(name, name##f(x), name(x))
+LIBM(acos) LIBM(acosh) LIBM(asin) LIBM(asinh) LIBM(atan) LIBM(atanh) LIBM(ceil) LIBM(cos) LIBM(cosh)
+LIBM(erf) LIBM(floor) LIBM(log) LIBM(sin) LIBM(sinh) LIBM(tan)
 UNARY(reciprocal, 1 / x, 1 / x)
 UNARY(round, nearbyintf(x), nearbyint(x)) /* the default rounding mode: half to even */
 UNARY(sign, x > 0 ? 1.0f : x < 0 ? -1.0f : x, x > 0 ? 1.0 : x < 0 ? -1.0 : x)
-UNARY(sin, sinf(x), sin(x))
-UNARY(sinh, sinhf(x), sinh(x))
-UNARY(tan, tanf(x), tan(x))
 UNARY(elu, x < 0 ? p[0] * expm1f(x) : x, x < 0 ? p[0] * expm1(x) : x)
 UNARY(selu, x > 0 ? p[1] * x : p[1] * (p[0] * expm1f(x)), x > 0 ? p[1] * x : p[1] * (p[0] * expm1(x)))
 UNARY(celu, x > 0 ? x : p[0] * expm1f(x / p[0]), x > 0 ? x : p[0] * expm1(x / p[0]))
@@ -517,20 +500,21 @@ static int classify(ox_k *k, bool inf)
 	return y ? 0 : -1;
 }
 
-int ox_op_IsNaN(ox_k *k)
-{
-	return classify(k, false);
-}
-
-int ox_op_IsInf(ox_k *k)
-{
-	return classify(k, true);
-}
+OX_OP_CALL(IsNaN, classify(k, false))
+OX_OP_CALL(IsInf, classify(k, true))
 
 /* ---- binary loops ----------------------------------------------------------------- */
 
+/* One run of TYPED_BINARY's loop, A and B read as AI and BI at each i. */
+#define BINARY_RUN(TY, EXPR, AI, BI)                                                    \
+	for (size_t i = 0; i < n; i++) {                                                \
+		T A = (AI), B = (BI);                                                   \
+		y[i] = (TY)(EXPR);                                                      \
+	}
+
 /* EXPR sees the elements A and B, their type T, an unsigned type U of at least int's
- * width for arithmetic that wraps; TY is the output element type. */
+ * width for arithmetic that wraps; TY is the output element type. A scalar side is read
+ * once, before its loop. */
 #define TYPED_BINARY(name, TT, UU, TY, EXPR)                                            \
 	static void name(void *yv, const void *const *x, const int *s, size_t n, const void *ctx) \
 	{                                                                               \
@@ -539,22 +523,13 @@ int ox_op_IsInf(ox_k *k)
 		TY *y = yv;                                                             \
 		const T *a = x[0], *b = x[1];                                           \
 		if (s[0] && s[1]) {                                                     \
-			for (size_t i = 0; i < n; i++) {                                \
-				T A = a[i], B = b[i];                                   \
-				y[i] = (TY)(EXPR);                                      \
-			}                                                               \
+			BINARY_RUN(TY, EXPR, a[i], b[i])                                \
 		} else if (s[0]) {                                                      \
-			T B = b[0];                                                     \
-			for (size_t i = 0; i < n; i++) {                                \
-				T A = a[i];                                             \
-				y[i] = (TY)(EXPR);                                      \
-			}                                                               \
+			T b0 = b[0];                                                    \
+			BINARY_RUN(TY, EXPR, a[i], b0)                                  \
 		} else if (s[1]) {                                                      \
-			T A = a[0];                                                     \
-			for (size_t i = 0; i < n; i++) {                                \
-				T B = b[i];                                             \
-				y[i] = (TY)(EXPR);                                      \
-			}                                                               \
+			T a0 = a[0];                                                    \
+			BINARY_RUN(TY, EXPR, a0, b[i])                                  \
 		} else {                                                                \
 			T A = a[0], B = b[0];                                           \
 			TY v = (TY)(EXPR);                                              \

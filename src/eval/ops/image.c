@@ -206,26 +206,29 @@ static const char *format_of(const unsigned char *s, size_t n)
 	return NULL;
 }
 
+#ifndef OX_HAVE_JPEG
+#define decode_jpeg NULL
+#endif
+#ifndef OX_HAVE_PNG
+#define decode_png NULL
+#endif
+
 static int decode(ox_k *k, const unsigned char *s, size_t n, image *im)
 {
+	/* the formats there is code for; a NULL decoder when built without its library */
+	static const struct {
+		const char *format, *lib;
+		int (*decode)(ox_k *k, const unsigned char *s, size_t n, image *im);
+	} decoders[] = {{"JPEG", "libjpeg", decode_jpeg}, {"PNG", "libpng", decode_png}};
 	const char *f = format_of(s, n);
 	if (!f)
 		return ox_kfail(k, "encoded_stream is not an image in a known format (JPEG, PNG, BMP, TIFF, WebP, "
 				   "JPEG 2000, PNM)");
-	if (!strcmp(f, "JPEG")) {
-#ifdef OX_HAVE_JPEG
-		return decode_jpeg(k, s, n, im);
-#else
-		return ox_kfail(k, "JPEG images are not supported: built without libjpeg");
-#endif
-	}
-	if (!strcmp(f, "PNG")) {
-#ifdef OX_HAVE_PNG
-		return decode_png(k, s, n, im);
-#else
-		return ox_kfail(k, "PNG images are not supported: built without libpng");
-#endif
-	}
+	for (size_t i = 0; i < sizeof decoders / sizeof *decoders; i++)
+		if (!strcmp(f, decoders[i].format))
+			return decoders[i].decode ? decoders[i].decode(k, s, n, im)
+						  : ox_kfail(k, "%s images are not supported: built without %s", f,
+							     decoders[i].lib);
 	return ox_kfail(k, "%s images are not supported (JPEG and PNG are)", f);
 }
 

@@ -337,10 +337,7 @@ int ox_op_ScatterElements(ox_k *k)
 }
 
 /* Scatter (opset 9, deprecated at 11) is ScatterElements without reduction. */
-int ox_op_Scatter(ox_k *k)
-{
-	return ox_op_ScatterElements(k);
-}
+OX_OP_CALL(Scatter, ox_op_ScatterElements(k))
 
 int ox_op_ScatterND(ox_k *k)
 {

@@ -384,12 +384,9 @@ static int mmi_one(void *ctx, const mmshape *s, int64_t ia, int64_t ib, int64_t 
 
 int ox_op_MatMulInteger(ox_k *k)
 {
-	ox_val *in[4], *y;
-	if (ox_in_int8_operands(k, in, "A", "B") < 0)
-		return -1;
-	ox_val *a = in[0], *b = in[1], *za = in[2], *zb = in[3];
+	ox_val *a, *b, *za, *zb, *y;
 	mmshape s;
-	if (mm_shape(k, a, b, &s) < 0)
+	if (ox_in_int8_operands(k, &a, &b, &za, &zb, "A", "B") < 0 || mm_shape(k, a, b, &s) < 0)
 		return -1;
 	int64_t mk = s.m * s.k, kn = s.k * s.n;
 	int64_t na = a->rank > 2 && mk ? a->count / mk : 1, nb = b->rank > 2 && kn ? b->count / kn : 1;

@@ -82,19 +82,6 @@ static int loss_finish(ox_k *k, const loss *L, const double *logp, const ox_val 
 	return y ? 0 : -1;
 }
 
-int ox_op_NegativeLogLikelihoodLoss(ox_k *k)
-{
-	ox_val *in[3];
-	loss L;
-	if (loss_setup(k, in, &L) < 0)
-		return -1;
-	ox_val *x = in[0], *t = in[1], *w = in[2];
-	double *xd = ox_load_f64(k, x, "input");
-	int rc = xd ? loss_finish(k, &L, xd, t, w, x) : -1;
-	free(xd);
-	return rc;
-}
-
 /* log_softmax over the class axis of [N, C, D], in place. */
 static void log_softmax(const loss *L, double *v)
 {
@@ -111,19 +98,22 @@ static void log_softmax(const loss *L, double *v)
 		}
 }
 
-int ox_op_SoftmaxCrossEntropyLoss(ox_k *k)
+/* NegativeLogLikelihoodLoss reads log-probabilities as its input; SoftmaxCrossEntropyLoss
+ * reads scores, takes their log_softmax and may output it too. */
+static int run_loss(ox_k *k, bool softmax)
 {
 	ox_val *in[3];
-	loss L;
+	loss L = {0}; /* all set by loss_setup; GCC cannot see that through the inlining */
 	if (loss_setup(k, in, &L) < 0)
 		return -1;
-	ox_val *x = in[0], *t = in[1], *w = in[2];
-	double *xd = ox_load_f64(k, x, "scores");
+	ox_val *x = in[0];
+	double *xd = ox_load_f64(k, x, softmax ? "scores" : "input");
 	if (!xd)
 		return -1;
-	log_softmax(&L, xd);
-	int rc = loss_finish(k, &L, xd, t, w, x);
-	if (rc == 0 && ox_out_wanted(k, 1)) {
+	if (softmax)
+		log_softmax(&L, xd);
+	int rc = loss_finish(k, &L, xd, in[1], in[2], x);
+	if (rc == 0 && softmax && ox_out_wanted(k, 1)) {
 		ox_val *lp = ox_out_tensor(k, 1, x->type, x->rank, x->dims);
 		if (lp)
 			ox_store_f64(lp, xd);
@@ -132,3 +122,6 @@ int ox_op_SoftmaxCrossEntropyLoss(ox_k *k)
 	free(xd);
 	return rc;
 }
+
+OX_OP_CALL(NegativeLogLikelihoodLoss, run_loss(k, false))
+OX_OP_CALL(SoftmaxCrossEntropyLoss, run_loss(k, true))

@@ -668,20 +668,9 @@ static int softmax(ox_k *k, int kind)
 	return finish(rc, y, xd, yd);
 }
 
-int ox_op_Softmax(ox_k *k)
-{
-	return softmax(k, SOFTMAX);
-}
-
-int ox_op_LogSoftmax(ox_k *k)
-{
-	return softmax(k, LOGSOFTMAX);
-}
-
-int ox_op_Hardmax(ox_k *k)
-{
-	return softmax(k, HARDMAX);
-}
+OX_OP_CALL(Softmax, softmax(k, SOFTMAX))
+OX_OP_CALL(LogSoftmax, softmax(k, LOGSOFTMAX))
+OX_OP_CALL(Hardmax, softmax(k, HARDMAX))
 
 /* ---- Dropout ----------------------------------------------------------------------------- */
 

@@ -316,15 +316,8 @@ static int global_pool(ox_k *k, int mode, double p)
 	return yd ? 0 : -1;
 }
 
-int ox_op_GlobalAveragePool(ox_k *k)
-{
-	return global_pool(k, OX_POOL_AVG, 0);
-}
-
-int ox_op_GlobalMaxPool(ox_k *k)
-{
-	return global_pool(k, OX_POOL_MAX, 0);
-}
+OX_OP_CALL(GlobalAveragePool, global_pool(k, OX_POOL_AVG, 0))
+OX_OP_CALL(GlobalMaxPool, global_pool(k, OX_POOL_MAX, 0))
 
 int ox_op_GlobalLpPool(ox_k *k)
 {

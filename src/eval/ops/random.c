@@ -130,25 +130,10 @@ static int random_like(ox_k *k, bool is_normal)
 	return 0;
 }
 
-int ox_op_RandomUniform(ox_k *k)
-{
-	return random_shape(k, false);
-}
-
-int ox_op_RandomNormal(ox_k *k)
-{
-	return random_shape(k, true);
-}
-
-int ox_op_RandomUniformLike(ox_k *k)
-{
-	return random_like(k, false);
-}
-
-int ox_op_RandomNormalLike(ox_k *k)
-{
-	return random_like(k, true);
-}
+OX_OP_CALL(RandomUniform, random_shape(k, false))
+OX_OP_CALL(RandomNormal, random_shape(k, true))
+OX_OP_CALL(RandomUniformLike, random_like(k, false))
+OX_OP_CALL(RandomNormalLike, random_like(k, true))
 
 /* ---- Bernoulli, Multinomial ------------------------------------------------------------ */
 

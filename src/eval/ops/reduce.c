@@ -298,55 +298,16 @@ static int reduce(ox_k *k, int op)
 	return reduce_double(k, x, &r, op, y);
 }
 
-int ox_op_ReduceSum(ox_k *k)
-{
-	return reduce(k, R_SUM);
-}
-
-int ox_op_ReduceMean(ox_k *k)
-{
-	return reduce(k, R_MEAN);
-}
-
-int ox_op_ReduceMax(ox_k *k)
-{
-	return reduce(k, R_MAX);
-}
-
-int ox_op_ReduceMin(ox_k *k)
-{
-	return reduce(k, R_MIN);
-}
-
-int ox_op_ReduceProd(ox_k *k)
-{
-	return reduce(k, R_PROD);
-}
-
-int ox_op_ReduceL1(ox_k *k)
-{
-	return reduce(k, R_L1);
-}
-
-int ox_op_ReduceL2(ox_k *k)
-{
-	return reduce(k, R_L2);
-}
-
-int ox_op_ReduceLogSum(ox_k *k)
-{
-	return reduce(k, R_LOGSUM);
-}
-
-int ox_op_ReduceLogSumExp(ox_k *k)
-{
-	return reduce(k, R_LOGSUMEXP);
-}
-
-int ox_op_ReduceSumSquare(ox_k *k)
-{
-	return reduce(k, R_SUMSQ);
-}
+OX_OP_CALL(ReduceSum, reduce(k, R_SUM))
+OX_OP_CALL(ReduceMean, reduce(k, R_MEAN))
+OX_OP_CALL(ReduceMax, reduce(k, R_MAX))
+OX_OP_CALL(ReduceMin, reduce(k, R_MIN))
+OX_OP_CALL(ReduceProd, reduce(k, R_PROD))
+OX_OP_CALL(ReduceL1, reduce(k, R_L1))
+OX_OP_CALL(ReduceL2, reduce(k, R_L2))
+OX_OP_CALL(ReduceLogSum, reduce(k, R_LOGSUM))
+OX_OP_CALL(ReduceLogSumExp, reduce(k, R_LOGSUMEXP))
+OX_OP_CALL(ReduceSumSquare, reduce(k, R_SUMSQ))
 
 /* ---- ArgMax, ArgMin ------------------------------------------------------------------------ */
 
@@ -413,15 +374,8 @@ static int arg_extreme(ox_k *k, bool max)
 	return 0;
 }
 
-int ox_op_ArgMax(ox_k *k)
-{
-	return arg_extreme(k, true);
-}
-
-int ox_op_ArgMin(ox_k *k)
-{
-	return arg_extreme(k, false);
-}
+OX_OP_CALL(ArgMax, arg_extreme(k, true))
+OX_OP_CALL(ArgMin, arg_extreme(k, false))
 
 /* ---- CumSum -------------------------------------------------------------------------------- */
 
@@ -479,16 +433,10 @@ static int cumulate(ox_k *k, bool prod)
 	return 0;
 }
 
-int ox_op_CumSum(ox_k *k)
-{
-	return cumulate(k, false);
-}
+OX_OP_CALL(CumSum, cumulate(k, false))
 
 /* CumProd (opset 26): the same with products, 1 before the first element. */
-int ox_op_CumProd(ox_k *k)
-{
-	return cumulate(k, true);
-}
+OX_OP_CALL(CumProd, cumulate(k, true))
 
 /* ---- TopK ---------------------------------------------------------------------------------- */
 

@@ -409,17 +409,6 @@ static int layer(ox_k *k, int kind)
 	return rc;
 }
 
-int ox_op_RNN(ox_k *k)
-{
-	return layer(k, RNN_PLAIN);
-}
-
-int ox_op_GRU(ox_k *k)
-{
-	return layer(k, RNN_GRU);
-}
-
-int ox_op_LSTM(ox_k *k)
-{
-	return layer(k, RNN_LSTM);
-}
+OX_OP_CALL(RNN, layer(k, RNN_PLAIN))
+OX_OP_CALL(GRU, layer(k, RNN_GRU))
+OX_OP_CALL(LSTM, layer(k, RNN_LSTM))

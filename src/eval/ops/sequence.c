@@ -12,11 +12,12 @@ static ox_val *seq_input(ox_k *k, int i)
 }
 
 /* A position input (int32 or int64 scalar) normalized against [-n, n) or, for
- * insertion, [-n, n]; def when the input is omitted. -1 after failing. */
+ * insertion, [-n, n]; def when the input is omitted, which fails when def is negative
+ * (the input is required). -1 after failing. */
 static int64_t seq_position(ox_k *k, int i, size_t n, bool insert, int64_t def)
 {
 	if (!ox_in(k, i))
-		return def;
+		return def >= 0 ? def : ox_kfail(k, "input %d (position) is required", i);
 	int64_t p;
 	int64_t c = ox_in_ints(k, i, &p, 1, "position");
 	if (c < 0)
@@ -74,11 +75,7 @@ int ox_op_SequenceConstruct(ox_k *k)
 int ox_op_SequenceAt(ox_k *k)
 {
 	ox_val *s = seq_input(k, 0);
-	if (!s)
-		return -1;
-	if (!ox_in(k, 1))
-		return ox_kfail(k, "input 1 (position) is required");
-	int64_t p = seq_position(k, 1, s->nitems, false, 0);
+	int64_t p = s ? seq_position(k, 1, s->nitems, false, -1) : -1;
 	if (p < 0)
 		return -1;
 	ox_out_set(k, 0, ox_val_ref(s->items[p]));
@@ -173,23 +170,12 @@ static ox_val *split_chunk(ox_val *x, int axis, int64_t off, int64_t n, bool squ
 
 int ox_op_SplitToSequence(ox_k *k)
 {
-	ox_val *x = ox_in_tensor(k, 0, true);
+	ox_val *x = ox_in_tensor(k, 0, true), *sp;
 	int axis = x ? ox_axis_attr(k, x, "split") : -1;
-	if (axis < 0)
+	int64_t dim = axis < 0 ? 0 : x->dims[axis], chunk = 1;
+	int64_t n = axis < 0 ? -1 : split_sizes(k, dim, &sp, &chunk);
+	if (n < 0 || (sp && ox_split_check(k, x, axis, NULL, sp, n) < 0))
 		return -1;
-	int64_t dim = x->dims[axis], chunk = 1, sum = 0;
-	ox_val *sp;
-	int64_t n = split_sizes(k, dim, &sp, &chunk);
-	if (n < 0)
-		return -1;
-	for (int64_t i = 0; sp && i < n; i++) {
-		int64_t c = ox_get_i64(sp, i);
-		if (c < 0 || c > dim)
-			return ox_kfail(k, "split[%lld] is %lld, outside 0..%lld", (long long)i, (long long)c, (long long)dim);
-		sum += c;
-	}
-	if (sp && sum != dim)
-		return ox_kfail(k, "split sums to %lld, but axis %d has %lld", (long long)sum, axis, (long long)dim);
 	bool squeeze = !ox_in(k, 1) && ox_attr_int(k, "keepdims", 1) == 0;
 	ox_val *s = seq_out(k, x->type, (size_t)n);
 	if (!s)

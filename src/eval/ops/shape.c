@@ -304,7 +304,7 @@ int ox_op_Split(ox_k *k)
 	int axis = x ? ox_axis_attr(k, x, "split") : -1;
 	if (axis < 0)
 		return -1;
-	int64_t sizes[256], dim = x->dims[axis], sum = 0;
+	int64_t sizes[256], dim = x->dims[axis];
 	if (k->nout > 256)
 		return ox_kfail(k, "%d outputs are more than the 256 supported", k->nout);
 	int64_t n = split_list(k, sizes, k->nout);
@@ -318,13 +318,8 @@ int ox_op_Split(ox_k *k)
 	}
 	if (n != k->nout)
 		return ox_kfail(k, "split has %lld sizes for %d outputs", (long long)n, k->nout);
-	for (int i = 0; i < n; i++) {
-		if (sizes[i] < 0 || sizes[i] > dim)
-			return ox_kfail(k, "split[%d] is %lld, outside 0..%lld", i, (long long)sizes[i], (long long)dim);
-		sum += sizes[i];
-	}
-	if (sum != dim)
-		return ox_kfail(k, "split sums to %lld, but axis %d has %lld", (long long)sum, axis, (long long)dim);
+	if (ox_split_check(k, x, axis, sizes, NULL, n) < 0)
+		return -1;
 	int64_t start = 0;
 	for (int i = 0; i < n; start += sizes[i++]) {
 		const char *why;

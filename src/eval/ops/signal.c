@@ -318,20 +318,9 @@ static int window(ox_k *k, double a0, double a1, double a2)
 	return 0;
 }
 
-int ox_op_HannWindow(ox_k *k)
-{
-	return window(k, 0.5, 0.5, 0);
-}
-
-int ox_op_HammingWindow(ox_k *k)
-{
-	return window(k, 25.0 / 46.0, 21.0 / 46.0, 0);
-}
-
-int ox_op_BlackmanWindow(ox_k *k)
-{
-	return window(k, 0.42, 0.5, 0.08);
-}
+OX_OP_CALL(HannWindow, window(k, 0.5, 0.5, 0))
+OX_OP_CALL(HammingWindow, window(k, 25.0 / 46.0, 21.0 / 46.0, 0))
+OX_OP_CALL(BlackmanWindow, window(k, 0.42, 0.5, 0.08))
 
 /* ---- MelWeightMatrix --------------------------------------------------------------- */
 
