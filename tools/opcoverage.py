@@ -127,14 +127,16 @@ def read_spec(text=SPEC):
 
 
 def read_registry(root):
-    """The X(Name) entries of src/eval/ops.h, comments removed (they mention X(OpType)): those
-    of the default domain, and those of OX_OPS_ML (ai.onnx.ml)."""
+    """The operators of src/eval/ops.h, X(Name) and XV(Name, since) entries, comments removed
+    (they mention X(OpType)): those of the default domain, and those of OX_OPS_ML
+    (ai.onnx.ml)."""
     with open(os.path.join(root, "src", "eval", "ops.h"), encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
-    m = re.search(r"#define OX_OPS_ML\(X\)(.*?)(?:\n\s*\n|#endif)", text, flags=re.S)
-    ml = set(re.findall(r"\bX\((\w+)\)", m.group(1))) if m else set()
+    entry = r"\bXV?\((\w+)[,)]"
+    m = re.search(r"#define OX_OPS_ML\(X, XV\)(.*?)(?:\n\s*\n|#endif)", text, flags=re.S)
+    ml = set(re.findall(entry, m.group(1))) if m else set()
     rest = text[:m.start()] + text[m.end():] if m else text
-    return set(re.findall(r"\bX\((\w+)\)", rest)), ml
+    return set(re.findall(entry, rest)), ml
 
 
 def literal_types(text):

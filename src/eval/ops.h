@@ -1,36 +1,48 @@
-/* The operator registry: every operator the evaluator runs, one X(OpType) entry each, by
- * family. The kernel of X(Foo) is ox_op_Foo; registry.c builds the lookup table and the
- * declarations from this one list, so the two cannot drift apart. OX_OPS lists the default
- * domain ("" or "ai.onnx"), OX_OPS_ML the ai.onnx.ml domain (kernels ox_ml_Foo), and the
- * other domains have one list (OX_DOMAIN_OPS), whose entries are D(domain, OpType). Keep
- * each family's list sorted. */
+/* The operator registry: every operator the evaluator runs, by family. OX_OPS lists the
+ * default domain ("" or "ai.onnx"), OX_OPS_ML the ai.onnx.ml domain (kernels ox_ml_Foo
+ * instead of ox_op_Foo), and the other domains have one list (OX_DOMAIN_OPS), whose entries
+ * are D(domain, OpType). registry.c builds the lookup table and kernel.h the declarations
+ * from these lists, so the two cannot drift apart. Keep each family's list sorted.
+ *
+ * An operator has either
+ *   X(Foo)          one kernel, ox_op_Foo, for every version of Foo; or
+ *   XV(Foo, N) ...  one entry per behaviour: kernel ox_op_Foo_N runs the versions of Foo
+ *                   from N up to the next entry's (all later ones for the last).
+ * N is a since_version of the operator's schema (src/schema/operators.txt; the registry
+ * unit test checks that). At session build the executor takes the schema version in force
+ * for the node's opset (the newest since_version <= opset) and picks the entry with the
+ * largest N <= it, once; a version older than the first entry is refused ("operator Foo
+ * version 1 is not supported"). So kernels do not test the opset for behaviour: when an
+ * operator version changes what a kernel must do (an attribute became an input, a mode was
+ * added), give it XV entries whose kernels are thin wrappers over shared static helpers.
+ * k->version (the imported opset) stays for what the schema version does not decide. */
 #ifndef OX_EVAL_OPS_H
 #define OX_EVAL_OPS_H
 
-#define OX_OPS(X) \
-	OX_OPS_CORE(X) \
-	OX_OPS_ELEMENTWISE(X) \
-	OX_OPS_LINALG(X) \
-	OX_OPS_NN(X) \
-	OX_OPS_TENSOR(X) \
-	OX_OPS_SEQUENCE(X) \
-	OX_OPS_CONTROL(X) \
-	OX_OPS_RNN(X) \
-	OX_OPS_QUANT(X) \
-	OX_OPS_RESAMPLE(X) \
-	OX_OPS_SIGNAL(X) \
-	OX_OPS_RANDOM(X) \
-	OX_OPS_ATTENTION(X) \
-	OX_OPS_OTHER(X)
+#define OX_OPS(X, XV) \
+	OX_OPS_CORE(X, XV) \
+	OX_OPS_ELEMENTWISE(X, XV) \
+	OX_OPS_LINALG(X, XV) \
+	OX_OPS_NN(X, XV) \
+	OX_OPS_TENSOR(X, XV) \
+	OX_OPS_SEQUENCE(X, XV) \
+	OX_OPS_CONTROL(X, XV) \
+	OX_OPS_RNN(X, XV) \
+	OX_OPS_QUANT(X, XV) \
+	OX_OPS_RESAMPLE(X, XV) \
+	OX_OPS_SIGNAL(X, XV) \
+	OX_OPS_RANDOM(X, XV) \
+	OX_OPS_ATTENTION(X, XV) \
+	OX_OPS_OTHER(X, XV)
 
 /* core.c */
-#define OX_OPS_CORE(X) \
+#define OX_OPS_CORE(X, XV) \
 	X(Constant) \
 	X(Identity)
 
 /* elementwise.c: unary, binary, variadic, comparison, logic, activations, Where, Clip;
  * cast.c: Cast, CastLike; gated.c: SwiGLU */
-#define OX_OPS_ELEMENTWISE(X) \
+#define OX_OPS_ELEMENTWISE(X, XV) \
 	X(Abs) \
 	X(Acos) \
 	X(Acosh) \
@@ -104,7 +116,7 @@
 	X(Xor)
 
 /* linalg.c, conv.c: MatMul, Gemm, Conv, ConvTranspose */
-#define OX_OPS_LINALG(X) \
+#define OX_OPS_LINALG(X, XV) \
 	X(Conv) \
 	X(ConvInteger) \
 	X(ConvTranspose) \
@@ -114,7 +126,7 @@
 
 /* pool.c, norm.c, reduce.c: pooling, normalization, softmax, reductions; ssm.c: the
  * stateful causal convolution of state space models */
-#define OX_OPS_NN(X) \
+#define OX_OPS_NN(X, XV) \
 	X(ArgMax) \
 	X(ArgMin) \
 	X(AveragePool) \
@@ -154,7 +166,7 @@
 	X(TopK)
 
 /* shape.c, index.c, unique.c, pad.c, matrix.c: shape and index manipulation */
-#define OX_OPS_TENSOR(X) \
+#define OX_OPS_TENSOR(X, XV) \
 	X(CenterCropPad) \
 	X(Col2Im) \
 	X(Compress) \
@@ -164,34 +176,47 @@
 	X(Det) \
 	X(Expand) \
 	X(EyeLike) \
-	X(Flatten) \
+	XV(Flatten, 1) \
+	XV(Flatten, 11) \
 	X(Gather) \
 	X(GatherElements) \
 	X(GatherND) \
 	X(NonZero) \
 	X(OneHot) \
-	X(Pad) \
+	XV(Pad, 1) \
+	XV(Pad, 2) \
+	XV(Pad, 11) \
+	XV(Pad, 18) \
+	XV(Pad, 19) \
 	X(Range) \
-	X(Reshape) \
+	XV(Reshape, 1) \
+	XV(Reshape, 5) \
 	X(ReverseSequence) \
 	X(Scatter) \
 	X(ScatterElements) \
 	X(ScatterND) \
 	X(Shape) \
 	X(Size) \
-	X(Slice) \
+	XV(Slice, 1) \
+	XV(Slice, 10) \
 	X(SpaceToDepth) \
-	X(Split) \
-	X(Squeeze) \
+	XV(Split, 1) \
+	XV(Split, 2) \
+	XV(Split, 13) \
+	XV(Split, 18) \
+	XV(Squeeze, 1) \
+	XV(Squeeze, 13) \
 	X(TensorScatter) \
-	X(Tile) \
+	XV(Tile, 1) \
+	XV(Tile, 6) \
 	X(Transpose) \
 	X(Trilu) \
 	X(Unique) \
-	X(Unsqueeze)
+	XV(Unsqueeze, 1) \
+	XV(Unsqueeze, 13)
 
 /* sequence.c, string.c */
-#define OX_OPS_SEQUENCE(X) \
+#define OX_OPS_SEQUENCE(X, XV) \
 	X(ConcatFromSequence) \
 	X(Optional) \
 	X(OptionalGetElement) \
@@ -209,20 +234,20 @@
 	X(StringSplit)
 
 /* control.c: If, Loop, Scan, SequenceMap */
-#define OX_OPS_CONTROL(X) \
+#define OX_OPS_CONTROL(X, XV) \
 	X(If) \
 	X(Loop) \
 	X(Scan) \
 	X(SequenceMap)
 
 /* rnn.c: recurrent layers */
-#define OX_OPS_RNN(X) \
+#define OX_OPS_RNN(X, XV) \
 	X(GRU) \
 	X(LSTM) \
 	X(RNN)
 
 /* quant.c: quantization */
-#define OX_OPS_QUANT(X) \
+#define OX_OPS_QUANT(X, XV) \
 	X(DequantizeLinear) \
 	X(DynamicQuantizeLinear) \
 	X(QLinearConv) \
@@ -230,14 +255,14 @@
 	X(QuantizeLinear)
 
 /* resize.c, gridsample.c: resampling */
-#define OX_OPS_RESAMPLE(X) \
+#define OX_OPS_RESAMPLE(X, XV) \
 	X(AffineGrid) \
 	X(GridSample) \
 	X(Resize) \
 	X(Upsample)
 
 /* signal.c: transforms and windows */
-#define OX_OPS_SIGNAL(X) \
+#define OX_OPS_SIGNAL(X, XV) \
 	X(BlackmanWindow) \
 	X(DFT) \
 	X(HammingWindow) \
@@ -246,7 +271,7 @@
 	X(STFT)
 
 /* random.c: seeded generators */
-#define OX_OPS_RANDOM(X) \
+#define OX_OPS_RANDOM(X, XV) \
 	X(Bernoulli) \
 	X(Multinomial) \
 	X(RandomNormal) \
@@ -255,12 +280,12 @@
 	X(RandomUniformLike)
 
 /* attention.c */
-#define OX_OPS_ATTENTION(X) \
+#define OX_OPS_ATTENTION(X, XV) \
 	X(Attention) \
 	X(RotaryEmbedding)
 
 /* einsum.c, deformconv.c, loss.c, detection.c, tfidf.c, image.c */
-#define OX_OPS_OTHER(X) \
+#define OX_OPS_OTHER(X, XV) \
 	X(DeformConv) \
 	X(Einsum) \
 	X(ImageDecoder) \
@@ -272,7 +297,7 @@
 /* The ai.onnx.ml domain. ml_feature.c: feature transforms; ml_encode.c: encoders;
  * ml_map.c: ZipMap, CastMap, DictVectorizer; ml_linear.c, ml_svm.c, ml_tree.c: the models
  * (ml.h, ml_util.c: shared helpers) */
-#define OX_OPS_ML(X) \
+#define OX_OPS_ML(X, XV) \
 	X(ArrayFeatureExtractor) \
 	X(Binarizer) \
 	X(CastMap) \
