@@ -130,20 +130,27 @@
 	X(ArgMax) \
 	X(ArgMin) \
 	X(AveragePool) \
-	X(BatchNormalization) \
+	XV(BatchNormalization, 1) \
+	XV(BatchNormalization, 7) \
+	XV(BatchNormalization, 14) \
 	X(CausalConvWithState) \
 	X(CumProd) \
 	X(CumSum) \
-	X(Dropout) \
+	XV(Dropout, 1) \
+	XV(Dropout, 7) \
+	XV(Dropout, 10) \
+	XV(Dropout, 12) \
 	X(GlobalAveragePool) \
 	X(GlobalLpPool) \
 	X(GlobalMaxPool) \
 	X(GroupNormalization) \
-	X(Hardmax) \
+	XV(Hardmax, 1) \
+	XV(Hardmax, 13) \
 	X(InstanceNormalization) \
 	X(LRN) \
 	X(LayerNormalization) \
-	X(LogSoftmax) \
+	XV(LogSoftmax, 1) \
+	XV(LogSoftmax, 13) \
 	X(LpNormalization) \
 	X(LpPool) \
 	X(MaxPool) \
@@ -162,7 +169,8 @@
 	X(ReduceSum) \
 	X(ReduceSumSquare) \
 	X(RoiAlign) \
-	X(Softmax) \
+	XV(Softmax, 1) \
+	XV(Softmax, 13) \
 	X(TopK)
 
 /* shape.c, index.c, unique.c, pad.c, matrix.c: shape and index manipulation */
@@ -258,8 +266,12 @@
 #define OX_OPS_RESAMPLE(X, XV) \
 	X(AffineGrid) \
 	X(GridSample) \
-	X(Resize) \
-	X(Upsample)
+	XV(Resize, 10) \
+	XV(Resize, 11) \
+	XV(Resize, 13) \
+	XV(Resize, 19) \
+	XV(Upsample, 7) \
+	XV(Upsample, 9)
 
 /* signal.c: transforms and windows */
 #define OX_OPS_SIGNAL(X, XV) \
