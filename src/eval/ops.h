@@ -46,8 +46,10 @@
 	X(Abs) \
 	X(Acos) \
 	X(Acosh) \
-	X(Add) \
-	X(And) \
+	XV(Add, 1) \
+	XV(Add, 7) \
+	XV(And, 1) \
+	XV(And, 7) \
 	X(Asin) \
 	X(Asinh) \
 	X(Atan) \
@@ -62,24 +64,30 @@
 	X(CastLike) \
 	X(Ceil) \
 	X(Celu) \
-	X(Clip) \
+	XV(Clip, 1) \
+	XV(Clip, 11) \
+	XV(Clip, 12) \
 	X(Cos) \
 	X(Cosh) \
-	X(Div) \
+	XV(Div, 1) \
+	XV(Div, 7) \
 	X(Elu) \
-	X(Equal) \
+	XV(Equal, 1) \
+	XV(Equal, 7) \
 	X(Erf) \
 	X(Exp) \
 	X(Floor) \
 	X(Gelu) \
-	X(Greater) \
+	XV(Greater, 1) \
+	XV(Greater, 7) \
 	X(GreaterOrEqual) \
 	X(HardSigmoid) \
 	X(HardSwish) \
 	X(IsInf) \
 	X(IsNaN) \
 	X(LeakyRelu) \
-	X(Less) \
+	XV(Less, 1) \
+	XV(Less, 7) \
 	X(LessOrEqual) \
 	X(Log) \
 	X(Max) \
@@ -87,12 +95,16 @@
 	X(Min) \
 	X(Mish) \
 	X(Mod) \
-	X(Mul) \
+	XV(Mul, 1) \
+	XV(Mul, 7) \
 	X(Neg) \
 	X(Not) \
-	X(Or) \
-	X(PRelu) \
-	X(Pow) \
+	XV(Or, 1) \
+	XV(Or, 7) \
+	XV(PRelu, 1) \
+	XV(PRelu, 7) \
+	XV(Pow, 1) \
+	XV(Pow, 7) \
 	X(Reciprocal) \
 	X(Relu) \
 	X(Round) \
@@ -105,7 +117,8 @@
 	X(Softplus) \
 	X(Softsign) \
 	X(Sqrt) \
-	X(Sub) \
+	XV(Sub, 1) \
+	XV(Sub, 7) \
 	X(Sum) \
 	X(SwiGLU) \
 	X(Swish) \
@@ -113,7 +126,8 @@
 	X(Tanh) \
 	X(ThresholdedRelu) \
 	X(Where) \
-	X(Xor)
+	XV(Xor, 1) \
+	XV(Xor, 7)
 
 /* linalg.c, conv.c: MatMul, Gemm, Conv, ConvTranspose */
 #define OX_OPS_LINALG(X, XV) \
