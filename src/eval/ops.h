@@ -172,20 +172,31 @@
 	X(MaxUnpool) \
 	X(MeanVarianceNormalization) \
 	X(RMSNormalization) \
-	X(ReduceL1) \
-	X(ReduceL2) \
-	X(ReduceLogSum) \
-	X(ReduceLogSumExp) \
-	X(ReduceMax) \
-	X(ReduceMean) \
-	X(ReduceMin) \
-	X(ReduceProd) \
-	X(ReduceSum) \
-	X(ReduceSumSquare) \
+	XV(ReduceL1, 1) \
+	XV(ReduceL1, 18) \
+	XV(ReduceL2, 1) \
+	XV(ReduceL2, 18) \
+	XV(ReduceLogSum, 1) \
+	XV(ReduceLogSum, 18) \
+	XV(ReduceLogSumExp, 1) \
+	XV(ReduceLogSumExp, 18) \
+	XV(ReduceMax, 1) \
+	XV(ReduceMax, 18) \
+	XV(ReduceMean, 1) \
+	XV(ReduceMean, 18) \
+	XV(ReduceMin, 1) \
+	XV(ReduceMin, 18) \
+	XV(ReduceProd, 1) \
+	XV(ReduceProd, 18) \
+	XV(ReduceSum, 1) \
+	XV(ReduceSum, 13) \
+	XV(ReduceSumSquare, 1) \
+	XV(ReduceSumSquare, 18) \
 	X(RoiAlign) \
 	XV(Softmax, 1) \
 	XV(Softmax, 13) \
-	X(TopK)
+	XV(TopK, 1) \
+	XV(TopK, 10)
 
 /* shape.c, index.c, unique.c, pad.c, matrix.c: shape and index manipulation */
 #define OX_OPS_TENSOR(X, XV) \
@@ -204,7 +215,8 @@
 	X(GatherElements) \
 	X(GatherND) \
 	X(NonZero) \
-	X(OneHot) \
+	XV(OneHot, 9) \
+	XV(OneHot, 11) \
 	XV(Pad, 1) \
 	XV(Pad, 2) \
 	XV(Pad, 11) \
@@ -215,8 +227,10 @@
 	XV(Reshape, 5) \
 	X(ReverseSequence) \
 	X(Scatter) \
-	X(ScatterElements) \
-	X(ScatterND) \
+	XV(ScatterElements, 11) \
+	XV(ScatterElements, 18) \
+	XV(ScatterND, 11) \
+	XV(ScatterND, 18) \
 	X(Shape) \
 	X(Size) \
 	XV(Slice, 1) \
