@@ -1202,7 +1202,8 @@ static bool one_output(const ox_node *N)
 /* A BatchNormalization in inference mode whose parameters are constants now. */
 static bool bn_foldable(const ox_node *B, ox_val *const *v)
 {
-	if (B->version < 9 || B->nin != 5 || !one_output(B) || attr_int(B, "training_mode", 0) != 0)
+	/* by operator version, as kernels are picked: versions before 9 (is_test, spatial) run unfused */
+	if (!B->schema || B->schema->since < 9 || B->nin != 5 || !one_output(B) || attr_int(B, "training_mode", 0) != 0)
 		return false;
 	for (int j = 1; j < 5; j++)
 		if (B->in[j] < 0 || !v[B->in[j]] || !v[B->in[j]]->konst)

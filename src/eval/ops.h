@@ -134,7 +134,9 @@
 	X(Conv) \
 	X(ConvInteger) \
 	X(ConvTranspose) \
-	X(Gemm) \
+	XV(Gemm, 1) \
+	XV(Gemm, 7) \
+	XV(Gemm, 11) \
 	X(MatMul) \
 	X(MatMulInteger)
 
@@ -192,7 +194,8 @@
 	XV(ReduceSum, 13) \
 	XV(ReduceSumSquare, 1) \
 	XV(ReduceSumSquare, 18) \
-	X(RoiAlign) \
+	XV(RoiAlign, 10) \
+	XV(RoiAlign, 16) \
 	XV(Softmax, 1) \
 	XV(Softmax, 13) \
 	XV(TopK, 1) \
@@ -255,8 +258,10 @@
 #define OX_OPS_SEQUENCE(X, XV) \
 	X(ConcatFromSequence) \
 	X(Optional) \
-	X(OptionalGetElement) \
-	X(OptionalHasElement) \
+	XV(OptionalGetElement, 15) \
+	XV(OptionalGetElement, 18) \
+	XV(OptionalHasElement, 15) \
+	XV(OptionalHasElement, 18) \
 	X(RegexFullMatch) \
 	X(SequenceAt) \
 	X(SequenceConstruct) \
@@ -273,7 +278,8 @@
 #define OX_OPS_CONTROL(X, XV) \
 	X(If) \
 	X(Loop) \
-	X(Scan) \
+	XV(Scan, 8) \
+	XV(Scan, 9) \
 	X(SequenceMap)
 
 /* rnn.c: recurrent layers */
@@ -284,16 +290,19 @@
 
 /* quant.c: quantization */
 #define OX_OPS_QUANT(X, XV) \
-	X(DequantizeLinear) \
+	XV(DequantizeLinear, 10) \
+	XV(DequantizeLinear, 13) \
 	X(DynamicQuantizeLinear) \
 	X(QLinearConv) \
 	X(QLinearMatMul) \
-	X(QuantizeLinear)
+	XV(QuantizeLinear, 10) \
+	XV(QuantizeLinear, 13)
 
 /* resize.c, gridsample.c: resampling */
 #define OX_OPS_RESAMPLE(X, XV) \
 	X(AffineGrid) \
-	X(GridSample) \
+	XV(GridSample, 16) \
+	XV(GridSample, 20) \
 	XV(Resize, 10) \
 	XV(Resize, 11) \
 	XV(Resize, 13) \
@@ -304,7 +313,8 @@
 /* signal.c: transforms and windows */
 #define OX_OPS_SIGNAL(X, XV) \
 	X(BlackmanWindow) \
-	X(DFT) \
+	XV(DFT, 17) \
+	XV(DFT, 20) \
 	X(HammingWindow) \
 	X(HannWindow) \
 	X(MelWeightMatrix) \
@@ -345,7 +355,9 @@
 	X(DictVectorizer) \
 	X(FeatureVectorizer) \
 	X(Imputer) \
-	X(LabelEncoder) \
+	XV(LabelEncoder, 1) \
+	XV(LabelEncoder, 2) \
+	XV(LabelEncoder, 4) \
 	X(LinearClassifier) \
 	X(LinearRegressor) \
 	X(Normalizer) \
