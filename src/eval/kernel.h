@@ -156,6 +156,15 @@ size_t ox_body_nodes(const ox_k *k);
 const int *ox_body_node(const ox_k *k, size_t i, ox_k *node, const int **out);
 int ox_body_call(ox_k *k, size_t i, ox_val **in, ox_val **out);
 
+/* The kernel of one version range of an operator (an XV entry of ops.h) as a call of the
+ * helper its versions share, given what tells them apart, e.g.
+ *     OX_VERSION_KERNEL(ox_op_Squeeze_13, squeeze, true)   (axes: input 1, not the attribute) */
+#define OX_VERSION_KERNEL(kernel, helper, ...) \
+	int kernel(ox_k *k)                    \
+	{                                      \
+		return helper(k, __VA_ARGS__); \
+	}
+
 /* Every kernel, declared from the registry's list. */
 #include "ops.h"
 #define OX_DECLARE_OP(name) int ox_op_##name(ox_k *k);

@@ -740,15 +740,8 @@ static int run_scan(ox_k *k, bool v8)
 	return rc;
 }
 
-int ox_op_Scan_8(ox_k *k)
-{
-	return run_scan(k, true);
-}
-
-int ox_op_Scan_9(ox_k *k)
-{
-	return run_scan(k, false);
-}
+OX_VERSION_KERNEL(ox_op_Scan_8, run_scan, true)
+OX_VERSION_KERNEL(ox_op_Scan_9, run_scan, false)
 
 /* ---- SequenceMap ----------------------------------------------------------------------- */
 

@@ -849,15 +849,8 @@ static int prelu(ox_k *k, bool per_channel)
 	return rc;
 }
 
-int ox_op_PRelu_1(ox_k *k)
-{
-	return prelu(k, true);
-}
-
-int ox_op_PRelu_7(ox_k *k)
-{
-	return prelu(k, false);
-}
+OX_VERSION_KERNEL(ox_op_PRelu_1, prelu, true)
+OX_VERSION_KERNEL(ox_op_PRelu_7, prelu, false)
 BINARY_OP(BitwiseAnd, T_INTS, bitwise_and, .f32 = NULL)
 BINARY_OP(BitwiseOr, T_INTS, bitwise_or, .f32 = NULL)
 BINARY_OP(BitwiseXor, T_INTS, bitwise_xor, .f32 = NULL)
@@ -916,15 +909,8 @@ static int power(ox_k *k, bool legacy)
 	return y ? out_end(k, y) : -1;
 }
 
-int ox_op_Pow_1(ox_k *k)
-{
-	return power(k, true);
-}
-
-int ox_op_Pow_7(ox_k *k)
-{
-	return power(k, false);
-}
+OX_VERSION_KERNEL(ox_op_Pow_1, power, true)
+OX_VERSION_KERNEL(ox_op_Pow_7, power, false)
 
 /* ---- variadic operators ----------------------------------------------------------- */
 
@@ -1129,17 +1115,6 @@ static int clip(ox_k *k, bool inputs, uint32_t types)
 	return unary(k, &u, p, 2, lim);
 }
 
-int ox_op_Clip_1(ox_k *k)
-{
-	return clip(k, false, T_FLOATS);
-}
-
-int ox_op_Clip_11(ox_k *k)
-{
-	return clip(k, true, T_FLOATS);
-}
-
-int ox_op_Clip_12(ox_k *k)
-{
-	return clip(k, true, T_NUM);
-}
+OX_VERSION_KERNEL(ox_op_Clip_1, clip, false, T_FLOATS)
+OX_VERSION_KERNEL(ox_op_Clip_11, clip, true, T_FLOATS)
+OX_VERSION_KERNEL(ox_op_Clip_12, clip, true, T_NUM)

@@ -225,15 +225,8 @@ static int grid_sample(ox_k *k, bool v20)
 	return rc;
 }
 
-int ox_op_GridSample_16(ox_k *k)
-{
-	return grid_sample(k, false);
-}
-
-int ox_op_GridSample_20(ox_k *k)
-{
-	return grid_sample(k, true);
-}
+OX_VERSION_KERNEL(ox_op_GridSample_16, grid_sample, false)
+OX_VERSION_KERNEL(ox_op_GridSample_20, grid_sample, true)
 
 /* ---- AffineGrid ------------------------------------------------------------------ */
 

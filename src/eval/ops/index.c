@@ -338,15 +338,8 @@ static int scatter_elements(ox_k *k, bool minmax)
 	return rc;
 }
 
-int ox_op_ScatterElements_11(ox_k *k)
-{
-	return scatter_elements(k, false);
-}
-
-int ox_op_ScatterElements_18(ox_k *k)
-{
-	return scatter_elements(k, true);
-}
+OX_VERSION_KERNEL(ox_op_ScatterElements_11, scatter_elements, false)
+OX_VERSION_KERNEL(ox_op_ScatterElements_18, scatter_elements, true)
 
 /* Scatter (opset 9, deprecated at 11) is ScatterElements without reduction. */
 int ox_op_Scatter(ox_k *k)
@@ -376,15 +369,8 @@ static int scatter_nd(ox_k *k, bool minmax)
 	return rc;
 }
 
-int ox_op_ScatterND_11(ox_k *k)
-{
-	return scatter_nd(k, false);
-}
-
-int ox_op_ScatterND_18(ox_k *k)
-{
-	return scatter_nd(k, true);
-}
+OX_VERSION_KERNEL(ox_op_ScatterND_11, scatter_nd, false)
+OX_VERSION_KERNEL(ox_op_ScatterND_18, scatter_nd, true)
 
 /* ---- NonZero and Compress -------------------------------------------------------- */
 
@@ -532,15 +518,8 @@ static int one_hot(ox_k *k, bool negative)
 	return ox_out_own(k, y);
 }
 
-int ox_op_OneHot_9(ox_k *k)
-{
-	return one_hot(k, false);
-}
-
-int ox_op_OneHot_11(ox_k *k)
-{
-	return one_hot(k, true);
-}
+OX_VERSION_KERNEL(ox_op_OneHot_9, one_hot, false)
+OX_VERSION_KERNEL(ox_op_OneHot_11, one_hot, true)
 
 /* ---- ReverseSequence ------------------------------------------------------------- */
 

@@ -316,20 +316,9 @@ static int gemm(ox_k *k, int ver)
 	return y->count ? gemm_run(k, &p, c) : 0;
 }
 
-int ox_op_Gemm_1(ox_k *k)
-{
-	return gemm(k, GEMM_1);
-}
-
-int ox_op_Gemm_7(ox_k *k)
-{
-	return gemm(k, GEMM_7);
-}
-
-int ox_op_Gemm_11(ox_k *k)
-{
-	return gemm(k, GEMM_11);
-}
+OX_VERSION_KERNEL(ox_op_Gemm_1, gemm, GEMM_1)
+OX_VERSION_KERNEL(ox_op_Gemm_7, gemm, GEMM_7)
+OX_VERSION_KERNEL(ox_op_Gemm_11, gemm, GEMM_11)
 
 /* ---- MatMulInteger ----------------------------------------------------------------- */
 

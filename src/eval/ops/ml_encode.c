@@ -232,15 +232,8 @@ static int label_encoder(ox_k *k, bool v4)
 	return rc;
 }
 
-int ox_ml_LabelEncoder_2(ox_k *k)
-{
-	return label_encoder(k, false);
-}
-
-int ox_ml_LabelEncoder_4(ox_k *k)
-{
-	return label_encoder(k, true);
-}
+OX_VERSION_KERNEL(ox_ml_LabelEncoder_2, label_encoder, false)
+OX_VERSION_KERNEL(ox_ml_LabelEncoder_4, label_encoder, true)
 
 /* strings to int64 and back through the pairs (cats_strings[i], cats_int64s[i]). */
 int ox_ml_CategoryMapper(ox_k *k)

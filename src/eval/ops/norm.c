@@ -245,20 +245,9 @@ static int batch_norm(ox_k *k, int ver)
 	return rc;
 }
 
-int ox_op_BatchNormalization_1(ox_k *k)
-{
-	return batch_norm(k, BN_IS_TEST);
-}
-
-int ox_op_BatchNormalization_7(ox_k *k)
-{
-	return batch_norm(k, BN_OUTPUTS);
-}
-
-int ox_op_BatchNormalization_14(ox_k *k)
-{
-	return batch_norm(k, BN_MODE);
-}
+OX_VERSION_KERNEL(ox_op_BatchNormalization_1, batch_norm, BN_IS_TEST)
+OX_VERSION_KERNEL(ox_op_BatchNormalization_7, batch_norm, BN_OUTPUTS)
+OX_VERSION_KERNEL(ox_op_BatchNormalization_14, batch_norm, BN_MODE)
 
 /* ---- per-instance and per-group normalization ---------------------------------------------- */
 
@@ -639,35 +628,12 @@ static int softmax(ox_k *k, int kind, bool old)
 	return finish(rc, y, xd, yd);
 }
 
-int ox_op_Softmax_1(ox_k *k)
-{
-	return softmax(k, SOFTMAX, true);
-}
-
-int ox_op_Softmax_13(ox_k *k)
-{
-	return softmax(k, SOFTMAX, false);
-}
-
-int ox_op_LogSoftmax_1(ox_k *k)
-{
-	return softmax(k, LOGSOFTMAX, true);
-}
-
-int ox_op_LogSoftmax_13(ox_k *k)
-{
-	return softmax(k, LOGSOFTMAX, false);
-}
-
-int ox_op_Hardmax_1(ox_k *k)
-{
-	return softmax(k, HARDMAX, true);
-}
-
-int ox_op_Hardmax_13(ox_k *k)
-{
-	return softmax(k, HARDMAX, false);
-}
+OX_VERSION_KERNEL(ox_op_Softmax_1, softmax, SOFTMAX, true)
+OX_VERSION_KERNEL(ox_op_Softmax_13, softmax, SOFTMAX, false)
+OX_VERSION_KERNEL(ox_op_LogSoftmax_1, softmax, LOGSOFTMAX, true)
+OX_VERSION_KERNEL(ox_op_LogSoftmax_13, softmax, LOGSOFTMAX, false)
+OX_VERSION_KERNEL(ox_op_Hardmax_1, softmax, HARDMAX, true)
+OX_VERSION_KERNEL(ox_op_Hardmax_13, softmax, HARDMAX, false)
 
 /* ---- Dropout ----------------------------------------------------------------------------- */
 
@@ -737,22 +703,7 @@ static int dropout(ox_k *k, int ver)
 	return finish(rc, y, xd, yd);
 }
 
-int ox_op_Dropout_1(ox_k *k)
-{
-	return dropout(k, DROPOUT_IS_TEST);
-}
-
-int ox_op_Dropout_7(ox_k *k)
-{
-	return dropout(k, DROPOUT_INFER);
-}
-
-int ox_op_Dropout_10(ox_k *k)
-{
-	return dropout(k, DROPOUT_BOOL_MASK);
-}
-
-int ox_op_Dropout_12(ox_k *k)
-{
-	return dropout(k, DROPOUT_INPUTS);
-}
+OX_VERSION_KERNEL(ox_op_Dropout_1, dropout, DROPOUT_IS_TEST)
+OX_VERSION_KERNEL(ox_op_Dropout_7, dropout, DROPOUT_INFER)
+OX_VERSION_KERNEL(ox_op_Dropout_10, dropout, DROPOUT_BOOL_MASK)
+OX_VERSION_KERNEL(ox_op_Dropout_12, dropout, DROPOUT_INPUTS)

@@ -232,35 +232,11 @@ static int pad(ox_k *k, const pad_version *v)
 	return pad_run(k, x, &p);
 }
 
-int ox_op_Pad_1(ox_k *k)
-{
-	static const pad_version v = {"paddings", false, false, false};
-	return pad(k, &v);
-}
-
-int ox_op_Pad_2(ox_k *k)
-{
-	static const pad_version v = {"pads", false, false, false};
-	return pad(k, &v);
-}
-
-int ox_op_Pad_11(ox_k *k)
-{
-	static const pad_version v = {"pads", true, false, false};
-	return pad(k, &v);
-}
-
-int ox_op_Pad_18(ox_k *k)
-{
-	static const pad_version v = {"pads", true, true, false};
-	return pad(k, &v);
-}
-
-int ox_op_Pad_19(ox_k *k)
-{
-	static const pad_version v = {"pads", true, true, true};
-	return pad(k, &v);
-}
+OX_VERSION_KERNEL(ox_op_Pad_1, pad, &(const pad_version){"paddings", false, false, false})
+OX_VERSION_KERNEL(ox_op_Pad_2, pad, &(const pad_version){"pads", false, false, false})
+OX_VERSION_KERNEL(ox_op_Pad_11, pad, &(const pad_version){"pads", true, false, false})
+OX_VERSION_KERNEL(ox_op_Pad_18, pad, &(const pad_version){"pads", true, true, false})
+OX_VERSION_KERNEL(ox_op_Pad_19, pad, &(const pad_version){"pads", true, true, true})
 
 /* CenterCropPad: each axis cropped or zero-padded to the target size around its
  * center; an odd difference leaves the extra element at the end. */

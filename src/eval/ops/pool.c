@@ -585,15 +585,8 @@ static int roi_align_run(ox_k *k, bool ctm)
 	return roi_finish(y, rc, xd, rd, yd);
 }
 
-int ox_op_RoiAlign_10(ox_k *k)
-{
-	return roi_align_run(k, false);
-}
-
-int ox_op_RoiAlign_16(ox_k *k)
-{
-	return roi_align_run(k, true);
-}
+OX_VERSION_KERNEL(ox_op_RoiAlign_10, roi_align_run, false)
+OX_VERSION_KERNEL(ox_op_RoiAlign_16, roi_align_run, true)
 
 /* ---- MaxUnpool ----------------------------------------------------------------------- */
 

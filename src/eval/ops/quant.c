@@ -203,15 +203,8 @@ static int quantize(ox_k *k, bool per_axis)
 	return 0;
 }
 
-int ox_op_QuantizeLinear_10(ox_k *k)
-{
-	return quantize(k, false);
-}
-
-int ox_op_QuantizeLinear_13(ox_k *k)
-{
-	return quantize(k, true);
-}
+OX_VERSION_KERNEL(ox_op_QuantizeLinear_10, quantize, false)
+OX_VERSION_KERNEL(ox_op_QuantizeLinear_13, quantize, true)
 
 /* ---- DequantizeLinear ------------------------------------------------------------------ */
 
@@ -246,15 +239,8 @@ static int dequantize(ox_k *k, bool per_axis)
 	return 0;
 }
 
-int ox_op_DequantizeLinear_10(ox_k *k)
-{
-	return dequantize(k, false);
-}
-
-int ox_op_DequantizeLinear_13(ox_k *k)
-{
-	return dequantize(k, true);
-}
+OX_VERSION_KERNEL(ox_op_DequantizeLinear_10, dequantize, false)
+OX_VERSION_KERNEL(ox_op_DequantizeLinear_13, dequantize, true)
 
 /* ---- DynamicQuantizeLinear ------------------------------------------------------------- */
 

@@ -299,15 +299,9 @@ static int reduce(ox_k *k, int op, bool axes_input)
 
 /* Op_1 takes the axes as an attribute, Op_<since> (13 for ReduceSum, 18 for the others) as
  * input 1. */
-#define REDUCE_OP(Op, code, since)                    \
-	int ox_op_##Op##_1(ox_k *k)                   \
-	{                                             \
-		return reduce(k, code, false);        \
-	}                                             \
-	int ox_op_##Op##_##since(ox_k *k)             \
-	{                                             \
-		return reduce(k, code, true);         \
-	}
+#define REDUCE_OP(Op, code, since)                          \
+	OX_VERSION_KERNEL(ox_op_##Op##_1, reduce, code, false) \
+	OX_VERSION_KERNEL(ox_op_##Op##_##since, reduce, code, true)
 
 REDUCE_OP(ReduceSum, R_SUM, 13)
 REDUCE_OP(ReduceMean, R_MEAN, 18)
@@ -575,12 +569,5 @@ static int topk(ox_k *k, bool k_input)
 	return 0;
 }
 
-int ox_op_TopK_1(ox_k *k)
-{
-	return topk(k, false);
-}
-
-int ox_op_TopK_10(ox_k *k)
-{
-	return topk(k, true);
-}
+OX_VERSION_KERNEL(ox_op_TopK_1, topk, false)
+OX_VERSION_KERNEL(ox_op_TopK_10, topk, true)

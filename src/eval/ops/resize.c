@@ -450,25 +450,10 @@ static int resize(ox_k *k, int ver)
 	return resample(k, x, &p, &P);
 }
 
-int ox_op_Resize_10(ox_k *k)
-{
-	return resize(k, RESIZE_10);
-}
-
-int ox_op_Resize_11(ox_k *k)
-{
-	return resize(k, RESIZE_11);
-}
-
-int ox_op_Resize_13(ox_k *k)
-{
-	return resize(k, RESIZE_13);
-}
-
-int ox_op_Resize_19(ox_k *k)
-{
-	return resize(k, RESIZE_19);
-}
+OX_VERSION_KERNEL(ox_op_Resize_10, resize, RESIZE_10)
+OX_VERSION_KERNEL(ox_op_Resize_11, resize, RESIZE_11)
+OX_VERSION_KERNEL(ox_op_Resize_13, resize, RESIZE_13)
+OX_VERSION_KERNEL(ox_op_Resize_19, resize, RESIZE_19)
 
 /* Upsample from version 7 (scales an attribute; an input from 9). Version 1, experimental,
  * has width_scale and height_scale instead: the registry has no kernel for it. */
@@ -510,12 +495,5 @@ static int upsample(ox_k *k, bool scales_input)
 	return resample(k, x, &p, &P);
 }
 
-int ox_op_Upsample_7(ox_k *k)
-{
-	return upsample(k, false);
-}
-
-int ox_op_Upsample_9(ox_k *k)
-{
-	return upsample(k, true);
-}
+OX_VERSION_KERNEL(ox_op_Upsample_7, upsample, false)
+OX_VERSION_KERNEL(ox_op_Upsample_9, upsample, true)

@@ -270,15 +270,8 @@ static int has_element(ox_k *k, bool any)
 	return 0;
 }
 
-int ox_op_OptionalHasElement_15(ox_k *k)
-{
-	return has_element(k, false);
-}
-
-int ox_op_OptionalHasElement_18(ox_k *k)
-{
-	return has_element(k, true);
-}
+OX_VERSION_KERNEL(ox_op_OptionalHasElement_15, has_element, false)
+OX_VERSION_KERNEL(ox_op_OptionalHasElement_18, has_element, true)
 
 static int get_element(ox_k *k, bool any)
 {
@@ -297,12 +290,5 @@ static int get_element(ox_k *k, bool any)
 	return 0;
 }
 
-int ox_op_OptionalGetElement_15(ox_k *k)
-{
-	return get_element(k, false);
-}
-
-int ox_op_OptionalGetElement_18(ox_k *k)
-{
-	return get_element(k, true);
-}
+OX_VERSION_KERNEL(ox_op_OptionalGetElement_15, get_element, false)
+OX_VERSION_KERNEL(ox_op_OptionalGetElement_18, get_element, true)

@@ -65,15 +65,8 @@ static int reshape(ox_k *k, bool from_input)
 	return ox_out_view(k, x, (int)n, shape);
 }
 
-int ox_op_Reshape_1(ox_k *k)
-{
-	return reshape(k, false);
-}
-
-int ox_op_Reshape_5(ox_k *k)
-{
-	return reshape(k, true);
-}
+OX_VERSION_KERNEL(ox_op_Reshape_1, reshape, false)
+OX_VERSION_KERNEL(ox_op_Reshape_5, reshape, true)
 
 /* A negative axis counts from the end from version 11 on. */
 static int flatten(ox_k *k, bool negative)
@@ -93,15 +86,8 @@ static int flatten(ox_k *k, bool negative)
 	return ox_out_view(k, x, 2, d);
 }
 
-int ox_op_Flatten_1(ox_k *k)
-{
-	return flatten(k, false);
-}
-
-int ox_op_Flatten_11(ox_k *k)
-{
-	return flatten(k, true);
-}
+OX_VERSION_KERNEL(ox_op_Flatten_1, flatten, false)
+OX_VERSION_KERNEL(ox_op_Flatten_11, flatten, true)
 
 /* Marks each of the n axes (normalized against rank) in seen; fails on repeats. */
 static int mark_axes(ox_k *k, const int64_t *axes, int64_t n, int rank, bool *seen)
@@ -148,15 +134,8 @@ static int squeeze(ox_k *k, bool from_input)
 	return ox_out_view(k, x, r, dims);
 }
 
-int ox_op_Squeeze_1(ox_k *k)
-{
-	return squeeze(k, false);
-}
-
-int ox_op_Squeeze_13(ox_k *k)
-{
-	return squeeze(k, true);
-}
+OX_VERSION_KERNEL(ox_op_Squeeze_1, squeeze, false)
+OX_VERSION_KERNEL(ox_op_Squeeze_13, squeeze, true)
 
 static int unsqueeze(ox_k *k, bool from_input)
 {
@@ -179,15 +158,8 @@ static int unsqueeze(ox_k *k, bool from_input)
 	return ox_out_view(k, x, r, dims);
 }
 
-int ox_op_Unsqueeze_1(ox_k *k)
-{
-	return unsqueeze(k, false);
-}
-
-int ox_op_Unsqueeze_13(ox_k *k)
-{
-	return unsqueeze(k, true);
-}
+OX_VERSION_KERNEL(ox_op_Unsqueeze_1, unsqueeze, false)
+OX_VERSION_KERNEL(ox_op_Unsqueeze_13, unsqueeze, true)
 
 /* ---- Transpose ------------------------------------------------------------------- */
 
@@ -386,25 +358,10 @@ static int split(ox_k *k, int form)
 	return 0;
 }
 
-int ox_op_Split_1(ox_k *k)
-{
-	return split(k, SPLIT_EITHER);
-}
-
-int ox_op_Split_2(ox_k *k)
-{
-	return split(k, SPLIT_ATTR);
-}
-
-int ox_op_Split_13(ox_k *k)
-{
-	return split(k, SPLIT_INPUT);
-}
-
-int ox_op_Split_18(ox_k *k)
-{
-	return split(k, SPLIT_UNEVEN);
-}
+OX_VERSION_KERNEL(ox_op_Split_1, split, SPLIT_EITHER)
+OX_VERSION_KERNEL(ox_op_Split_2, split, SPLIT_ATTR)
+OX_VERSION_KERNEL(ox_op_Split_13, split, SPLIT_INPUT)
+OX_VERSION_KERNEL(ox_op_Split_18, split, SPLIT_UNEVEN)
 
 /* ---- Slice ----------------------------------------------------------------------- */
 
@@ -503,15 +460,8 @@ static int slice(ox_k *k, bool from_input)
 	return ox_out_own(k, y);
 }
 
-int ox_op_Slice_1(ox_k *k)
-{
-	return slice(k, false);
-}
-
-int ox_op_Slice_10(ox_k *k)
-{
-	return slice(k, true);
-}
+OX_VERSION_KERNEL(ox_op_Slice_1, slice, false)
+OX_VERSION_KERNEL(ox_op_Slice_10, slice, true)
 
 /* ---- Expand and Tile ------------------------------------------------------------- */
 
@@ -567,7 +517,7 @@ static int tile6_repeats(ox_k *k, const ox_val *x, int64_t *rep)
 }
 
 /* x repeated rep[i] times along each axis i. */
-static int tile(ox_k *k, ox_val *x, const int64_t *rep)
+static int tile_run(ox_k *k, ox_val *x, const int64_t *rep)
 {
 	int64_t dims[OX_MAX_RANK], istr[OX_MAX_RANK];
 	int64_t vd[OX_MOVE_MAX_RANK], vs[OX_MOVE_MAX_RANK];
@@ -591,19 +541,18 @@ static int tile(ox_k *k, ox_val *x, const int64_t *rep)
 	return ox_out_own(k, y);
 }
 
-int ox_op_Tile_1(ox_k *k)
+/* The repeats: inputs 1 and 2 (tiles, axis) at version 1, input 1 from 6 (v6). */
+static int tile(ox_k *k, bool v6)
 {
 	int64_t rep[OX_MAX_RANK];
 	ox_val *x = ox_in_tensor(k, 0, true);
-	return x && tile1_repeats(k, x, rep) == 0 ? tile(k, x, rep) : -1;
+	if (!x || (v6 ? tile6_repeats(k, x, rep) : tile1_repeats(k, x, rep)) < 0)
+		return -1;
+	return tile_run(k, x, rep);
 }
 
-int ox_op_Tile_6(ox_k *k)
-{
-	int64_t rep[OX_MAX_RANK];
-	ox_val *x = ox_in_tensor(k, 0, true);
-	return x && tile6_repeats(k, x, rep) == 0 ? tile(k, x, rep) : -1;
-}
+OX_VERSION_KERNEL(ox_op_Tile_1, tile, false)
+OX_VERSION_KERNEL(ox_op_Tile_6, tile, true)
 
 /* ---- Shape, Size, ConstantOfShape, Range ----------------------------------------- */
 

@@ -210,15 +210,8 @@ static int dft_run(ox_k *k, bool axis_input)
 	return rc;
 }
 
-int ox_op_DFT_17(ox_k *k)
-{
-	return dft_run(k, false);
-}
-
-int ox_op_DFT_20(ox_k *k)
-{
-	return dft_run(k, true);
-}
+OX_VERSION_KERNEL(ox_op_DFT_17, dft_run, false)
+OX_VERSION_KERNEL(ox_op_DFT_20, dft_run, true)
 
 /* ---- STFT -------------------------------------------------------------------------- */
 
