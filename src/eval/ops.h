@@ -9,12 +9,14 @@
  *   XV(Foo, N) ...  one entry per behaviour: kernel ox_op_Foo_N runs the versions of Foo
  *                   from N up to the next entry's (all later ones for the last).
  * N is a since_version of the operator's schema (src/schema/operators.txt; the registry
- * unit test checks that). At session build the executor takes the schema version in force
+ * tests of tests/check_eval.c check that). At session build the executor takes the schema version in force
  * for the node's opset (the newest since_version <= opset) and picks the entry with the
  * largest N <= it, once; a version older than the first entry is refused ("operator Foo
  * version 1 is not supported"). So kernels do not test the opset for behaviour: when an
  * operator version changes what a kernel must do (an attribute became an input, a mode was
- * added), give it XV entries whose kernels are thin wrappers over shared static helpers.
+ * added), give it XV entries whose kernels are thin wrappers over shared static helpers,
+ * one OX_VERSION_KERNEL line each (kernel.h). A version that only adds attributes needs no
+ * entry: the session refuses attributes the schema in force lacks and gives defaults.
  * k->version (the imported opset) stays for what the schema version does not decide. */
 #ifndef OX_EVAL_OPS_H
 #define OX_EVAL_OPS_H
