@@ -142,18 +142,25 @@ def read_spec(text=SPEC):
 
 
 def read_registry(root):
-    """The entries of src/eval/ops.h, comments removed (they mention X(OpType)): the X(Name)
-    of the default domain, and per other domain a set of names: the X(Name) of OX_OPS_ML for
-    ai.onnx.ml, the D("domain", Name) of OX_DOMAIN_OPS for the others."""
+    """The operators of src/eval/ops.h, comments removed (they mention X(OpType)), each with
+    the oldest version it has a kernel for (1 for X(Name), the first N of XV(Name, N)
+    entries): those of the default domain, and per other domain its operators: OX_OPS_ML's
+    for ai.onnx.ml, the D("domain", Name) of OX_DOMAIN_OPS for the others."""
     with open(os.path.join(root, "src", "eval", "ops.h"), encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
-    m = re.search(r"#define OX_OPS_ML\(X\)(.*?)(?:\n\s*\n|#endif)", text, flags=re.S)
-    others = {d["name"]: set() for d in DOMAINS}
-    others[ML_DOMAIN] = set(re.findall(r"\bX\((\w+)\)", m.group(1))) if m else set()
+
+    def oldest(part):
+        ops = {}
+        for name, since in re.findall(r"\bXV?\((\w+)(?:, (\d+))?\)", part):
+            ops[name] = min(ops.get(name, 1000), int(since or 1))
+        return ops
+    m = re.search(r"#define OX_OPS_ML\(X, XV\)(.*?)(?:\n\s*\n|#endif)", text, flags=re.S)
+    others = {d["name"]: {} for d in DOMAINS}
+    others[ML_DOMAIN] = oldest(m.group(1)) if m else {}
     for domain, name in re.findall(r'\bD\("([\w.]+)",\s*(\w+)\)', text):
-        others.setdefault(domain, set()).add(name)
+        others.setdefault(domain, {})[name] = 1
     rest = text[:m.start()] + text[m.end():] if m else text
-    return set(re.findall(r"\bX\((\w+)\)", rest)), others
+    return oldest(rest), others
 
 
 def literal_types(text):
@@ -241,7 +248,7 @@ def spec_version(versions, imported):
 def analyse(spec, registry, cases):
     """Per-operator rows, and every inconsistency between spec, registry and cases."""
     problems = ["src/eval/ops.h: %s is not an operator of the default domain" % n
-                for n in sorted(registry - set(spec))]
+                for n in sorted(set(registry) - set(spec))]
     used = {}  # op -> {"cases": set, "versions": set, "types": set}
     for name, (ops, types, _) in sorted(cases.items()):
         for op, imported in sorted(ops, key=lambda o: (o[0], o[1] or 0)):
@@ -266,7 +273,8 @@ def analyse(spec, registry, cases):
             status = "no tests"
         else:
             status = "unsupported"
-        rows.append({"op": op, "spec": spec[op], "registered": registered, "status": status,
+        rows.append({"op": op, "spec": spec[op], "registered": registered, "oldest": registry.get(op),
+                     "status": status,
                      "versions": sorted(u["versions"]), "cases": len(u["cases"]),
                      "types": sorted(u["types"], key=TYPE_ORDER.get)})
     return rows, problems
@@ -276,7 +284,7 @@ def analyse_domain(domain, registry, cases):
     """Rows per (operator, version) of one of DOMAINS, and inconsistencies."""
     name_, spec = domain["name"], read_spec(domain["spec"])
     problems = ["src/eval/ops.h: %s is not an operator of %s" % (n, name_)
-                for n in sorted(registry - set(spec))]
+                for n in sorted(set(registry) - set(spec))]
     used = {}  # (op, version) -> {"cases": set, "types": set}
     for name, (_, types, other) in sorted(cases.items()):
         for d, op, imported in sorted(other, key=lambda o: (o[0], o[1], o[2] or 0)):
@@ -296,11 +304,18 @@ def analyse_domain(domain, registry, cases):
     for op in sorted(spec, key=str.lower):
         for v in spec[op]:
             u = used.get((op, v), {"cases": set(), "types": set()})
-            registered = op in registry
+            registered = op in registry and v >= registry[op]
             status = "supported" if registered and u["cases"] else "no tests" if registered else "unsupported"
             rows.append({"op": op, "version": v, "registered": registered, "status": status,
                          "cases": len(u["cases"]), "types": sorted(u["types"], key=TYPE_ORDER.get)})
     return rows, problems
+
+
+def registered_text(row):
+    """yes, no, or the version the kernels start from when older ones have none."""
+    if not row["registered"]:
+        return "no"
+    return "yes" if row["oldest"] <= row["spec"][0] else "from %d" % row["oldest"]
 
 
 def render_domain(domain, rows):
@@ -352,7 +367,9 @@ def render(rows, ncases):
         "included. *Exercised* lists the versions of the operator the cases run: for each case the",
         "newest since-version at or below its `opset_import`. *Types* are the element types declared",
         "by the inputs and outputs of the case models and named by their `#@ input` / `#@ expect`",
-        "values, merged over the cases that use the operator.",
+        "values, merged over the cases that use the operator. *Registered* says \"from N\" when the",
+        "kernels (picked by operator version, see `src/eval/ops.h`) start at version N and older",
+        "versions are refused.",
         "",
         "| op | spec versions | registered | exercised | types | cases | status |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -365,7 +382,7 @@ def render(rows, ncases):
         if status == "unsupported":
             status += ": " + REASONS.get(r["op"], DEFAULT_REASON)
         out.append("| %s | %s | %s | %s | %s | %d | %s |" % (
-            op, ", ".join(map(str, r["spec"])), "yes" if r["registered"] else "no",
+            op, ", ".join(map(str, r["spec"])), registered_text(r),
             ", ".join(map(str, r["versions"])) or "-", ", ".join(r["types"]) or "-", r["cases"], status))
     out += ["", "## Unsupported operators", ""]
     if not by["unsupported"]:

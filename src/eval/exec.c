@@ -518,6 +518,25 @@ static int plan_schema(planner *P, ox_node *N, const char *dom, const char *labe
 	return check_attrs(P, N, N->schema, label);
 }
 
+/* The node's kernel, picked once here: the registry's entry for the operator version in
+ * force (the schema's since; the opset for an operator the schemas do not describe). */
+static int plan_kernel(planner *P, ox_node *N, const char *dom, const char *label)
+{
+	const char *op = N->proto->op_type;
+	int oldest;
+	if (!ox_op_find(dom, op, INT64_MAX, &oldest))
+		return fail(P, ONNXTXT_ERR_UNSUPPORTED, "%s: operator %s%s%s is not supported", label, dom, *dom ? "." : "",
+			    op);
+	if (plan_schema(P, N, dom, label) < 0)
+		return -1;
+	int64_t v = N->schema ? N->schema->since : N->version;
+	if (!(N->op = ox_op_find(dom, op, v, &oldest)))
+		return fail(P, ONNXTXT_ERR_UNSUPPORTED,
+			    "%s: operator %s%s%s version %lld is not supported (the evaluator runs it from version %d on)",
+			    label, dom, *dom ? "." : "", op, (long long)v, oldest);
+	return 0;
+}
+
 static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 {
 	ox_node *N = &p->nodes[i];
@@ -539,10 +558,7 @@ static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 	const Onnx__FunctionProto *f = find_function(P, n);
 	if (!f && N->version < 0)
 		return fail(P, ONNXTXT_ERR_EVAL, "%s: domain '%s' is not imported (opset_import)", label, dom);
-	if (f ? plan_call(P, N, f, label) < 0 : !(N->op = ox_op_find(dom, n->op_type)))
-		return f ? -1 : fail(P, ONNXTXT_ERR_UNSUPPORTED, "%s: operator %s%s%s is not supported", label, dom,
-				     *dom ? "." : "", n->op_type);
-	if (!f && plan_schema(P, N, dom, label) < 0)
+	if (f ? plan_call(P, N, f, label) < 0 : plan_kernel(P, N, dom, label) < 0)
 		return -1;
 	if (plan_subgraphs(P, p, N, (int)i, label) < 0)
 		return -1;
@@ -1209,7 +1225,8 @@ static bool one_output(const ox_node *N)
 /* A BatchNormalization in inference mode whose parameters are constants now. */
 static bool bn_foldable(const ox_node *B, ox_val *const *v)
 {
-	if (B->version < 9 || B->nin != 5 || !one_output(B) || attr_int(B, "training_mode", 0) != 0)
+	/* by operator version, as kernels are picked: versions before 9 (is_test, spatial) run unfused */
+	if (!B->schema || B->schema->since < 9 || B->nin != 5 || !one_output(B) || attr_int(B, "training_mode", 0) != 0)
 		return false;
 	for (int j = 1; j < 5; j++)
 		if (B->in[j] < 0 || !v[B->in[j]] || !v[B->in[j]]->konst)

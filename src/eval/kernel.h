@@ -1,6 +1,6 @@
 /* What a kernel sees: its node's inputs, outputs and attributes, the opset version the
  * model imports for the node's domain, and a way to fail with a message. Every kernel is
- *     int ox_op_<OpType>(ox_k *k);
+ *     int ox_op_<OpType>(ox_k *k);   (ox_op_<OpType>_<since> for one range of versions)
  * returning 0, or -1 after ox_kfail(). Kernels never see the executor's internals. */
 #ifndef OX_EVAL_KERNEL_H
 #define OX_EVAL_KERNEL_H
@@ -18,7 +18,9 @@ typedef struct ox_node ox_node; /* a planned node, see exec.c */
 typedef struct ox_k {
 	const ox_node *node;
 	const Onnx__NodeProto *proto;
-	int64_t version;          /* opset version imported for the node's domain */
+	int64_t version;          /* opset version imported for the node's domain; the kernel
+	                           * was picked by operator version (ops.h), so it is for the
+	                           * rare behaviour the schema version does not decide */
 	ox_val *const *in;      /* in[i] is NULL for an omitted optional input */
 	int nin;
 	ox_val **out;           /* kernels store new references here */
@@ -158,24 +160,29 @@ size_t ox_body_nodes(const ox_k *k);
 const int *ox_body_node(const ox_k *k, size_t i, ox_k *node, const int **out);
 int ox_body_call(ox_k *k, size_t i, ox_val **in, ox_val **out);
 
-/* The kernel of an operator that is one call of a function its family shares, as in
- * OX_OP_CALL(ReduceSum, reduce(k, R_SUM)). */
-#define OX_OP_CALL(name, call)                                                          \
-	int ox_op_##name(ox_k *k)                                                       \
-	{                                                                               \
-		return call;                                                            \
+/* A kernel that is one call of a helper its family or its operator's versions share (an XV
+ * entry of ops.h names a version's kernel), as in
+ *     OX_KERNEL(ox_op_Squeeze_13, squeeze(k, true))   (axes: input 1, not the attribute) */
+#define OX_KERNEL(fn, call)    \
+	int fn(ox_k *k)        \
+	{                      \
+		return call;   \
 	}
 
 /* Every kernel, declared from the registry's list. */
 #include "ops.h"
 #define OX_DECLARE_OP(name) int ox_op_##name(ox_k *k);
+#define OX_DECLARE_VERSION(name, since) int ox_op_##name##_##since(ox_k *k);
 #define OX_DECLARE_DOMAIN_OP(domain, name) OX_DECLARE_OP(name)
-OX_OPS(OX_DECLARE_OP)
+OX_OPS(OX_DECLARE_OP, OX_DECLARE_VERSION)
 OX_DOMAIN_OPS(OX_DECLARE_DOMAIN_OP)
 #undef OX_DECLARE_DOMAIN_OP
+#undef OX_DECLARE_VERSION
 #undef OX_DECLARE_OP
 #define OX_DECLARE_ML(name) int ox_ml_##name(ox_k *k);
-OX_OPS_ML(OX_DECLARE_ML)
+#define OX_DECLARE_ML_VERSION(name, since) int ox_ml_##name##_##since(ox_k *k);
+OX_OPS_ML(OX_DECLARE_ML, OX_DECLARE_ML_VERSION)
+#undef OX_DECLARE_ML_VERSION
 #undef OX_DECLARE_ML
 
 #endif

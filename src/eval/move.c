@@ -369,9 +369,9 @@ bool ox_tensor_own(ox_val *t)
 
 /* ---- kernel helpers -------------------------------------------------------------- */
 
-int64_t ox_ints_arg(ox_k *k, int64_t since, int input, const char *name, int64_t *buf, int64_t cap)
+int64_t ox_ints_arg(ox_k *k, bool from_input, int input, const char *name, int64_t *buf, int64_t cap)
 {
-	if (k->version >= since) {
+	if (from_input) {
 		if (!ox_in(k, input))
 			return -2;
 		return ox_in_ints(k, input, buf, cap, name);

@@ -48,10 +48,11 @@ const char *ox_fmt_dims(char *buf, size_t cap, int rank, const int64_t *dims);
 
 /* ---- helpers of the tensor-manipulation kernels ------------------------------------ */
 
-/* A list of ints that was an attribute before opset `since` and an input (number `input`)
- * from it on, as axes of Squeeze or split of Split are. Returns the count, -2 when it is
- * absent, or -1 after failing. */
-int64_t ox_ints_arg(ox_k *k, int64_t since, int input, const char *name, int64_t *buf, int64_t cap);
+/* A list of ints that is an attribute in some versions of an operator and an input (number
+ * `input`) in later ones, as axes of Squeeze or split of Split are: from_input says which
+ * form the kernel's version has. Returns the count, -2 when it is absent, or -1 after
+ * failing. */
+int64_t ox_ints_arg(ox_k *k, bool from_input, int input, const char *name, int64_t *buf, int64_t cap);
 
 /* Output 0 as a view of x with another shape (same count); -1 after failing. */
 int ox_out_view(ox_k *k, ox_val *x, int rank, const int64_t *dims);

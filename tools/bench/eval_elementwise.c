@@ -4,7 +4,7 @@
  *
  * Add of two 16M-float tensors counts 3 x 64 MB moved (two reads, one write), Relu and
  * Sigmoid 2 x 64 MB. "loop" times the inner loop on buffers allocated once, at every CPU
- * level this machine runs; "op" times ox_op_Add, which allocates its output each run,
+ * level this machine runs; "op" times ox_op_Add_7, which allocates its output each run,
  * first as glibc does by default (a fresh mmap, so the page faults are part of the time),
  * then with malloc told to keep freed memory, as an arena allocator would. Best of
  * REPEATS (default 10). Not run by the tests. */
@@ -72,7 +72,7 @@ static double time_unary(ox_f32_unary f, float *y, const float *x)
 	return best;
 }
 
-/* ox_op_Add as the executor calls it, the output allocated by the kernel each run */
+/* ox_op_Add_7 as the executor calls it, the output allocated by the kernel each run */
 static double time_op_add(ox_val *a, ox_val *b)
 {
 	Onnx__NodeProto *node = NULL;
@@ -85,7 +85,7 @@ static double time_op_add(ox_val *a, ox_val *b)
 		ox_val *in[2] = {a, b}, *out = NULL;
 		ox_k k = {.proto = node, .version = 17, .in = in, .nin = 2, .out = &out, .nout = 1, .msg = msg};
 		double t = now();
-		if (ox_op_Add(&k) < 0) {
+		if (ox_op_Add_7(&k) < 0) {
 			fprintf(stderr, "Add: %s\n", msg);
 			exit(1);
 		}
@@ -131,11 +131,11 @@ int main(int argc, char **argv)
 	ox_val *ta = ox_tensor_new(OX_FLOAT, 1, dims, NULL), *tb = ox_tensor_new(OX_FLOAT, 1, dims, NULL);
 	memcpy(ta->data, a, N * sizeof *a);
 	memcpy(tb->data, b, N * sizeof *b);
-	report("Add, ox_op_Add, fresh output (page faults)", time_op_add(ta, tb), 3 * MB);
+	report("Add, ox_op_Add_7, fresh output (page faults)", time_op_add(ta, tb), 3 * MB);
 	/* keep freed blocks mapped and in the heap, so the next output reuses their pages */
 	mallopt(M_MMAP_THRESHOLD, 1 << 30);
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
-	report("Add, ox_op_Add, output memory reused", time_op_add(ta, tb), 3 * MB);
+	report("Add, ox_op_Add_7, output memory reused", time_op_add(ta, tb), 3 * MB);
 	ox_val_unref(ta);
 	ox_val_unref(tb);
 	free(a);

@@ -353,9 +353,8 @@ static int cast_to(ox_k *k, int to)
 		return ox_kfail(k, "cannot cast from %s", ox_elem_label(x->type));
 	if (!castable(to))
 		return ox_kfail(k, "cannot cast to %s (type %d)", ox_elem_label(to), to);
-	ox_cast_opts o = {true, OX_ROUND_UP};
-	if (k->version >= 19)
-		o.saturate = ox_attr_int(k, "saturate", 1) != 0;
+	/* saturate exists from version 19: before, the session refuses it */
+	ox_cast_opts o = {ox_attr_int(k, "saturate", 1) != 0, OX_ROUND_UP};
 	if (ox_attr_str_is(k, "round_mode", "up", "down"))
 		o.round_mode = OX_ROUND_DOWN;
 	else if (ox_attr_str_is(k, "round_mode", "up", "nearest"))

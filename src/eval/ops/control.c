@@ -433,7 +433,7 @@ int ox_op_Loop(ox_k *k)
 /* What Scan's inputs and attributes say. */
 typedef struct scan {
 	int nstate, nscan, nout; /* N state values, M scan inputs, K scan outputs */
-	int first;               /* input index of the first state value: 1 at opset 8, else 0 */
+	int first;               /* input index of the first state value: 1 at version 8, else 0 */
 	int64_t len;             /* iterations (Scan-8: the longest sequence) */
 	const int64_t *in_axes, *in_dirs, *out_axes, *out_dirs; /* NULL: all 0 */
 } scan;
@@ -454,11 +454,11 @@ static int list_attr(ox_k *k, const char *name, int count, const int64_t **v)
 	return 0;
 }
 
-/* Counts and body arity, common to every opset. */
-static int scan_open(ox_k *k, scan *s, body *b)
+/* Counts and body arity, common to every version; Scan-8 has sequence_lens first (lens). */
+static int scan_open(ox_k *k, bool lens, scan *s, body *b)
 {
 	int64_t m = ox_attr_int(k, "num_scan_inputs", -1);
-	s->first = k->version < 9;
+	s->first = lens;
 	if (m < 1 || m > k->nin - s->first)
 		return ox_kfail(k, "attribute 'num_scan_inputs' is %lld; expected 1 to %d, the inputs given%s", (long long)m,
 				k->nin - s->first, s->first ? " after sequence_lens" : "");
@@ -728,16 +728,20 @@ static int scan8(ox_k *k, scan *s, body *b)
 	return rc;
 }
 
-int ox_op_Scan(ox_k *k)
+/* Scan-8 takes a batch axis and sequence_lens; from 9 there is neither. */
+static int run_scan(ox_k *k, bool v8)
 {
 	scan s = {0};
 	body b = {0};
-	int rc = scan_open(k, &s, &b);
+	int rc = scan_open(k, v8, &s, &b);
 	if (rc == 0)
-		rc = s.first ? scan8(k, &s, &b) : scan9(k, &s, &b);
+		rc = v8 ? scan8(k, &s, &b) : scan9(k, &s, &b);
 	body_close(&b);
 	return rc;
 }
+
+OX_KERNEL(ox_op_Scan_8, run_scan(k, true))
+OX_KERNEL(ox_op_Scan_9, run_scan(k, false))
 
 /* ---- SequenceMap ----------------------------------------------------------------------- */
 

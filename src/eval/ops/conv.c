@@ -884,8 +884,8 @@ static int conv_op(ox_k *k, bool transpose)
 	return run_float(k, &g, x, w, b, y, transpose ? ox_conv_transpose_f32 : ox_conv_f32);
 }
 
-OX_OP_CALL(Conv, conv_op(k, false))
-OX_OP_CALL(ConvTranspose, conv_op(k, true))
+OX_KERNEL(ox_op_Conv, conv_op(k, false))
+OX_KERNEL(ox_op_ConvTranspose, conv_op(k, true))
 
 static int check_zero_point(ox_k *k, const ox_val *zp, const ox_val *of, int64_t per_count, const char *what)
 {

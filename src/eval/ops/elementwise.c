@@ -500,8 +500,8 @@ static int classify(ox_k *k, bool inf)
 	return y ? 0 : -1;
 }
 
-OX_OP_CALL(IsNaN, classify(k, false))
-OX_OP_CALL(IsInf, classify(k, true))
+OX_KERNEL(ox_op_IsNaN, classify(k, false))
+OX_KERNEL(ox_op_IsInf, classify(k, true))
 
 /* ---- binary loops ----------------------------------------------------------------- */
 
@@ -673,7 +673,7 @@ typedef struct binop {
 	ox_f32_binary f32;       /* instead of loops[OX_FLOAT] when set */
 	bool to_bool;            /* comparisons */
 	bool swap;               /* b op a: Greater is Less swapped */
-	bool legacy;             /* had the broadcast and axis attributes before opset 7 */
+	bool legacy;             /* broadcast and axis attributes (versions before 7) */
 	bool unidirectional;     /* PRelu: b broadcasts to a, never a to b */
 } binop;
 
@@ -737,7 +737,7 @@ static int binary_inputs(ox_k *k, const binop *op, ox_val **a, ox_val **b, int *
 	*b = NULL;
 	if (!b0 || check_type(k, 0, *a, op->types) || same_types(k, 0, 1, *a, b0))
 		return -1;
-	*b = op->legacy && k->version < 7 ? legacy_view(k, *a, b0) : ox_val_ref(b0);
+	*b = op->legacy ? legacy_view(k, *a, b0) : ox_val_ref(b0);
 	if (!*b)
 		return -1;
 	if (ox_broadcast_shape(k, (*a)->rank, (*a)->dims, (*b)->rank, (*b)->dims, rank, dims))
@@ -787,22 +787,27 @@ static int binary(ox_k *k, const binop *op)
 		binop op = {.types = TYPES, .loops = name##_loops, __VA_ARGS__};                          \
 		return binary(k, &op);                                                  \
 	}
+/* An operator with the broadcast and axis attributes before version 7: kernel Op_1
+ * broadcasts the legacy way, Op_7 the numpy way. */
+#define LEGACY_BINARY_OP(Op, TYPES, name, ...)                         \
+	BINARY_OP(Op##_1, TYPES, name, .legacy = true, __VA_ARGS__) \
+	BINARY_OP(Op##_7, TYPES, name, __VA_ARGS__)
 
-BINARY_OP(Add, T_NUM, add, .f32 = ox_f32_loops_best()->add, .legacy = true)
-BINARY_OP(Sub, T_NUM, sub, .f32 = ox_f32_loops_best()->sub, .legacy = true)
-BINARY_OP(Mul, T_NUM, mul, .f32 = ox_f32_loops_best()->mul, .legacy = true)
-BINARY_OP(Div, T_NUM, div, .f32 = ox_f32_loops_best()->div, .legacy = true)
+LEGACY_BINARY_OP(Add, T_NUM, add, .f32 = ox_f32_loops_best()->add)
+LEGACY_BINARY_OP(Sub, T_NUM, sub, .f32 = ox_f32_loops_best()->sub)
+LEGACY_BINARY_OP(Mul, T_NUM, mul, .f32 = ox_f32_loops_best()->mul)
+LEGACY_BINARY_OP(Div, T_NUM, div, .f32 = ox_f32_loops_best()->div)
 
-/* PRelu: the slope broadcasts to X. Before opset 7, a slope of X's channel count (dim 1)
- * applies per channel, as Caffe2's did. */
-int ox_op_PRelu(ox_k *k)
+/* PRelu: the slope broadcasts to X. Before version 7 (per_channel), a slope of X's channel
+ * count (dim 1) applies per channel, as Caffe2's did. */
+static int prelu(ox_k *k, bool per_channel)
 {
 	binop op = {.types = T_FLOATS | TB(OX_INT32) | TB(OX_INT64) | TB(OX_UINT32) | TB(OX_UINT64),
 		    .loops = prelu_loops, .f32 = ox_f32_loops_best()->prelu, .unidirectional = true};
 	ox_val *x = ox_in_tensor(k, 0, true), *s = x ? ox_in_tensor(k, 1, true) : NULL;
 	if (!s)
 		return -1;
-	if (k->version >= 7 || s->rank != 1 || x->rank < 2 || s->dims[0] != x->dims[1] || s->count == 1)
+	if (!per_channel || s->rank != 1 || x->rank < 2 || s->dims[0] != x->dims[1] || s->count == 1)
 		return binary(k, &op);
 	int64_t dims[OX_MAX_RANK];
 	for (int i = 0; i < x->rank - 1; i++)
@@ -818,16 +823,19 @@ int ox_op_PRelu(ox_k *k)
 	ox_val_unref(v);
 	return rc;
 }
+
+OX_KERNEL(ox_op_PRelu_1, prelu(k, true))
+OX_KERNEL(ox_op_PRelu_7, prelu(k, false))
 BINARY_OP(BitwiseAnd, T_INTS, bitwise_and, .f32 = NULL)
 BINARY_OP(BitwiseOr, T_INTS, bitwise_or, .f32 = NULL)
 BINARY_OP(BitwiseXor, T_INTS, bitwise_xor, .f32 = NULL)
-BINARY_OP(And, T_BOOL, and, .legacy = true)
-BINARY_OP(Or, T_BOOL, or, .legacy = true)
-BINARY_OP(Xor, T_BOOL, xor, .legacy = true)
-BINARY_OP(Equal, T_NUM | T_BOOL | TB(OX_STRING), equal, .to_bool = true, .legacy = true)
-BINARY_OP(Less, T_NUM, less, .to_bool = true, .legacy = true)
+LEGACY_BINARY_OP(And, T_BOOL, and, .f32 = NULL)
+LEGACY_BINARY_OP(Or, T_BOOL, or, .f32 = NULL)
+LEGACY_BINARY_OP(Xor, T_BOOL, xor, .f32 = NULL)
+LEGACY_BINARY_OP(Equal, T_NUM | T_BOOL | TB(OX_STRING), equal, .to_bool = true)
+LEGACY_BINARY_OP(Less, T_NUM, less, .to_bool = true)
 BINARY_OP(LessOrEqual, T_NUM, less_equal, .to_bool = true)
-BINARY_OP(Greater, T_NUM, less, .to_bool = true, .swap = true, .legacy = true)
+LEGACY_BINARY_OP(Greater, T_NUM, less, .to_bool = true, .swap = true)
 BINARY_OP(GreaterOrEqual, T_NUM, less_equal, .to_bool = true, .swap = true)
 
 int ox_op_Mod(ox_k *k)
@@ -851,10 +859,10 @@ int ox_op_BitShift(ox_k *k)
 /* Pow: the exponent may have another type than the base (opset 12). Floating bases
  * compute in their own type (float32 for the narrow ones) with the exponent converted;
  * integer bases in int64 by squaring, or in double for a floating exponent, the result
- * converted back to the base's type. */
-int ox_op_Pow(ox_k *k)
+ * converted back to the base's type. Legacy broadcasting before version 7. */
+static int power(ox_k *k, bool legacy)
 {
-	binop op = {.types = TB(OX_INT32) | TB(OX_INT64) | T_FLOATS, .loops = pow_loops, .legacy = true};
+	binop op = {.types = TB(OX_INT32) | TB(OX_INT64) | T_FLOATS, .loops = pow_loops, .legacy = legacy};
 	ox_val *a = ox_in_tensor(k, 0, true), *b = a ? ox_in_tensor(k, 1, true) : NULL;
 	if (!b || check_type(k, 0, a, op.types) || check_type(k, 1, b, T_NUM))
 		return -1;
@@ -862,7 +870,7 @@ int ox_op_Pow(ox_k *k)
 	int rank;
 	int64_t dims[OX_MAX_RANK];
 	ox_val *ca = as_type(k, a, ct), *cb = ca ? as_type(k, b, ct) : NULL, *bv = NULL, *y = NULL;
-	if (cb && k->version < 7)
+	if (cb && legacy)
 		bv = legacy_view(k, ca, cb);
 	else if (cb)
 		bv = ox_val_ref(cb);
@@ -875,6 +883,9 @@ int ox_op_Pow(ox_k *k)
 	ox_val_unref(bv);
 	return y ? out_end(k, y) : -1;
 }
+
+OX_KERNEL(ox_op_Pow_1, power(k, true))
+OX_KERNEL(ox_op_Pow_7, power(k, false))
 
 /* ---- variadic operators ----------------------------------------------------------- */
 
@@ -1046,17 +1057,17 @@ static void int_range(int type, void *lim)
 	}
 }
 
-/* Before opset 11 the bounds are attributes (defaults: float's range); from 11 optional
- * scalar inputs of X's type (defaults: no bound); integer types from opset 12. */
-int ox_op_Clip(ox_k *k)
+/* Before version 11 the bounds are attributes (defaults: float's range); from 11 optional
+ * scalar inputs of X's type (defaults: no bound); integer types from version 12. */
+static int clip(ox_k *k, bool inputs, uint32_t types)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || check_type(k, 0, x, k->version < 12 ? T_FLOATS : T_NUM))
+	if (!x || check_type(k, 0, x, types))
 		return -1;
 	unop u = {T_NUM, ox_f32_loops_best()->clip, clip_f64, clip_ints};
 	double p[2] = {-INFINITY, INFINITY};
 	uint64_t lim[2];
-	if (k->version < 11) {
+	if (!inputs) {
 		p[0] = ox_attr_float(k, "min", -FLT_MAX);
 		p[1] = ox_attr_float(k, "max", FLT_MAX);
 		return unary(k, &u, p, 2, NULL);
@@ -1078,3 +1089,7 @@ int ox_op_Clip(ox_k *k)
 	}
 	return unary(k, &u, p, 2, lim);
 }
+
+OX_KERNEL(ox_op_Clip_1, clip(k, false, T_FLOATS))
+OX_KERNEL(ox_op_Clip_11, clip(k, true, T_FLOATS))
+OX_KERNEL(ox_op_Clip_12, clip(k, true, T_NUM))

@@ -127,10 +127,10 @@ static int64_t combine(const gs *G, const int64_t *idx, const double *w, const i
 	return n;
 }
 
-static int gs_params(ox_k *k, const ox_val *x, const ox_val *grid, gs *G)
+/* The modes are called bilinear and bicubic at version 16, linear and cubic from 20 (v20). */
+static int gs_params(ox_k *k, bool v20, const ox_val *x, const ox_val *grid, gs *G)
 {
 	memset(G, 0, sizeof *G);
-	bool v20 = k->version >= 20;
 	const char *def = v20 ? "linear" : "bilinear";
 	if (ox_attr_str_is(k, "mode", def, "nearest"))
 		G->mode = G_NEAREST, G->ntap = 1;
@@ -192,12 +192,12 @@ static void sample_point(const gs *G, const ox_val *x, gsbuf *B, int64_t n, int6
 	}
 }
 
-int ox_op_GridSample(ox_k *k)
+static int grid_sample(ox_k *k, bool v20)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *grid = ox_in_tensor(k, 1, true);
 	gs G;
 	static const int gt[] = {OX_FLOAT, OX_FLOAT16, OX_DOUBLE, OX_BFLOAT16, 0};
-	if (!x || !grid || ox_check_type(k, grid, "grid", gt) < 0 || gs_params(k, x, grid, &G) < 0)
+	if (!x || !grid || ox_check_type(k, grid, "grid", gt) < 0 || gs_params(k, v20, x, grid, &G) < 0)
 		return -1;
 	if (!ox_elem_is_float(x->type) && !ox_elem_is_int(x->type))
 		return ox_kfail(k, "X must be numeric, not %s", ox_elem_label(x->type));
@@ -224,6 +224,9 @@ int ox_op_GridSample(ox_k *k)
 	free(B.x), free(B.grid), free(B.y), free(B.off), free(B.wt);
 	return rc;
 }
+
+OX_KERNEL(ox_op_GridSample_16, grid_sample(k, false))
+OX_KERNEL(ox_op_GridSample_20, grid_sample(k, true))
 
 /* ---- AffineGrid ------------------------------------------------------------------ */
 

@@ -199,7 +199,7 @@ int ox_op_GatherND(ox_k *k)
 	nd_plan p;
 	if (!x || index_input(k, 1, &ind) < 0)
 		return -1;
-	int b = k->version >= 12 ? (int)ox_attr_int(k, "batch_dims", 0) : 0;
+	int b = (int)ox_attr_int(k, "batch_dims", 0); /* from version 12: the session refuses it before */
 	if (nd_plan_make(k, x, ind, b, &p) < 0)
 		return -1;
 	int64_t dims[2 * OX_MAX_RANK];
@@ -227,19 +227,21 @@ int ox_op_GatherND(ox_k *k)
 
 enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN }; /* -1 is a failure */
 
-static int reduction(ox_k *k, int type)
+/* The reduction attribute (from version 16; the session refuses it before); max and min
+ * from version 18. */
+static int reduction(ox_k *k, int type, bool minmax)
 {
-	if (k->version < 16 || !ox_attr(k, "reduction") || ox_attr_str_is(k, "reduction", "none", "none"))
+	if (!ox_attr(k, "reduction") || ox_attr_str_is(k, "reduction", "none", "none"))
 		return RED_NONE;
 	static const char *const names[] = {"none", "add", "mul", "max", "min"};
-	int n = k->version >= 18 ? 5 : 3;
+	int n = minmax ? 5 : 3;
 	for (int i = 1; i < n; i++)
 		if (ox_attr_str_is(k, "reduction", "none", names[i])) {
 			if (type == OX_STRING || type == OX_COMPLEX64 || type == OX_COMPLEX128)
 				return ox_kfail(k, "reduction '%s' does not apply to %s", names[i], ox_elem_label(type));
 			return i;
 		}
-	return ox_kfail(k, "reduction must be none, add, mul%s", k->version >= 18 ? ", max or min" : "");
+	return ox_kfail(k, "reduction must be none, add, mul%s", minmax ? ", max or min" : "");
 }
 
 static double red_f(int red, double a, double b)
@@ -319,14 +321,14 @@ static bool same_shape(const ox_val *a, const ox_val *b)
 	return a->rank == b->rank && !memcmp(a->dims, b->dims, (size_t)a->rank * sizeof *a->dims);
 }
 
-int ox_op_ScatterElements(ox_k *k)
+static int scatter_elements(ox_k *k, bool minmax)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *ind, *u = ox_in_tensor(k, 2, true);
 	if (!x || index_input(k, 1, &ind) < 0 || !u)
 		return -1;
 	if (!same_shape(ind, u))
 		return ox_kfail(k, "updates must have the shape of indices");
-	int axis = ox_axis_attr(k, x, "scatter into"), red = axis < 0 ? -1 : reduction(k, x->type);
+	int axis = ox_axis_attr(k, x, "scatter into"), red = axis < 0 ? -1 : reduction(k, x->type, minmax);
 	if (red < 0 || axis < 0)
 		return -1;
 	int64_t *off = element_offsets(k, x, ind, axis);
@@ -336,16 +338,22 @@ int ox_op_ScatterElements(ox_k *k)
 	return rc;
 }
 
-/* Scatter (opset 9, deprecated at 11) is ScatterElements without reduction. */
-OX_OP_CALL(Scatter, ox_op_ScatterElements(k))
+OX_KERNEL(ox_op_ScatterElements_11, scatter_elements(k, false))
+OX_KERNEL(ox_op_ScatterElements_18, scatter_elements(k, true))
 
-int ox_op_ScatterND(ox_k *k)
+/* Scatter (opset 9, deprecated at 11) is ScatterElements without reduction. */
+int ox_op_Scatter(ox_k *k)
+{
+	return scatter_elements(k, false);
+}
+
+static int scatter_nd(ox_k *k, bool minmax)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *ind, *u = ox_in_tensor(k, 2, true);
 	nd_plan p;
 	if (!x || index_input(k, 1, &ind) < 0 || !u || nd_plan_make(k, x, ind, 0, &p) < 0)
 		return -1;
-	int red = reduction(k, x->type);
+	int red = reduction(k, x->type, minmax);
 	if (red < 0)
 		return -1;
 	/* updates: indices.shape[:-1] + data.shape[m:] */
@@ -360,6 +368,9 @@ int ox_op_ScatterND(ox_k *k)
 	free(off);
 	return rc;
 }
+
+OX_KERNEL(ox_op_ScatterND_11, scatter_nd(k, false))
+OX_KERNEL(ox_op_ScatterND_18, scatter_nd(k, true))
 
 /* ---- NonZero and Compress -------------------------------------------------------- */
 
@@ -471,7 +482,8 @@ static int onehot_args(ox_k *k, ox_val **ind, int64_t *depth, ox_val **vals)
 	return 0;
 }
 
-int ox_op_OneHot(ox_k *k)
+/* Negative indices count from the end from version 11 (negative). */
+static int one_hot(ox_k *k, bool negative)
 {
 	ox_val *ind, *vals;
 	int64_t depth = 0, dims[OX_MAX_RANK];
@@ -496,7 +508,7 @@ int ox_op_OneHot(ox_k *k)
 	int64_t inner = ox_shape_count(r - axis - 1, dims + axis + 1);
 	for (int64_t i = 0; i < ind->count; i++) {
 		double v = trunc(ox_get_f64(ind, i));
-		if (v < 0 && k->version >= 11)
+		if (v < 0 && negative)
 			v += (double)depth;
 		if (!(v >= 0 && v < (double)depth))
 			continue; /* out of range: all off */
@@ -505,6 +517,9 @@ int ox_op_OneHot(ox_k *k)
 	}
 	return ox_out_own(k, y);
 }
+
+OX_KERNEL(ox_op_OneHot_9, one_hot(k, false))
+OX_KERNEL(ox_op_OneHot_11, one_hot(k, true))
 
 /* ---- ReverseSequence ------------------------------------------------------------- */
 

@@ -223,11 +223,15 @@ int ox_op_MatMul(ox_k *k)
 
 /* ---- Gemm -------------------------------------------------------------------------- */
 
-/* C as Gemm allows it: unidirectionally broadcastable to [M, N] (from opset 7, or with
+/* Gemm's versions: C broadcasts only with broadcast=1 at 1 and 6, always from 7; C is
+ * optional from 11. */
+enum { GEMM_1, GEMM_7, GEMM_11 };
+
+/* C as Gemm allows it: unidirectionally broadcastable to [M, N] (from version 7, or with
  * broadcast=1 before), or exactly [M, N]. */
-static int gemm_check_c(ox_k *k, const ox_val *c, int64_t m, int64_t n)
+static int gemm_check_c(ox_k *k, int ver, const ox_val *c, int64_t m, int64_t n)
 {
-	bool bc = k->version >= 7 || ox_attr_int(k, "broadcast", 0) != 0;
+	bool bc = ver != GEMM_1 || ox_attr_int(k, "broadcast", 0) != 0;
 	int64_t want[2] = {m, n};
 	if (c->rank > 2)
 		return ox_kfail(k, "C has rank %d; expected at most 2", c->rank);
@@ -285,12 +289,12 @@ static int gemm_run(ox_k *k, prod *p, const ox_val *c)
 	return rc < 0 ? ox_kfail(k, "out of memory") : 0;
 }
 
-int ox_op_Gemm(ox_k *k)
+static int gemm(ox_k *k, int ver)
 {
 	ox_val *a = ox_in_tensor(k, 0, true), *b = a ? ox_in_tensor(k, 1, true) : NULL, *c = NULL, *y;
 	if (!b || (ox_in(k, 2) && !(c = ox_in_tensor(k, 2, false))))
 		return -1;
-	if (!c && k->version < 11)
+	if (!c && ver != GEMM_11)
 		return ox_kfail(k, "input C is required before opset 11");
 	if (check_types(k, a, b, c) < 0)
 		return -1;
@@ -302,7 +306,7 @@ int ox_op_Gemm(ox_k *k)
 	if (b->dims[p.tb ? 1 : 0] != p.k)
 		return ox_kfail(k, "op(A) is [%lld, %lld] but op(B) is [%lld, %lld]", (long long)p.m, (long long)p.k,
 				(long long)b->dims[p.tb ? 1 : 0], (long long)p.n);
-	if (c && gemm_check_c(k, c, p.m, p.n) < 0)
+	if (c && gemm_check_c(k, ver, c, p.m, p.n) < 0)
 		return -1;
 	int64_t dims[2] = {p.m, p.n};
 	if (!(y = ox_out_tensor(k, 0, a->type, 2, dims)))
@@ -311,6 +315,10 @@ int ox_op_Gemm(ox_k *k)
 	p.a = a, p.b = b, p.y = y;
 	return y->count ? gemm_run(k, &p, c) : 0;
 }
+
+OX_KERNEL(ox_op_Gemm_1, gemm(k, GEMM_1))
+OX_KERNEL(ox_op_Gemm_7, gemm(k, GEMM_7))
+OX_KERNEL(ox_op_Gemm_11, gemm(k, GEMM_11))
 
 /* ---- MatMulInteger ----------------------------------------------------------------- */
 

@@ -123,5 +123,5 @@ static int run_loss(ox_k *k, bool softmax)
 	return rc;
 }
 
-OX_OP_CALL(NegativeLogLikelihoodLoss, run_loss(k, false))
-OX_OP_CALL(SoftmaxCrossEntropyLoss, run_loss(k, true))
+OX_KERNEL(ox_op_NegativeLogLikelihoodLoss, run_loss(k, false))
+OX_KERNEL(ox_op_SoftmaxCrossEntropyLoss, run_loss(k, true))

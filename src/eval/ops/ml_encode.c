@@ -70,10 +70,10 @@ static int64_t lookup(const key *idx, int64_t n, const key *x)
 }
 
 /* Y[i] = vals[position of X[i] in keys], or dflt (a scalar of vals' type). A NaN is found
- * among the keys only from LabelEncoder-4 on, whose keys compare bitwise. */
-static int encode(ox_k *k, const ox_val *x, const ox_val *keys, const ox_val *vals, const ox_val *dflt)
+ * among the keys only from LabelEncoder-4 on (nan_match), whose keys compare bitwise. */
+static int encode(ox_k *k, const ox_val *x, const ox_val *keys, const ox_val *vals, const ox_val *dflt,
+		  bool nan_match)
 {
-	bool nan_match = k->version >= 4;
 	if (key_class(x->type) != key_class(keys->type))
 		return ox_kfail(k, "input X has element type %s but the keys are %s", ox_elem_label(x->type),
 				ox_elem_label(keys->type));
@@ -125,8 +125,8 @@ static ox_val *attr_column(ox_k *k, const Onnx__AttributeProto *a, int type)
 }
 
 /* "keys" or "values" of LabelEncoder 2 and 4: from PREFIX_strings, _int64s, _floats, or
- * (opset 4) _tensor; exactly one of them. */
-static ox_val *encoder_column(ox_k *k, const char *prefix)
+ * (version 4, tensors) _tensor; exactly one of them. */
+static ox_val *encoder_column(ox_k *k, const char *prefix, bool tensors)
 {
 	static const char *const sfx[] = {"strings", "int64s", "floats"};
 	static const int types[] = {OX_STRING, OX_INT64, OX_FLOAT};
@@ -140,23 +140,23 @@ static ox_val *encoder_column(ox_k *k, const char *prefix)
 			return NULL;
 	}
 	snprintf(name, sizeof name, "%s_tensor", prefix);
-	const Onnx__TensorProto *tp = k->version >= 4 ? ox_attr_tensor(k, name) : NULL;
+	const Onnx__TensorProto *tp = tensors ? ox_attr_tensor(k, name) : NULL;
 	if (tp && count++ == 0 && !(found = ox_val_from_attr_tensor(k, tp)))
 		return NULL;
 	if (count != 1) {
 		ox_val_unref(found);
 		ox_kfail(k, "expected exactly one of %s_strings, %s_int64s, %s_floats%s; found %d", prefix, prefix, prefix,
-			 k->version >= 4 ? " and the _tensor form" : "", count);
+			 tensors ? " and the _tensor form" : "", count);
 		return NULL;
 	}
 	return found;
 }
 
-/* The default for values of type t: default_tensor (opset 4), or default_string,
- * default_int64, default_float (cast to t). */
+/* The default for values of type t: default_tensor (LabelEncoder-4; the session refuses it
+ * elsewhere), or default_string, default_int64, default_float (cast to t). */
 static ox_val *encoder_default(ox_k *k, int t)
 {
-	const Onnx__TensorProto *tp = k->version >= 4 ? ox_attr_tensor(k, "default_tensor") : NULL;
+	const Onnx__TensorProto *tp = ox_attr_tensor(k, "default_tensor");
 	if (tp) {
 		ox_val *d = ox_val_from_attr_tensor(k, tp);
 		if (d && (d->type != t || d->count != 1)) {
@@ -189,19 +189,22 @@ static ox_val *encoder_default(ox_k *k, int t)
 }
 
 /* encode with the columns and default made for it, which it releases; -1 when making one
- * of them failed (and said why). */
-static int encode_owned(ox_k *k, const ox_val *x, ox_val *keys, ox_val *vals, ox_val *dflt)
+ * of them failed (and said why). nan_match: NaN keys match NaN (LabelEncoder 4). */
+static int encode_owned(ox_k *k, const ox_val *x, ox_val *keys, ox_val *vals, ox_val *dflt, bool nan_match)
 {
-	int rc = keys && vals && dflt ? encode(k, x, keys, vals, dflt) : -1;
+	int rc = keys && vals && dflt ? encode(k, x, keys, vals, dflt, nan_match) : -1;
 	ox_val_unref(keys);
 	ox_val_unref(vals);
 	ox_val_unref(dflt);
 	return rc;
 }
 
-/* Opset 1: strings to their index in classes_strings, or indices to those strings. */
-static int label_encoder_1(ox_k *k, const ox_val *x)
+/* Version 1: strings to their index in classes_strings, or indices to those strings. */
+int ox_ml_LabelEncoder_1(ox_k *k)
 {
+	const ox_val *x = ox_in_tensor(k, 0, true);
+	if (!x)
+		return -1;
 	const Onnx__AttributeProto *a = ox_attr(k, "classes_strings");
 	if (!a)
 		return ox_kfail(k, "attribute classes_strings is required");
@@ -215,19 +218,21 @@ static int label_encoder_1(ox_k *k, const ox_val *x)
 		ox_kfail(k, "out of memory");
 	for (int64_t i = 0; ids && i < n; i++)
 		((int64_t *)ids->data)[i] = i;
-	return encode_owned(k, x, to_int ? names : ids, to_int ? ids : names, dflt);
+	return encode_owned(k, x, to_int ? names : ids, to_int ? ids : names, dflt, false);
 }
 
-int ox_ml_LabelEncoder(ox_k *k)
+/* Versions 2 and 4 (v4: the _tensor attributes, and NaN keys match). */
+static int label_encoder(ox_k *k, bool v4)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	if (!x)
 		return -1;
-	if (k->version < 2)
-		return label_encoder_1(k, x);
-	ox_val *keys = encoder_column(k, "keys"), *vals = keys ? encoder_column(k, "values") : NULL;
-	return encode_owned(k, x, keys, vals, vals ? encoder_default(k, vals->type) : NULL);
+	ox_val *keys = encoder_column(k, "keys", v4), *vals = keys ? encoder_column(k, "values", v4) : NULL;
+	return encode_owned(k, x, keys, vals, vals ? encoder_default(k, vals->type) : NULL, v4);
 }
+
+OX_KERNEL(ox_ml_LabelEncoder_2, label_encoder(k, false))
+OX_KERNEL(ox_ml_LabelEncoder_4, label_encoder(k, true))
 
 /* strings to int64 and back through the pairs (cats_strings[i], cats_int64s[i]). */
 int ox_ml_CategoryMapper(ox_k *k)
@@ -243,7 +248,8 @@ int ox_ml_CategoryMapper(ox_k *k)
 	bool to_int = x->type == OX_STRING;
 	ox_val *s = attr_column(k, as, OX_STRING), *i = s ? attr_column(k, ai, OX_INT64) : NULL;
 	ox_val *dflt = i ? encoder_default(k, to_int ? OX_INT64 : OX_STRING) : NULL;
-	return encode_owned(k, x, to_int ? s : i, to_int ? i : s, dflt);
+	/* string and int64 keys: no NaN to match */
+	return encode_owned(k, x, to_int ? s : i, to_int ? i : s, dflt, false);
 }
 
 /* Y = X.shape + [categories] floats, 1 where X equals the category. Numbers are compared

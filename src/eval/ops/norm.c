@@ -154,9 +154,13 @@ static int bn_stat_out(ox_k *k, int i, const double *v)
 	return o ? 0 : -1;
 }
 
+/* BatchNormalization's versions by how training is asked for: is_test = 0 at 1 and 6;
+ * asking for the extra outputs from 7 to 13; the training_mode attribute since 14. */
+enum { BN_IS_TEST, BN_OUTPUTS, BN_MODE };
+
 /* Training: the batch's statistics normalize x; the running ones are updated with them.
- * Opset 14 on outputs running mean and var; before, also the batch's (saved) ones. */
-static int bn_train(ox_k *k, const bn *b, const double *x, double *y)
+ * Version 14 on outputs running mean and var; before, also the batch's (saved) ones. */
+static int bn_train(ox_k *k, int ver, const bn *b, const double *x, double *y)
 {
 	double *st = ox_scratch(k, 4 * b->f, sizeof(double), "scratch");
 	if (!st)
@@ -180,18 +184,16 @@ static int bn_train(ox_k *k, const bn *b, const double *x, double *y)
 	}
 	bn_apply(b, x, cm, cv, y);
 	int rc = bn_stat_out(k, 1, rm) || bn_stat_out(k, 2, rv) ||
-		 (k->version < 14 && (bn_stat_out(k, 3, cm) || bn_stat_out(k, 4, cv))) ? -1 : 0;
+		 (ver != BN_MODE && (bn_stat_out(k, 3, cm) || bn_stat_out(k, 4, cv))) ? -1 : 0;
 	free(st);
 	return rc;
 }
 
-/* Training mode by opset: is_test = 0 before 7; extra outputs from 7 to 13; the
- * training_mode attribute since 14. */
-static bool bn_training(ox_k *k)
+static bool bn_training(ox_k *k, int ver)
 {
-	if (k->version < 7)
+	if (ver == BN_IS_TEST)
 		return ox_attr_int(k, "is_test", 0) == 0;
-	if (k->version >= 14)
+	if (ver == BN_MODE)
 		return ox_attr_int(k, "training_mode", 0) != 0;
 	for (int i = 1; i < 5; i++)
 		if (ox_out_wanted(k, i))
@@ -205,7 +207,8 @@ static int bn_setup(ox_k *k, const ox_val *x, bn *b)
 		return -1;
 	if (x->rank < 2)
 		return ox_kfail(k, "input X must have rank 2 or more (N x C x D1 ...), not %d", x->rank);
-	bool spatial = k->version >= 9 || ox_attr_int(k, "spatial", 1) != 0;
+	/* spatial is gone from version 9 (the session refuses it): 1 then */
+	bool spatial = ox_attr_int(k, "spatial", 1) != 0;
 	b->n = x->count ? x->dims[0] : 0; /* so that no loop runs over the dims of an empty X */
 	b->inner = spatial ? prod(x->dims, 2, x->rank) : 1;
 	b->f = spatial ? x->dims[1] : prod(x->dims, 1, x->rank);
@@ -218,21 +221,21 @@ static int bn_setup(ox_k *k, const ox_val *x, bn *b)
 	return 0;
 }
 
-int ox_op_BatchNormalization(ox_k *k)
+static int batch_norm(ox_k *k, int ver)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL;
 	bn b = {0};
 	double *xd = NULL, *yd = NULL;
-	bool train = bn_training(k);
+	bool train = bn_training(k, ver);
 	int rc = !x || bn_setup(k, x, &b) ? -1 : 0;
-	if (rc == 0 && !train && k->version >= 14 && (ox_out_wanted(k, 1) || ox_out_wanted(k, 2)))
+	if (rc == 0 && !train && ver == BN_MODE && (ox_out_wanted(k, 1) || ox_out_wanted(k, 2)))
 		rc = ox_kfail(k, "outputs running_mean and running_var are only produced when training_mode is 1");
 	if (rc == 0 && !train && x->type == OX_FLOAT) {
 		rc = (y = ox_out_tensor(k, 0, x->type, x->rank, x->dims)) ? bn_fast(k, &b, x, y) : -1;
 	} else if (rc == 0) {
 		rc = begin(k, x, &y, &xd, &yd);
 		if (rc == 0 && train)
-			rc = bn_train(k, &b, xd, yd);
+			rc = bn_train(k, ver, &b, xd, yd);
 		else if (rc == 0)
 			bn_apply(&b, xd, b.p[2], b.p[3], yd);
 		rc = finish(rc, y, xd, yd);
@@ -241,6 +244,10 @@ int ox_op_BatchNormalization(ox_k *k)
 		free(b.p[i]);
 	return rc;
 }
+
+OX_KERNEL(ox_op_BatchNormalization_1, batch_norm(k, BN_IS_TEST))
+OX_KERNEL(ox_op_BatchNormalization_7, batch_norm(k, BN_OUTPUTS))
+OX_KERNEL(ox_op_BatchNormalization_14, batch_norm(k, BN_MODE))
 
 /* ---- per-instance and per-group normalization ---------------------------------------------- */
 
@@ -632,12 +639,11 @@ static void softmax_column(int kind, const double *x, double *y, int64_t n, int6
 									  : x[j * inner] - m - log(s);
 }
 
-/* Before opset 13 the input is coerced to 2-D at axis (default 1); since, the softmax
- * runs along axis (default -1). */
-static int softmax(ox_k *k, int kind)
+/* Before version 13 (old) the input is coerced to 2-D at axis (default 1); since, the
+ * softmax runs along axis (default -1). */
+static int softmax(ox_k *k, int kind, bool old)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y = NULL;
-	bool old = k->version < 13;
 	int a;
 	if (!x || ox_need_real(k, x, "input") || (a = ox_axis(k, ox_attr_int(k, "axis", old ? 1 : -1), x->rank)) < 0)
 		return -1;
@@ -668,9 +674,12 @@ static int softmax(ox_k *k, int kind)
 	return finish(rc, y, xd, yd);
 }
 
-OX_OP_CALL(Softmax, softmax(k, SOFTMAX))
-OX_OP_CALL(LogSoftmax, softmax(k, LOGSOFTMAX))
-OX_OP_CALL(Hardmax, softmax(k, HARDMAX))
+OX_KERNEL(ox_op_Softmax_1, softmax(k, SOFTMAX, true))
+OX_KERNEL(ox_op_Softmax_13, softmax(k, SOFTMAX, false))
+OX_KERNEL(ox_op_LogSoftmax_1, softmax(k, LOGSOFTMAX, true))
+OX_KERNEL(ox_op_LogSoftmax_13, softmax(k, LOGSOFTMAX, false))
+OX_KERNEL(ox_op_Hardmax_1, softmax(k, HARDMAX, true))
+OX_KERNEL(ox_op_Hardmax_13, softmax(k, HARDMAX, false))
 
 /* ---- Dropout ----------------------------------------------------------------------------- */
 
@@ -682,15 +691,17 @@ static uint64_t splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* ratio and training mode by opset: attributes ratio and is_test before 7, attribute
- * ratio (never training) from 7, inputs ratio and training_mode since 12. */
-static int dropout_mode(ox_k *k, double *ratio, bool *train)
+/* Dropout's versions: attributes ratio and is_test at 1 and 6, attribute ratio (never
+ * training) from 7, a bool mask from 10, inputs ratio and training_mode since 12. */
+enum { DROPOUT_IS_TEST, DROPOUT_INFER, DROPOUT_BOOL_MASK, DROPOUT_INPUTS };
+
+static int dropout_mode(ox_k *k, int ver, double *ratio, bool *train)
 {
 	*ratio = 0.5;
 	*train = false;
-	if (k->version < 12) {
+	if (ver != DROPOUT_INPUTS) {
 		*ratio = ox_attr_float(k, "ratio", 0.5f);
-		*train = k->version < 7 && ox_attr_int(k, "is_test", 0) == 0;
+		*train = ver == DROPOUT_IS_TEST && ox_attr_int(k, "is_test", 0) == 0;
 	} else {
 		ox_val *r = ox_in(k, 1) ? ox_in_tensor(k, 1, true) : NULL, *t = ox_in(k, 2) ? ox_in_tensor(k, 2, true) : NULL;
 		if ((ox_in(k, 1) && !r) || (ox_in(k, 2) && !t))
@@ -710,14 +721,15 @@ static int dropout_mode(ox_k *k, double *ratio, bool *train)
 /* Inference passes the data through with a mask of ones; training drops each element with
  * probability ratio (a generator seeded by the seed attribute, 0 by default, so runs
  * repeat) and scales the rest by 1 / (1 - ratio). */
-int ox_op_Dropout(ox_k *k)
+static int dropout(ox_k *k, int ver)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *mask = NULL, *y = NULL;
 	double ratio;
 	bool train;
-	if (!x || ox_need_real(k, x, "input data") || dropout_mode(k, &ratio, &train))
+	if (!x || ox_need_real(k, x, "input data") || dropout_mode(k, ver, &ratio, &train))
 		return -1;
-	if (ox_out_wanted(k, 1) && !(mask = ox_out_tensor(k, 1, k->version < 10 ? x->type : OX_BOOL, x->rank, x->dims)))
+	int mtype = ver < DROPOUT_BOOL_MASK ? x->type : OX_BOOL;
+	if (ox_out_wanted(k, 1) && !(mask = ox_out_tensor(k, 1, mtype, x->rank, x->dims)))
 		return -1;
 	if (!train || ratio == 0) {
 		ox_out_set(k, 0, ox_val_ref(x));
@@ -736,3 +748,8 @@ int ox_op_Dropout(ox_k *k)
 	}
 	return finish(rc, y, xd, yd);
 }
+
+OX_KERNEL(ox_op_Dropout_1, dropout(k, DROPOUT_IS_TEST))
+OX_KERNEL(ox_op_Dropout_7, dropout(k, DROPOUT_INFER))
+OX_KERNEL(ox_op_Dropout_10, dropout(k, DROPOUT_BOOL_MASK))
+OX_KERNEL(ox_op_Dropout_12, dropout(k, DROPOUT_INPUTS))

@@ -137,25 +137,33 @@ static int pad_run(ox_k *k, ox_val *x, const pad_plan *p)
 
 /* ---- Pad ------------------------------------------------------------------------- */
 
-static int pad_mode(ox_k *k, int *mode)
+/* What differs between Pad's versions: the pads attribute is called paddings at 1; pads and
+ * the fill value are attributes before 11, inputs from 11; input 3 (axes) comes at 18 and
+ * mode wrap at 19. */
+typedef struct pad_version {
+	const char *pads;
+	bool inputs, axes, wrap;
+} pad_version;
+
+static int pad_mode(ox_k *k, const pad_version *v, int *mode)
 {
 	static const char *const names[] = {"constant", "reflect", "edge", "wrap"};
 	for (int m = 0; m < 4; m++)
 		if (ox_attr_str_is(k, "mode", "constant", names[m])) {
-			if (m == PAD_WRAP && k->version < 19)
+			if (m == PAD_WRAP && !v->wrap) /* the opset only tells the user what they import */
 				return ox_kfail(k, "mode 'wrap' needs opset 19 (the model imports %lld)", (long long)k->version);
 			*mode = m;
 			return 0;
 		}
-	return ox_kfail(k, "mode must be constant, reflect, edge%s", k->version >= 19 ? " or wrap" : "");
+	return ox_kfail(k, "mode must be constant, reflect, edge%s", v->wrap ? " or wrap" : "");
 }
 
-/* The fill value: attribute 'value' (a float) before opset 11, optional input 2 after;
+/* The fill value: attribute 'value' (a float) before version 11, optional input 2 after;
  * zero (or "") by default. */
-static int pad_fill(ox_k *k, const ox_val *x, char *fill)
+static int pad_fill(ox_k *k, const pad_version *ver, const ox_val *x, char *fill)
 {
 	memset(fill, 0, 16);
-	if (k->version < 11) {
+	if (!ver->inputs) {
 		ox_val *t = ox_tensor_new(x->type, 0, NULL, NULL);
 		if (!t)
 			return ox_kfail(k, "out of memory");
@@ -179,16 +187,16 @@ static int pad_fill(ox_k *k, const ox_val *x, char *fill)
 	return 0;
 }
 
-/* pads: [begin of each axis..., end of each axis...] over the axes given (input 3 at
- * opset 18) or all. */
-static int pad_pads(ox_k *k, const ox_val *x, pad_plan *p)
+/* pads: [begin of each axis..., end of each axis...] over the axes given (input 3 from
+ * version 18) or all. */
+static int pad_pads(ox_k *k, const pad_version *v, const ox_val *x, pad_plan *p)
 {
 	int64_t pads[2 * OX_MAX_RANK], axes[OX_MAX_RANK];
 	bool seen[OX_MAX_RANK];
-	int64_t n = ox_ints_arg(k, 11, 1, k->version < 2 ? "paddings" : "pads", pads, 2 * OX_MAX_RANK);
+	int64_t n = ox_ints_arg(k, v->inputs, 1, v->pads, pads, 2 * OX_MAX_RANK);
 	if (n == -2)
-		return ox_kfail(k, k->version >= 11 ? "input 1 (pads) is required" : "attribute 'pads' is required");
-	int64_t na = k->version >= 18 ? ox_ints_arg(k, 18, 3, "axes", axes, OX_MAX_RANK) : -2;
+		return ox_kfail(k, v->inputs ? "input 1 (pads) is required" : "attribute 'pads' is required");
+	int64_t na = v->axes ? ox_ints_arg(k, true, 3, "axes", axes, OX_MAX_RANK) : -2;
 	if (n < 0 || na == -1)
 		return -1;
 	if (na == -2)
@@ -215,14 +223,20 @@ static int pad_pads(ox_k *k, const ox_val *x, pad_plan *p)
 	return 0;
 }
 
-int ox_op_Pad(ox_k *k)
+static int pad(ox_k *k, const pad_version *v)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	pad_plan p;
-	if (!x || pad_mode(k, &p.mode) < 0 || pad_pads(k, x, &p) < 0 || pad_fill(k, x, p.fill) < 0)
+	if (!x || pad_mode(k, v, &p.mode) < 0 || pad_pads(k, v, x, &p) < 0 || pad_fill(k, v, x, p.fill) < 0)
 		return -1;
 	return pad_run(k, x, &p);
 }
+
+OX_KERNEL(ox_op_Pad_1, pad(k, &(const pad_version){"paddings", false, false, false}))
+OX_KERNEL(ox_op_Pad_2, pad(k, &(const pad_version){"pads", false, false, false}))
+OX_KERNEL(ox_op_Pad_11, pad(k, &(const pad_version){"pads", true, false, false}))
+OX_KERNEL(ox_op_Pad_18, pad(k, &(const pad_version){"pads", true, true, false}))
+OX_KERNEL(ox_op_Pad_19, pad(k, &(const pad_version){"pads", true, true, true}))
 
 /* CenterCropPad: each axis cropped or zero-padded to the target size around its
  * center; an odd difference leaves the extra element at the end. */

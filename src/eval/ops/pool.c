@@ -316,8 +316,8 @@ static int global_pool(ox_k *k, int mode, double p)
 	return yd ? 0 : -1;
 }
 
-OX_OP_CALL(GlobalAveragePool, global_pool(k, OX_POOL_AVG, 0))
-OX_OP_CALL(GlobalMaxPool, global_pool(k, OX_POOL_MAX, 0))
+OX_KERNEL(ox_op_GlobalAveragePool, global_pool(k, OX_POOL_AVG, 0))
+OX_KERNEL(ox_op_GlobalMaxPool, global_pool(k, OX_POOL_MAX, 0))
 
 int ox_op_GlobalLpPool(ox_k *k)
 {
@@ -523,7 +523,9 @@ static int roi_align_one(ox_k *k, const roi_align *a, const double *x0, const do
 	return 0;
 }
 
-static int roi_align_attrs(ox_k *k, const ox_val *x, roi_align *a)
+/* coordinate_transformation_mode comes at version 16 (ctm); version 10 samples as
+ * output_half_pixel does. */
+static int roi_align_attrs(ox_k *k, bool ctm, const ox_val *x, roi_align *a)
 {
 	a->C = x->dims[1];
 	a->H = x->dims[2];
@@ -533,10 +535,10 @@ static int roi_align_attrs(ox_k *k, const ox_val *x, roi_align *a)
 	a->ratio = ox_attr_int(k, "sampling_ratio", 0);
 	a->scale = ox_attr_float(k, "spatial_scale", 1.0f);
 	a->max = ox_attr_str_is(k, "mode", "avg", "max");
-	a->half = k->version >= 16 && ox_attr_str_is(k, "coordinate_transformation_mode", "half_pixel", "half_pixel");
+	a->half = ctm && ox_attr_str_is(k, "coordinate_transformation_mode", "half_pixel", "half_pixel");
 	if (!a->max && !ox_attr_str_is(k, "mode", "avg", "avg"))
 		return ox_kfail(k, "mode must be 'avg' or 'max'");
-	if (k->version >= 16 && !a->half &&
+	if (ctm && !a->half &&
 	    !ox_attr_str_is(k, "coordinate_transformation_mode", "half_pixel", "output_half_pixel"))
 		return ox_kfail(k, "coordinate_transformation_mode must be 'half_pixel' or 'output_half_pixel'");
 	if (a->oh < 1 || a->ow < 1 || a->oh > ATTR_MAX || a->ow > ATTR_MAX)
@@ -546,7 +548,7 @@ static int roi_align_attrs(ox_k *k, const ox_val *x, roi_align *a)
 	return 0;
 }
 
-int ox_op_RoiAlign(ox_k *k)
+static int roi_align_run(ox_k *k, bool ctm)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *rois = ox_in_tensor(k, 1, true), *bi = ox_in_tensor(k, 2, true);
 	if (!x || !rois || !bi || ox_need_real(k, x, "input X") || ox_need_real(k, rois, "input rois"))
@@ -558,7 +560,7 @@ int ox_op_RoiAlign(ox_k *k)
 	if ((bi->type != OX_INT64 && bi->type != OX_INT32) || bi->rank != 1 || bi->dims[0] != rois->dims[0])
 		return ox_kfail(k, "input batch_indices must be int64 of shape (num_rois)");
 	roi_align a;
-	if (roi_align_attrs(k, x, &a))
+	if (roi_align_attrs(k, ctm, x, &a))
 		return -1;
 	int64_t dims[4] = {rois->dims[0], a.C, a.oh, a.ow};
 	ox_val *y = ox_out_tensor(k, 0, x->type, 4, dims);
@@ -575,6 +577,9 @@ int ox_op_RoiAlign(ox_k *k)
 	}
 	return roi_finish(y, rc, xd, rd, yd);
 }
+
+OX_KERNEL(ox_op_RoiAlign_10, roi_align_run(k, false))
+OX_KERNEL(ox_op_RoiAlign_16, roi_align_run(k, true))
 
 /* ---- MaxUnpool ----------------------------------------------------------------------- */
 

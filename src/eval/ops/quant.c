@@ -48,8 +48,9 @@ static int qmap_blocked(ox_k *k, const ox_val *x, const ox_val *s, int axis, int
 	return 0;
 }
 
-/* Reads axis and block_size and checks that the scale s fits x. */
-static int qmap_init(ox_k *k, const ox_val *x, const ox_val *s, qmap *m)
+/* Reads axis and block_size and checks that the scale s fits x; version 10 has no per_axis
+ * scales. */
+static int qmap_init(ox_k *k, bool per_axis, const ox_val *x, const ox_val *s, qmap *m)
 {
 	memset(m, 0, sizeof *m);
 	int64_t block = ox_attr_int(k, "block_size", 0);
@@ -59,7 +60,7 @@ static int qmap_init(ox_k *k, const ox_val *x, const ox_val *s, qmap *m)
 		m->per_tensor = true;
 		return 0;
 	}
-	if (k->version < 13 && s->rank > 0)
+	if (!per_axis && s->rank > 0)
 		return ox_kfail(k, "the scale must be a scalar before opset 13");
 	int axis = ox_axis(k, ox_attr_int(k, "axis", 1), x->rank);
 	if (axis < 0)
@@ -166,24 +167,24 @@ static int quant_precision(ox_k *k, const ox_val *x, const ox_val *s)
 
 /* Fetches x, the scale (called sname) and the optional zero point into in, checks their
  * types against xt and st and their shapes, and maps x's elements to scale elements in m. */
-static int q_setup(ox_k *k, ox_val **in, const int *xt, const int *st, const char *sname, qmap *m)
+static int q_setup(ox_k *k, bool per_axis, ox_val **in, const int *xt, const int *st, const char *sname, qmap *m)
 {
 	if (ox_in_tensors(k, in, 3, 2) < 0)
 		return -1;
 	const ox_val *x = in[0], *s = in[1], *zp = in[2];
-	if (ox_check_type(k, x, "x", xt) < 0 || ox_check_type(k, s, sname, st) < 0 || qmap_init(k, x, s, m) < 0 ||
+	if (ox_check_type(k, x, "x", xt) < 0 || ox_check_type(k, s, sname, st) < 0 || qmap_init(k, per_axis, x, s, m) < 0 ||
 	    (zp && same_shape(k, zp, s) < 0))
 		return -1;
 	return 0;
 }
 
-int ox_op_QuantizeLinear(ox_k *k)
+static int quantize(ox_k *k, bool per_axis)
 {
 	static const int xt[] = {OX_FLOAT, OX_FLOAT16, OX_BFLOAT16, OX_INT32, OX_DOUBLE, 0};
 	static const int st[] = {OX_FLOAT, OX_FLOAT16, OX_BFLOAT16, OX_INT32, OX_DOUBLE, 0};
 	ox_val *in[3];
 	qmap m;
-	if (q_setup(k, in, xt, st, "y_scale", &m) < 0)
+	if (q_setup(k, per_axis, in, xt, st, "y_scale", &m) < 0)
 		return -1;
 	ox_val *x = in[0], *s = in[1], *zp = in[2];
 	int type = q_out_type(k, zp), prec = quant_precision(k, x, s);
@@ -202,9 +203,12 @@ int ox_op_QuantizeLinear(ox_k *k)
 	return 0;
 }
 
+OX_KERNEL(ox_op_QuantizeLinear_10, quantize(k, false))
+OX_KERNEL(ox_op_QuantizeLinear_13, quantize(k, true))
+
 /* ---- DequantizeLinear ------------------------------------------------------------------ */
 
-int ox_op_DequantizeLinear(ox_k *k)
+static int dequantize(ox_k *k, bool per_axis)
 {
 	static const int xt[] = {OX_INT8, OX_UINT8, OX_INT32, OX_INT16, OX_UINT16, OX_INT4, OX_UINT4, OX_INT2,
 				 OX_UINT2, OX_FLOAT8E4M3FN, OX_FLOAT8E4M3FNUZ, OX_FLOAT8E5M2, OX_FLOAT8E5M2FNUZ,
@@ -212,7 +216,7 @@ int ox_op_DequantizeLinear(ox_k *k)
 	static const int st[] = {OX_FLOAT, OX_FLOAT16, OX_BFLOAT16, OX_FLOAT8E8M0, 0};
 	ox_val *in[3];
 	qmap m;
-	if (q_setup(k, in, xt, st, "x_scale", &m) < 0)
+	if (q_setup(k, per_axis, in, xt, st, "x_scale", &m) < 0)
 		return -1;
 	ox_val *x = in[0], *s = in[1], *zp = in[2];
 	bool float_x = is_f8(x->type) || x->type == OX_FLOAT4E2M1;
@@ -234,6 +238,9 @@ int ox_op_DequantizeLinear(ox_k *k)
 	}
 	return 0;
 }
+
+OX_KERNEL(ox_op_DequantizeLinear_10, dequantize(k, false))
+OX_KERNEL(ox_op_DequantizeLinear_13, dequantize(k, true))
 
 /* ---- DynamicQuantizeLinear ------------------------------------------------------------- */
 

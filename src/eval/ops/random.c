@@ -130,10 +130,10 @@ static int random_like(ox_k *k, bool is_normal)
 	return 0;
 }
 
-OX_OP_CALL(RandomUniform, random_shape(k, false))
-OX_OP_CALL(RandomNormal, random_shape(k, true))
-OX_OP_CALL(RandomUniformLike, random_like(k, false))
-OX_OP_CALL(RandomNormalLike, random_like(k, true))
+OX_KERNEL(ox_op_RandomUniform, random_shape(k, false))
+OX_KERNEL(ox_op_RandomNormal, random_shape(k, true))
+OX_KERNEL(ox_op_RandomUniformLike, random_like(k, false))
+OX_KERNEL(ox_op_RandomNormalLike, random_like(k, true))
 
 /* ---- Bernoulli, Multinomial ------------------------------------------------------------ */
 

@@ -28,12 +28,11 @@ static int64_t prod(const int64_t *d, int from, int to)
 	return p;
 }
 
-/* The axes: attribute axes before opset 13 (ReduceSum) or 18 (the others), the optional
- * input 1 since; none given means all, or none at all with noop_with_empty_axes. */
-static int reduce_axes(ox_k *k, const ox_val *x, int op, red *r)
+/* The axes: attribute axes before version 13 (ReduceSum) or 18 (the others), the optional
+ * input 1 since (input); none given means all, or none at all with noop_with_empty_axes. */
+static int reduce_axes(ox_k *k, const ox_val *x, bool input, red *r)
 {
 	int64_t axes[OX_MAX_RANK], na = 0;
-	bool input = k->version >= (op == R_SUM ? 13 : 18);
 	const int64_t *a;
 	if (!input && (na = ox_attr_ints(k, "axes", &a)) > x->rank)
 		return ox_kfail(k, "attribute 'axes' has %lld values, more than the rank %d", (long long)na, x->rank);
@@ -280,7 +279,7 @@ static bool reduce_fast(const ox_val *x, const red *r, int op, ox_val *y)
 
 /* ---- the Reduce operators ---------------------------------------------------------------- */
 
-static int reduce(ox_k *k, int op)
+static int reduce(ox_k *k, int op, bool axes_input)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *y;
 	red r;
@@ -289,7 +288,7 @@ static int reduce(ox_k *k, int op)
 	bool isint = ox_elem_is_int(x->type) || (x->type == OX_BOOL && (op == R_MAX || op == R_MIN));
 	if (!isint && ox_need_real(k, x, "input data"))
 		return -1;
-	if (reduce_axes(k, x, op, &r) || !(y = ox_out_tensor(k, 0, x->type, r.orank, r.odims)))
+	if (reduce_axes(k, x, axes_input, &r) || !(y = ox_out_tensor(k, 0, x->type, r.orank, r.odims)))
 		return -1;
 	if (reduce_fast(x, &r, op, y))
 		return 0;
@@ -298,16 +297,22 @@ static int reduce(ox_k *k, int op)
 	return reduce_double(k, x, &r, op, y);
 }
 
-OX_OP_CALL(ReduceSum, reduce(k, R_SUM))
-OX_OP_CALL(ReduceMean, reduce(k, R_MEAN))
-OX_OP_CALL(ReduceMax, reduce(k, R_MAX))
-OX_OP_CALL(ReduceMin, reduce(k, R_MIN))
-OX_OP_CALL(ReduceProd, reduce(k, R_PROD))
-OX_OP_CALL(ReduceL1, reduce(k, R_L1))
-OX_OP_CALL(ReduceL2, reduce(k, R_L2))
-OX_OP_CALL(ReduceLogSum, reduce(k, R_LOGSUM))
-OX_OP_CALL(ReduceLogSumExp, reduce(k, R_LOGSUMEXP))
-OX_OP_CALL(ReduceSumSquare, reduce(k, R_SUMSQ))
+/* Op_1 takes the axes as an attribute, Op_<since> (13 for ReduceSum, 18 for the others) as
+ * input 1. */
+#define REDUCE_OP(Op, code, since)                          \
+	OX_KERNEL(ox_op_##Op##_1, reduce(k, code, false)) \
+	OX_KERNEL(ox_op_##Op##_##since, reduce(k, code, true))
+
+REDUCE_OP(ReduceSum, R_SUM, 13)
+REDUCE_OP(ReduceMean, R_MEAN, 18)
+REDUCE_OP(ReduceMax, R_MAX, 18)
+REDUCE_OP(ReduceMin, R_MIN, 18)
+REDUCE_OP(ReduceProd, R_PROD, 18)
+REDUCE_OP(ReduceL1, R_L1, 18)
+REDUCE_OP(ReduceL2, R_L2, 18)
+REDUCE_OP(ReduceLogSum, R_LOGSUM, 18)
+REDUCE_OP(ReduceLogSumExp, R_LOGSUMEXP, 18)
+REDUCE_OP(ReduceSumSquare, R_SUMSQ, 18)
 
 /* ---- ArgMax, ArgMin ------------------------------------------------------------------------ */
 
@@ -374,8 +379,8 @@ static int arg_extreme(ox_k *k, bool max)
 	return 0;
 }
 
-OX_OP_CALL(ArgMax, arg_extreme(k, true))
-OX_OP_CALL(ArgMin, arg_extreme(k, false))
+OX_KERNEL(ox_op_ArgMax, arg_extreme(k, true))
+OX_KERNEL(ox_op_ArgMin, arg_extreme(k, false))
 
 /* ---- CumSum -------------------------------------------------------------------------------- */
 
@@ -433,10 +438,10 @@ static int cumulate(ox_k *k, bool prod)
 	return 0;
 }
 
-OX_OP_CALL(CumSum, cumulate(k, false))
+OX_KERNEL(ox_op_CumSum, cumulate(k, false))
 
 /* CumProd (opset 26): the same with products, 1 before the first element. */
-OX_OP_CALL(CumProd, cumulate(k, true))
+OX_KERNEL(ox_op_CumProd, cumulate(k, true))
 
 /* ---- TopK ---------------------------------------------------------------------------------- */
 
@@ -484,10 +489,10 @@ static int by_i_asc(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* K: attribute k at opset 1, a one-element int64 input since 10. */
-static int topk_k(ox_k *k, int64_t *kk)
+/* K: attribute k at version 1, a one-element int64 input since 10 (k_input). */
+static int topk_k(ox_k *k, bool k_input, int64_t *kk)
 {
-	if (k->version < 10) {
+	if (!k_input) {
 		*kk = ox_attr_int(k, "k", -1);
 		return *kk < 0 ? ox_kfail(k, "attribute 'k' is required and must not be negative") : 0;
 	}
@@ -519,12 +524,12 @@ static void topk_slice(const ox_val *x, const double *xd, topk_item *it, int64_t
 
 /* The K largest (or smallest) along axis, sorted, equal values by lower index (the order
  * sorted = 0 leaves open is the sorted one too). */
-int ox_op_TopK(ox_k *k)
+static int topk(ox_k *k, bool k_input)
 {
 	ox_val *x = ox_in_tensor(k, 0, true), *vals, *ind;
 	int64_t kk, outer, n, inner, dims[OX_MAX_RANK];
 	int a;
-	if (!x || (!ox_elem_is_int(x->type) && ox_need_real(k, x, "input X")) || topk_k(k, &kk) ||
+	if (!x || (!ox_elem_is_int(x->type) && ox_need_real(k, x, "input X")) || topk_k(k, k_input, &kk) ||
 	    (a = ox_axis(k, ox_attr_int(k, "axis", -1), x->rank)) < 0)
 		return -1;
 	around(x, a, &outer, &n, &inner);
@@ -534,7 +539,7 @@ int ox_op_TopK(ox_k *k)
 	dims[a] = kk;
 	if (!(vals = ox_out_tensor(k, 0, x->type, x->rank, dims)) || !(ind = ox_out_tensor(k, 1, OX_INT64, x->rank, dims)))
 		return -1;
-	bool largest = k->version < 11 || ox_attr_int(k, "largest", 1) != 0;
+	bool largest = ox_attr_int(k, "largest", 1) != 0; /* from version 11: the session refuses it before */
 	double *xd = NULL;
 	topk_item *it = malloc((size_t)(n + 1) * sizeof *it);
 	if (!it)
@@ -550,3 +555,6 @@ int ox_op_TopK(ox_k *k)
 	free(xd);
 	return 0;
 }
+
+OX_KERNEL(ox_op_TopK_1, topk(k, false))
+OX_KERNEL(ox_op_TopK_10, topk(k, true))

@@ -44,7 +44,13 @@ static int pick(ox_k *k, const char *attr, const char *def, const char *const *n
 	return ox_kfail(k, "%s '%.*s' is not supported", attr, (int)len, v);
 }
 
-static int read_params(ox_k *k, params *p)
+/* What differs between Resize's versions: 10 takes scales as input 1 and samples like
+ * Upsample (asymmetric, nearest rounding down); 11 adds roi and sizes and the coordinate
+ * transformations, with tf_half_pixel_for_nn until 13 and half_pixel_symmetric from 19
+ * (axes and keep_aspect_ratio_policy, from 18, are attributes the session refuses before). */
+enum { RESIZE_10, RESIZE_11, RESIZE_13, RESIZE_19 };
+
+static int read_params(ox_k *k, int ver, params *p)
 {
 	static const char *const modes[] = {"nearest", "linear", "cubic"};
 	static const char *const ctms[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
@@ -54,14 +60,15 @@ static int read_params(ox_k *k, params *p)
 	memset(p, 0, sizeof *p);
 	if ((p->mode = pick(k, "mode", "nearest", modes, 3)) < 0)
 		return -1;
-	if (k->version < 11) {
+	if (ver == RESIZE_10) {
 		p->ctm = ASYMMETRIC, p->nearest = SIMPLE;
 		return 0;
 	}
 	if ((p->ctm = pick(k, "coordinate_transformation_mode", "half_pixel", ctms, 7)) < 0 ||
 	    (p->nearest = pick(k, "nearest_mode", "round_prefer_floor", nms, 4)) < 0)
 		return -1;
-	if ((p->ctm == HALF_PIXEL_SYMMETRIC && k->version < 19) || (p->ctm == TF_HALF_PIXEL_FOR_NN && k->version >= 13))
+	/* the message names the opset, which the user chose */
+	if ((p->ctm == HALF_PIXEL_SYMMETRIC && ver < RESIZE_19) || (p->ctm == TF_HALF_PIXEL_FOR_NN && ver >= RESIZE_13))
 		return ox_kfail(k, "coordinate_transformation_mode is not available at opset %lld", (long long)k->version);
 	p->cubic_a = ox_attr_float(k, "cubic_coeff_a", -0.75f);
 	p->extrapolation = ox_attr_float(k, "extrapolation_value", 0.0f);
@@ -294,11 +301,11 @@ typedef struct plan {
 	double roi[2 * OX_MAX_RANK]; /* start[d], then end[d] at OX_MAX_RANK + d */
 } plan;
 
-/* The axes of opset 18: ax[i] is the dim of the i-th value of roi, scales and sizes. */
+/* The axes of version 18: ax[i] is the dim of the i-th value of roi, scales and sizes. */
 static int read_axes(ox_k *k, int rank, int *ax)
 {
 	const int64_t *v;
-	int64_t n = k->version >= 18 ? ox_attr_ints(k, "axes", &v) : -1;
+	int64_t n = ox_attr_ints(k, "axes", &v);
 	if (n < 0) {
 		for (int i = 0; i < rank; i++)
 			ax[i] = i;
@@ -356,7 +363,7 @@ static int from_sizes(ox_k *k, const ox_val *x, const ox_val *s, const int *ax, 
 		return ox_kfail(k, "sizes must be %d int64 values, not %lld %s values", nax, (long long)s->count,
 				ox_elem_label(s->type));
 	static const char *const policies[] = {"stretch", "not_larger", "not_smaller"};
-	int policy = k->version >= 18 ? pick(k, "keep_aspect_ratio_policy", "stretch", policies, 3) : 0;
+	int policy = pick(k, "keep_aspect_ratio_policy", "stretch", policies, 3);
 	if (policy < 0)
 		return -1;
 	double keep = policy == 1 ? INFINITY : 0;
@@ -420,22 +427,22 @@ static int resample(ox_k *k, const ox_val *x, const params *p, const plan *P)
 	return rc;
 }
 
-int ox_op_Resize(ox_k *k)
+static int resize(ox_k *k, int ver)
 {
 	params p;
 	plan P;
 	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x || read_params(k, &p) < 0)
+	if (!x || read_params(k, ver, &p) < 0)
 		return -1;
 	ox_val *roi = NULL, *sc, *sz = NULL;
-	if (k->version < 11) {
+	if (ver == RESIZE_10) {
 		sc = ox_in_tensor(k, 1, true);
 	} else {
 		roi = ox_in_tensor(k, 1, false);
 		sc = ox_in_tensor(k, 2, false);
 		sz = ox_in_tensor(k, 3, false);
 	}
-	if ((k->version < 11 && !sc) || (ox_in(k, 1) && !ox_in_tensor(k, 1, false)) ||
+	if ((ver == RESIZE_10 && !sc) || (ox_in(k, 1) && !ox_in_tensor(k, 1, false)) ||
 	    (ox_in(k, 2) && !sc) || (ox_in(k, 3) && !sz))
 		return -1;
 	if (make_plan(k, x, roi, sc, sz, &P) < 0)
@@ -443,7 +450,14 @@ int ox_op_Resize(ox_k *k)
 	return resample(k, x, &p, &P);
 }
 
-int ox_op_Upsample(ox_k *k)
+OX_KERNEL(ox_op_Resize_10, resize(k, RESIZE_10))
+OX_KERNEL(ox_op_Resize_11, resize(k, RESIZE_11))
+OX_KERNEL(ox_op_Resize_13, resize(k, RESIZE_13))
+OX_KERNEL(ox_op_Resize_19, resize(k, RESIZE_19))
+
+/* Upsample from version 7 (scales an attribute; an input from 9). Version 1, experimental,
+ * has width_scale and height_scale instead: the registry has no kernel for it. */
+static int upsample(ox_k *k, bool scales_input)
 {
 	params p = {0};
 	plan P;
@@ -458,7 +472,7 @@ int ox_op_Upsample(ox_k *k)
 	const float *s;
 	int64_t n;
 	ox_val *st = NULL;
-	if (k->version < 9) {
+	if (!scales_input) {
 		n = ox_attr_floats(k, "scales", &s);
 	} else {
 		if (!(st = ox_in_tensor(k, 1, true)))
@@ -480,3 +494,6 @@ int ox_op_Upsample(ox_k *k)
 	}
 	return resample(k, x, &p, &P);
 }
+
+OX_KERNEL(ox_op_Upsample_7, upsample(k, false))
+OX_KERNEL(ox_op_Upsample_9, upsample(k, true))

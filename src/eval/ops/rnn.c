@@ -409,6 +409,6 @@ static int layer(ox_k *k, int kind)
 	return rc;
 }
 
-OX_OP_CALL(RNN, layer(k, RNN_PLAIN))
-OX_OP_CALL(GRU, layer(k, RNN_GRU))
-OX_OP_CALL(LSTM, layer(k, RNN_LSTM))
+OX_KERNEL(ox_op_RNN, layer(k, RNN_PLAIN))
+OX_KERNEL(ox_op_GRU, layer(k, RNN_GRU))
+OX_KERNEL(ox_op_LSTM, layer(k, RNN_LSTM))

@@ -229,25 +229,25 @@ int ox_op_Optional(ox_k *k)
 	return 0;
 }
 
-/* Before opset 18 the input must be an optional; from 18 on a tensor or a sequence
+/* Before version 18 the input must be an optional; from 18 on (any) a tensor or a sequence
  * stands for a present value and an omitted input for an absent one. */
-static int optional_input(ox_k *k, ox_val **x)
+static int optional_input(ox_k *k, bool any, ox_val **x)
 {
 	*x = ox_in(k, 0);
-	if (k->version < 18) {
+	if (!any) {
 		if (!*x)
 			return ox_kfail(k, "input 0 is required");
-		if ((*x)->kind != OX_OPTIONAL)
+		if ((*x)->kind != OX_OPTIONAL) /* the message names the opset the user imports */
 			return ox_kfail(k, "input 0 must be an optional at opset %lld (tensors and sequences are taken from 18)",
 					(long long)k->version);
 	}
 	return 0;
 }
 
-int ox_op_OptionalHasElement(ox_k *k)
+static int has_element(ox_k *k, bool any)
 {
 	ox_val *x;
-	if (optional_input(k, &x) < 0)
+	if (optional_input(k, any, &x) < 0)
 		return -1;
 	ox_val *y = ox_out_tensor(k, 0, OX_BOOL, 0, NULL);
 	if (!y)
@@ -256,10 +256,13 @@ int ox_op_OptionalHasElement(ox_k *k)
 	return 0;
 }
 
-int ox_op_OptionalGetElement(ox_k *k)
+OX_KERNEL(ox_op_OptionalHasElement_15, has_element(k, false))
+OX_KERNEL(ox_op_OptionalHasElement_18, has_element(k, true))
+
+static int get_element(ox_k *k, bool any)
 {
 	ox_val *x;
-	if (optional_input(k, &x) < 0)
+	if (optional_input(k, any, &x) < 0)
 		return -1;
 	if (!x)
 		return ox_kfail(k, "input 0 is required");
@@ -272,3 +275,6 @@ int ox_op_OptionalGetElement(ox_k *k)
 	ox_out_set(k, 0, ox_val_ref(x->items[0]));
 	return 0;
 }
+
+OX_KERNEL(ox_op_OptionalGetElement_15, get_element(k, false))
+OX_KERNEL(ox_op_OptionalGetElement_18, get_element(k, true))

@@ -46,30 +46,36 @@ static int reshape_dims(ox_k *k, const ox_val *x, int n, int64_t *shape, bool al
 	return 0;
 }
 
-int ox_op_Reshape(ox_k *k)
+/* The shape is an attribute at version 1, input 1 from 5 (allowzero, from 14, is an
+ * attribute the session refuses before). */
+static int reshape(ox_k *k, bool from_input)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	if (!x)
 		return -1;
 	int64_t shape[OX_MAX_RANK];
-	int64_t n = ox_ints_arg(k, 5, 1, "shape", shape, OX_MAX_RANK);
+	int64_t n = ox_ints_arg(k, from_input, 1, "shape", shape, OX_MAX_RANK);
 	if (n == -2)
-		return ox_kfail(k, k->version >= 5 ? "input 1 (shape) is required" : "attribute 'shape' is required");
+		return ox_kfail(k, from_input ? "input 1 (shape) is required" : "attribute 'shape' is required");
 	if (n < 0)
 		return -1;
-	bool allowzero = k->version >= 14 && ox_attr_int(k, "allowzero", 0);
+	bool allowzero = ox_attr_int(k, "allowzero", 0);
 	if (reshape_dims(k, x, (int)n, shape, allowzero) < 0)
 		return -1;
 	return ox_out_view(k, x, (int)n, shape);
 }
 
-int ox_op_Flatten(ox_k *k)
+OX_KERNEL(ox_op_Reshape_1, reshape(k, false))
+OX_KERNEL(ox_op_Reshape_5, reshape(k, true))
+
+/* A negative axis counts from the end from version 11 on. */
+static int flatten(ox_k *k, bool negative)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	if (!x)
 		return -1;
 	int64_t axis = ox_attr_int(k, "axis", 1);
-	if (axis < 0 && k->version >= 11)
+	if (axis < 0 && negative)
 		axis += x->rank;
 	if (axis < 0 || axis > x->rank)
 		return ox_kfail(k, "axis %lld is out of range for rank %d (0..%d)", (long long)ox_attr_int(k, "axis", 1),
@@ -79,6 +85,9 @@ int ox_op_Flatten(ox_k *k)
 		return ox_kfail(k, "the flattened dims are too large");
 	return ox_out_view(k, x, 2, d);
 }
+
+OX_KERNEL(ox_op_Flatten_1, flatten(k, false))
+OX_KERNEL(ox_op_Flatten_11, flatten(k, true))
 
 /* Marks each of the n axes (normalized against rank) in seen; fails on repeats. */
 static int mark_axes(ox_k *k, const int64_t *axes, int64_t n, int rank, bool *seen)
@@ -95,21 +104,21 @@ static int mark_axes(ox_k *k, const int64_t *axes, int64_t n, int rank, bool *se
 	return 0;
 }
 
-/* Squeeze's and Unsqueeze's input, and their axes (an input from opset 13, an attribute
+/* Squeeze's and Unsqueeze's input, and their axes (an input from version 13, an attribute
  * before) in axes[0..*n), *n as ox_ints_arg gives it. */
-static ox_val *axes_and_input(ox_k *k, int64_t *axes, int64_t *n)
+static ox_val *axes_and_input(ox_k *k, bool from_input, int64_t *axes, int64_t *n)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	if (x)
-		*n = ox_ints_arg(k, 13, 1, "axes", axes, OX_MAX_RANK);
+		*n = ox_ints_arg(k, from_input, 1, "axes", axes, OX_MAX_RANK);
 	return x;
 }
 
-int ox_op_Squeeze(ox_k *k)
+static int squeeze(ox_k *k, bool from_input)
 {
 	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK], n;
 	bool seen[OX_MAX_RANK];
-	ox_val *x = axes_and_input(k, axes, &n);
+	ox_val *x = axes_and_input(k, from_input, axes, &n);
 	if (!x || n == -1)
 		return -1;
 	if (n >= 0 && mark_axes(k, axes, n, x->rank, seen) < 0)
@@ -125,15 +134,18 @@ int ox_op_Squeeze(ox_k *k)
 	return ox_out_view(k, x, r, dims);
 }
 
-int ox_op_Unsqueeze(ox_k *k)
+OX_KERNEL(ox_op_Squeeze_1, squeeze(k, false))
+OX_KERNEL(ox_op_Squeeze_13, squeeze(k, true))
+
+static int unsqueeze(ox_k *k, bool from_input)
 {
 	int64_t axes[OX_MAX_RANK], dims[OX_MAX_RANK], n;
 	bool seen[OX_MAX_RANK];
-	ox_val *x = axes_and_input(k, axes, &n);
+	ox_val *x = axes_and_input(k, from_input, axes, &n);
 	if (!x)
 		return -1;
 	if (n == -2)
-		return ox_kfail(k, k->version >= 13 ? "input 1 (axes) is required" : "attribute 'axes' is required");
+		return ox_kfail(k, from_input ? "input 1 (axes) is required" : "attribute 'axes' is required");
 	if (n < 0)
 		return -1;
 	int r = x->rank + (int)n;
@@ -145,6 +157,9 @@ int ox_op_Unsqueeze(ox_k *k)
 		dims[i] = seen[i] ? 1 : x->dims[j++];
 	return ox_out_view(k, x, r, dims);
 }
+
+OX_KERNEL(ox_op_Unsqueeze_1, unsqueeze(k, false))
+OX_KERNEL(ox_op_Unsqueeze_13, unsqueeze(k, true))
 
 /* ---- Transpose ------------------------------------------------------------------- */
 
@@ -240,10 +255,10 @@ int ox_concat(ox_k *k, ox_val *const *xs, int64_t n, int64_t axis_attr, bool new
 	return ox_out_own(k, y);
 }
 
+/* axis, optional (default 1) at version 1, is required from 4 on: the session refuses a
+ * node without it. */
 int ox_op_Concat(ox_k *k)
 {
-	if (k->version >= 4 && !ox_attr(k, "axis"))
-		return ox_kfail(k, "attribute 'axis' is required");
 	for (int i = 0; i < k->nin; i++)
 		if (!ox_in_tensor(k, i, true))
 			return -1;
@@ -270,16 +285,20 @@ ox_val *ox_split_part(ox_val *x, int axis, int64_t offset, int64_t size, const c
 	return y;
 }
 
+/* Where Split's sizes come from, by version: at 1 the attribute or input 1, at 2 and 11 the
+ * attribute, at 13 input 1; at 18 too, and equal parts (num_outputs) may end smaller. */
+enum { SPLIT_EITHER, SPLIT_ATTR, SPLIT_INPUT, SPLIT_UNEVEN };
+
 /* Split's sizes when neither the split list nor (at 18) num_outputs gives them: equal
- * parts, the last one smaller from opset 18 on. */
-static int split_even(ox_k *k, int64_t dim, int64_t n, int64_t *sizes)
+ * parts, the last one smaller when uneven. */
+static int split_even(ox_k *k, int64_t dim, int64_t n, bool uneven, int64_t *sizes)
 {
 	if (n <= 0)
 		return ox_kfail(k, "num_outputs must be positive, not %lld", (long long)n);
 	if (n != k->nout)
 		return ox_kfail(k, "num_outputs is %lld, but the node has %d outputs", (long long)n, k->nout);
-	int64_t chunk = k->version >= 18 ? (dim + n - 1) / n : dim / n;
-	if (k->version < 18 && dim % n)
+	int64_t chunk = uneven ? (dim + n - 1) / n : dim / n;
+	if (!uneven && dim % n)
 		return ox_kfail(k, "dim %lld cannot be split into %lld equal parts", (long long)dim, (long long)n);
 	if (chunk * (n - 1) > dim)
 		return ox_kfail(k, "dim %lld cannot be split into %lld parts of %lld with a smaller last one",
@@ -289,16 +308,16 @@ static int split_even(ox_k *k, int64_t dim, int64_t n, int64_t *sizes)
 	return 0;
 }
 
-/* The split list: input 1 from opset 13 on, else the attribute, or at opset 1 either. */
-static int64_t split_list(ox_k *k, int64_t *sizes, int64_t cap)
+/* The split list, from where form says. */
+static int64_t split_list(ox_k *k, int form, int64_t *sizes, int64_t cap)
 {
-	int64_t n = ox_ints_arg(k, 13, 1, "split", sizes, cap);
-	if (n == -2 && k->version < 2 && ox_in(k, 1))
+	int64_t n = ox_ints_arg(k, form >= SPLIT_INPUT, 1, "split", sizes, cap);
+	if (n == -2 && form == SPLIT_EITHER && ox_in(k, 1))
 		n = ox_in_ints(k, 1, sizes, cap, "input 1 (split)");
 	return n;
 }
 
-int ox_op_Split(ox_k *k)
+static int split(ox_k *k, int form)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	int axis = x ? ox_axis_attr(k, x, "split") : -1;
@@ -307,12 +326,13 @@ int ox_op_Split(ox_k *k)
 	int64_t sizes[256], dim = x->dims[axis];
 	if (k->nout > 256)
 		return ox_kfail(k, "%d outputs are more than the 256 supported", k->nout);
-	int64_t n = split_list(k, sizes, k->nout);
+	int64_t n = split_list(k, form, sizes, k->nout);
 	if (n == -1)
 		return -1;
 	if (n == -2) {
-		int64_t no = k->version >= 18 ? ox_attr_int(k, "num_outputs", k->nout) : k->nout;
-		if (split_even(k, dim, no, sizes) < 0)
+		/* num_outputs exists from version 18: before, the session refuses it */
+		int64_t no = ox_attr_int(k, "num_outputs", k->nout);
+		if (split_even(k, dim, no, form == SPLIT_UNEVEN, sizes) < 0)
 			return -1;
 		n = no;
 	}
@@ -333,6 +353,11 @@ int ox_op_Split(ox_k *k)
 	return 0;
 }
 
+OX_KERNEL(ox_op_Split_1, split(k, SPLIT_EITHER))
+OX_KERNEL(ox_op_Split_2, split(k, SPLIT_ATTR))
+OX_KERNEL(ox_op_Split_13, split(k, SPLIT_INPUT))
+OX_KERNEL(ox_op_Split_18, split(k, SPLIT_UNEVEN))
+
 /* ---- Slice ----------------------------------------------------------------------- */
 
 typedef struct slice_args {
@@ -340,18 +365,18 @@ typedef struct slice_args {
 	int64_t n;
 } slice_args;
 
-/* Attributes at opset 1 (no steps), inputs from 10. */
-static int slice_read(ox_k *k, slice_args *a)
+/* Attributes at version 1 (no steps), inputs from 10. */
+static int slice_read(ox_k *k, bool from_input, slice_args *a)
 {
 	int64_t ne, na, ns;
-	a->n = ox_ints_arg(k, 10, 1, "starts", a->starts, OX_MAX_RANK);
-	ne = ox_ints_arg(k, 10, 2, "ends", a->ends, OX_MAX_RANK);
-	na = ox_ints_arg(k, 10, 3, "axes", a->axes, OX_MAX_RANK);
-	ns = k->version >= 10 ? ox_ints_arg(k, 10, 4, "steps", a->steps, OX_MAX_RANK) : -2;
+	a->n = ox_ints_arg(k, from_input, 1, "starts", a->starts, OX_MAX_RANK);
+	ne = ox_ints_arg(k, from_input, 2, "ends", a->ends, OX_MAX_RANK);
+	na = ox_ints_arg(k, from_input, 3, "axes", a->axes, OX_MAX_RANK);
+	ns = from_input ? ox_ints_arg(k, true, 4, "steps", a->steps, OX_MAX_RANK) : -2;
 	if (a->n == -1 || ne == -1 || na == -1 || ns == -1)
 		return -1;
 	if (a->n == -2 || ne == -2)
-		return ox_kfail(k, k->version >= 10 ? "inputs 1 (starts) and 2 (ends) are required"
+		return ox_kfail(k, from_input ? "inputs 1 (starts) and 2 (ends) are required"
 						    : "attributes 'starts' and 'ends' are required");
 	if (ne != a->n || (na >= 0 && na != a->n) || (ns >= 0 && ns != a->n))
 		return ox_kfail(k, "starts, ends, axes and steps must have the same length (%lld, %lld, %lld, %lld)",
@@ -395,11 +420,11 @@ static int64_t slice_axis(int64_t dim, int64_t s, int64_t e, int64_t *step, int6
 	return s > e ? (s - e - st - 1) / -st : 0;
 }
 
-int ox_op_Slice(ox_k *k)
+static int slice(ox_k *k, bool from_input)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	slice_args a;
-	if (!x || slice_read(k, &a) < 0)
+	if (!x || slice_read(k, from_input, &a) < 0)
 		return -1;
 	int64_t istr[OX_MAX_RANK], dims[OX_MAX_RANK], sstr[OX_MAX_RANK], off = 0;
 	bool seen[OX_MAX_RANK], whole = true;
@@ -429,6 +454,9 @@ int ox_op_Slice(ox_k *k)
 	ox_copy_strided(y->data, (const char *)x->data + off * (int64_t)es, es, x->rank, dims, sstr);
 	return ox_out_own(k, y);
 }
+
+OX_KERNEL(ox_op_Slice_1, slice(k, false))
+OX_KERNEL(ox_op_Slice_10, slice(k, true))
 
 /* ---- Expand and Tile ------------------------------------------------------------- */
 
@@ -472,23 +500,22 @@ static int tile1_repeats(ox_k *k, const ox_val *x, int64_t *rep)
 	return 0;
 }
 
-int ox_op_Tile(ox_k *k)
+/* Version 6 on: input 1 holds one repeat count per axis. */
+static int tile6_repeats(ox_k *k, const ox_val *x, int64_t *rep)
 {
-	ox_val *x = ox_in_tensor(k, 0, true);
-	if (!x)
+	int64_t n = ox_in_ints(k, 1, rep, OX_MAX_RANK, "input 1 (repeats)");
+	if (n < 0)
 		return -1;
-	int64_t rep[OX_MAX_RANK], dims[OX_MAX_RANK], istr[OX_MAX_RANK];
+	if (n != x->rank)
+		return ox_kfail(k, "repeats has %lld values for an input of rank %d", (long long)n, x->rank);
+	return 0;
+}
+
+/* x repeated rep[i] times along each axis i. */
+static int tile_run(ox_k *k, ox_val *x, const int64_t *rep)
+{
+	int64_t dims[OX_MAX_RANK], istr[OX_MAX_RANK];
 	int64_t vd[OX_MOVE_MAX_RANK], vs[OX_MOVE_MAX_RANK];
-	if (k->version < 6) {
-		if (tile1_repeats(k, x, rep) < 0)
-			return -1;
-	} else {
-		int64_t n = ox_in_ints(k, 1, rep, OX_MAX_RANK, "input 1 (repeats)");
-		if (n < 0)
-			return -1;
-		if (n != x->rank)
-			return ox_kfail(k, "repeats has %lld values for an input of rank %d", (long long)n, x->rank);
-	}
 	ox_strides(x->rank, x->dims, istr);
 	for (int i = 0; i < x->rank; i++) {
 		if (rep[i] < 0)
@@ -509,6 +536,19 @@ int ox_op_Tile(ox_k *k)
 	return ox_out_own(k, y);
 }
 
+/* The repeats: inputs 1 and 2 (tiles, axis) at version 1, input 1 from 6 (v6). */
+static int tile(ox_k *k, bool v6)
+{
+	int64_t rep[OX_MAX_RANK];
+	ox_val *x = ox_in_tensor(k, 0, true);
+	if (!x || (v6 ? tile6_repeats(k, x, rep) : tile1_repeats(k, x, rep)) < 0)
+		return -1;
+	return tile_run(k, x, rep);
+}
+
+OX_KERNEL(ox_op_Tile_1, tile(k, false))
+OX_KERNEL(ox_op_Tile_6, tile(k, true))
+
 /* ---- Shape, Size, ConstantOfShape, Range ----------------------------------------- */
 
 int ox_op_Shape(ox_k *k)
@@ -516,11 +556,8 @@ int ox_op_Shape(ox_k *k)
 	ox_val *x = ox_in_tensor(k, 0, true);
 	if (!x)
 		return -1;
-	int64_t r = x->rank, start = 0, end = r;
-	if (k->version >= 15) {
-		start = ox_attr_int(k, "start", 0);
-		end = ox_attr_int(k, "end", r);
-	}
+	/* start and end exist from version 15: before, the session refuses them */
+	int64_t r = x->rank, start = ox_attr_int(k, "start", 0), end = ox_attr_int(k, "end", r);
 	start = clamp64(start < 0 ? start + r : start, 0, r);
 	end = clamp64(end < 0 ? end + r : end, 0, r);
 	int64_t n = end > start ? end - start : 0;
@@ -676,8 +713,9 @@ int ox_op_DepthToSpace(ox_k *k)
 	if (d[1] % (bs * bs))
 		return ox_kfail(k, "channels (%lld) are not a multiple of blocksize^2 (%lld)", (long long)d[1],
 				(long long)(bs * bs));
-	bool crd = k->version >= 11 && ox_attr_str_is(k, "mode", "DCR", "CRD");
-	if (k->version >= 11 && !crd && !ox_attr_str_is(k, "mode", "DCR", "DCR"))
+	/* mode exists from version 11: before, the session refuses it */
+	bool crd = ox_attr_str_is(k, "mode", "DCR", "CRD");
+	if (!crd && !ox_attr_str_is(k, "mode", "DCR", "DCR"))
 		return ox_kfail(k, "mode must be DCR or CRD");
 	int64_t odims[4] = {d[0], c, d[2] * bs, d[3] * bs};
 	int64_t dcr[6] = {d[0], bs, bs, c, d[2], d[3]}, crdv[6] = {d[0], c, bs, bs, d[2], d[3]};

@@ -154,12 +154,12 @@ static int dft_lines(ox_k *k, const dft *d, const double *x, double *y)
 	return rc;
 }
 
-/* The axis: an attribute (default 1) at opset 17, an optional input (default -2) from 20;
- * counted among the signal dims, which exclude the last (real/imaginary) one. */
-static int dft_axis(ox_k *k, const ox_val *x)
+/* The axis: an attribute (default 1) at version 17, an optional input (default -2) from 20
+ * (axis_input); counted among the signal dims, which exclude the last (real/imaginary) one. */
+static int dft_axis(ox_k *k, bool axis_input, const ox_val *x)
 {
-	int64_t axis = k->version < 20 ? ox_attr_int(k, "axis", 1) : -2;
-	if (k->version >= 20 && ox_in(k, 2)) {
+	int64_t axis = axis_input ? -2 : ox_attr_int(k, "axis", 1);
+	if (axis_input && ox_in(k, 2)) {
 		int64_t v;
 		if (ox_in_int(k, 2, &v, "axis") < 0)
 		return -1;
@@ -173,14 +173,14 @@ static int dft_axis(ox_k *k, const ox_val *x)
 	return (int)a;
 }
 
-int ox_op_DFT(ox_k *k)
+static int dft_run(ox_k *k, bool axis_input)
 {
 	ox_val *x = ox_in_tensor(k, 0, true);
 	if (!x || ox_check_type(k, x, "input", dft_types) < 0)
 		return -1;
 	if (x->rank < 2 || (x->dims[x->rank - 1] != 1 && x->dims[x->rank - 1] != 2))
 		return ox_kfail(k, "the input's last dimension must be 1 (real) or 2 (complex)");
-	int axis = dft_axis(k, x);
+	int axis = dft_axis(k, axis_input, x);
 	if (axis < 0)
 		return -1;
 	dft d = {1, x->dims[axis], 1, 0, 0, (int)x->dims[x->rank - 1], ox_attr_int(k, "inverse", 0) != 0};
@@ -209,6 +209,9 @@ int ox_op_DFT(ox_k *k)
 	free(xd), free(yd);
 	return rc;
 }
+
+OX_KERNEL(ox_op_DFT_17, dft_run(k, false))
+OX_KERNEL(ox_op_DFT_20, dft_run(k, true))
 
 /* ---- STFT -------------------------------------------------------------------------- */
 
@@ -318,9 +321,9 @@ static int window(ox_k *k, double a0, double a1, double a2)
 	return 0;
 }
 
-OX_OP_CALL(HannWindow, window(k, 0.5, 0.5, 0))
-OX_OP_CALL(HammingWindow, window(k, 25.0 / 46.0, 21.0 / 46.0, 0))
-OX_OP_CALL(BlackmanWindow, window(k, 0.42, 0.5, 0.08))
+OX_KERNEL(ox_op_HannWindow, window(k, 0.5, 0.5, 0))
+OX_KERNEL(ox_op_HammingWindow, window(k, 25.0 / 46.0, 21.0 / 46.0, 0))
+OX_KERNEL(ox_op_BlackmanWindow, window(k, 0.42, 0.5, 0.08))
 
 /* ---- MelWeightMatrix --------------------------------------------------------------- */
 
