@@ -24,6 +24,10 @@ static OnnxStatus io_error(OnnxError *err, const char *what, const char *path)
 
 char *ox_read_file(const char *path, size_t *len, OnnxError *err)
 {
+	if (!path) {
+		ox_error_null(err);
+		return NULL;
+	}
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		io_error(err, "cannot open", path);

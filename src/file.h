@@ -7,7 +7,8 @@
 
 #include "onnxtxt/onnxtxt.h"
 
-/* Reads a whole file into a malloc'd buffer with a NUL after the last byte. */
+/* Reads a whole file into a malloc'd buffer with a NUL after the last byte; a NULL path is
+ * a missing argument of the public call that names it (ox_error_null). */
 char *ox_read_file(const char *path, size_t *len, OnnxError *err);
 
 /* Calls write(f, ctx, err) on a temporary file beside path, then renames it over path.
