@@ -274,3 +274,10 @@ OnnxStatus ox_write_atomic(const char *path, ox_writer *write_fn, void *ctx, Onn
 	free(target);
 	return status;
 }
+
+int ox_write_bytes(FILE *f, void *ctx, OnnxError *err)
+{
+	const ox_write_job *job = ctx;
+	(void)err; /* a failed write is the stream's own */
+	return fwrite(job->p, 1, job->n, f) == job->n;
+}

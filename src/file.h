@@ -17,4 +17,14 @@ char *ox_read_file(const char *path, size_t *len, OnnxError *err);
 typedef int ox_writer(FILE *f, void *ctx, OnnxError *err);
 OnnxStatus ox_write_atomic(const char *path, ox_writer *write, void *ctx, OnnxError *err);
 
+/* The context most writers need: what they write (bytes, text, a message) and its length,
+ * or the flags to write it with. */
+typedef struct ox_write_job {
+	const void *p;
+	size_t n;
+} ox_write_job;
+
+/* An ox_writer for an ox_write_job's n bytes at p. */
+int ox_write_bytes(FILE *f, void *ctx, OnnxError *err);
+
 #endif

@@ -872,12 +872,6 @@ OnnxStatus OnnxValue_PrintNamed(const OnnxValue *v, const char *name, char **tex
 	return ONNXTXT_OK;
 }
 
-static int write_named(FILE *f, void *ctx, OnnxError *err)
-{
-	const char *text = ctx;
-	return fputs(text, f) >= 0;
-}
-
 OnnxStatus OnnxValue_PrintNamedFile(const OnnxValue *v, const char *name, const char *path, OnnxError *err)
 {
 	OnnxError local;
@@ -889,7 +883,8 @@ OnnxStatus OnnxValue_PrintNamedFile(const OnnxValue *v, const char *name, const 
 	}
 	if (OnnxValue_PrintNamed(v, name, &text, NULL, err) != ONNXTXT_OK)
 		return err->code;
-	OnnxStatus st = ox_write_atomic(path, write_named, text, err);
+	ox_write_job job = {text, strlen(text)};
+	OnnxStatus st = ox_write_atomic(path, ox_write_bytes, &job, err);
 	free(text);
 	return st;
 }

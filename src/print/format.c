@@ -498,18 +498,6 @@ OnnxStatus OnnxPrinter_Format(const char *text, size_t len, unsigned flags, char
 	return ONNXTXT_OK;
 }
 
-typedef struct format_job {
-	const char *text;
-	size_t len;
-} format_job;
-
-static int write_formatted(FILE *f, void *ctx, OnnxError *err)
-{
-	const format_job *job = ctx;
-	(void)err; /* a failed write is the stream's own */
-	return fwrite(job->text, 1, job->len, f) == job->len;
-}
-
 OnnxStatus OnnxPrinter_FormatFile(const char *text, size_t len, unsigned flags, const char *path, OnnxError *err)
 {
 	OnnxError local;
@@ -525,8 +513,8 @@ OnnxStatus OnnxPrinter_FormatFile(const char *text, size_t len, unsigned flags, 
 	OnnxStatus st = OnnxPrinter_Format(text, len, flags, &formatted, &n, err);
 	if (st != ONNXTXT_OK)
 		return st;
-	format_job job = {formatted, n};
-	st = ox_write_atomic(path, write_formatted, &job, err);
+	ox_write_job job = {formatted, n};
+	st = ox_write_atomic(path, ox_write_bytes, &job, err);
 	free(formatted);
 	return st;
 }

@@ -1437,15 +1437,10 @@ OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxE
 	return st;
 }
 
-typedef struct write_job {
-	const void *message;
-	unsigned flags;
-} write_job;
-
 static int write_text(FILE *f, void *ctx, OnnxError *err)
 {
-	const write_job *job = ctx;
-	return OnnxPrinter_Write(job->message, job->flags, f, err) == ONNXTXT_OK;
+	const ox_write_job *job = ctx; /* the message, and the flags to print it with */
+	return OnnxPrinter_Write(job->p, (unsigned)job->n, f, err) == ONNXTXT_OK;
 }
 
 OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path, OnnxError *err)
@@ -1454,6 +1449,6 @@ OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char
 	err = ox_error_reset(err, &local);
 	if (!path || !message)
 		return ox_error_null(err);
-	write_job job = {message, flags};
+	ox_write_job job = {message, flags};
 	return ox_write_atomic(path, write_text, &job, err);
 }
