@@ -673,15 +673,6 @@ OnnxStatus OnnxModel_Info(const Onnx__ModelProto *model, unsigned flags, char **
 		text_nodes(&o, &I, model);
 		text_tensors(&o, &I);
 	}
-	ox_putc(&o, '\0');
 	release(&I);
-	if (o.failed || nomem) {
-		ox_out_free(&o);
-		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
-		return err->code;
-	}
-	*text = o.buf;
-	if (len)
-		*len = o.len - 1;
-	return ONNXTXT_OK;
+	return ox_out_take(&o, text, len, err);
 }
