@@ -237,11 +237,24 @@ bool ox_grow(void *array, size_t *cap, size_t n, size_t size, size_t first)
 	if (n < *cap)
 		return true;
 	size_t c = *cap ? 2 * *cap : first;
+	while (c <= n && c <= SIZE_MAX / 2)
+		c *= 2;
 	void *old, *grown;
 	memcpy(&old, array, sizeof old);
-	if (c > SIZE_MAX / size || !(grown = realloc(old, c * size)))
+	if (c <= n || c > SIZE_MAX / size || !(grown = realloc(old, c * size)))
 		return false;
 	memcpy(array, &grown, sizeof grown);
 	*cap = c;
 	return true;
+}
+
+void ox_text_put(ox_text *t, const char *s, size_t n)
+{
+	if (!t->failed && !ox_grow(&t->p, &t->cap, t->n + n, 1, 64))
+		t->failed = true;
+	if (t->failed)
+		return;
+	memcpy(t->p + t->n, s, n);
+	t->n += n;
+	t->p[t->n] = '\0';
 }

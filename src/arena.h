@@ -41,8 +41,18 @@ void *ox_arena_root(ox_arena *a, size_t size);
 ox_arena *ox_root_arena(const void *root);
 
 /* Beside the arena, for malloc'd arrays that grow: makes room for element n of the array
- * at *(T **)array, of *cap elements of size bytes (doubling, from first); false when out
- * of memory, the array as it was. */
+ * at *(T **)array, of *cap elements of size bytes (doubling from first as often as it
+ * takes); false when out of memory, the array as it was. */
 bool ox_grow(void *array, size_t *cap, size_t n, size_t size, size_t first);
+
+/* Text that grows in malloc'd memory, NUL-terminated once written to; `failed` once memory
+ * ran out, and what comes after is dropped. */
+typedef struct ox_text {
+	char *p;
+	size_t n, cap;
+	bool failed;
+} ox_text;
+
+void ox_text_put(ox_text *t, const char *s, size_t n);
 
 #endif

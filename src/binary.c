@@ -294,13 +294,11 @@ OnnxStatus OnnxBinary_ReadFile(const char *path, Onnx__ModelProto **out, OnnxErr
 	err = ox_error_reset(err, &local);
 	if (out)
 		*out = NULL;
-	if (!path || !out)
+	if (!out)
 		return ox_error_null(err);
 	size_t len;
 	char *data = ox_read_file(path, &len, err);
-	if (!data)
-		return err->code;
-	OnnxStatus st = OnnxBinary_Read(data, len, out, err);
+	OnnxStatus st = data ? OnnxBinary_Read(data, len, out, err) : err->code;
 	free(data);
 	return st;
 }

@@ -24,6 +24,10 @@ static OnnxStatus io_error(OnnxError *err, const char *what, const char *path)
 
 char *ox_read_file(const char *path, size_t *len, OnnxError *err)
 {
+	if (!path) {
+		ox_error_null(err);
+		return NULL;
+	}
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		io_error(err, "cannot open", path);
@@ -269,4 +273,11 @@ OnnxStatus ox_write_atomic(const char *path, ox_writer *write_fn, void *ctx, Onn
 	free(dir);
 	free(target);
 	return status;
+}
+
+int ox_write_bytes(FILE *f, void *ctx, OnnxError *err)
+{
+	const ox_write_job *job = ctx;
+	(void)err; /* a failed write is the stream's own */
+	return fwrite(job->p, 1, job->n, f) == job->n;
 }

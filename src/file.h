@@ -7,7 +7,8 @@
 
 #include "onnxtxt/onnxtxt.h"
 
-/* Reads a whole file into a malloc'd buffer with a NUL after the last byte. */
+/* Reads a whole file into a malloc'd buffer with a NUL after the last byte; a NULL path is
+ * a missing argument of the public call that names it (ox_error_null). */
 char *ox_read_file(const char *path, size_t *len, OnnxError *err);
 
 /* Calls write(f, ctx, err) on a temporary file beside path, then renames it over path.
@@ -15,5 +16,15 @@ char *ox_read_file(const char *path, size_t *len, OnnxError *err);
  * failure the temporary file is removed and path is left as it was. */
 typedef int ox_writer(FILE *f, void *ctx, OnnxError *err);
 OnnxStatus ox_write_atomic(const char *path, ox_writer *write, void *ctx, OnnxError *err);
+
+/* The context most writers need: what they write (bytes, text, a message) and its length,
+ * or the flags to write it with. */
+typedef struct ox_write_job {
+	const void *p;
+	size_t n;
+} ox_write_job;
+
+/* An ox_writer for an ox_write_job's n bytes at p. */
+int ox_write_bytes(FILE *f, void *ctx, OnnxError *err);
 
 #endif

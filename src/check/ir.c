@@ -119,11 +119,25 @@ static void need_ir(ox_check *c, int need, const void *at, const char *name, con
 			(long long)c->ir_version);
 }
 
-/* A type and the types inside it: sequences and maps need IR 6, optionals IR 8; element
- * types known and of the IR version; opaque types named. */
+/* The kinds of type others nest in: the IR version that brought each (IR.md), and how
+ * problems name it. */
+static const struct {
+	int ir;
+	const char *what;
+} nesting[] = {
+	[ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE] = {6, "a sequence type"},
+	[ONNX__TYPE_PROTO__VALUE_MAP_TYPE] = {6, "a map type"},
+	[ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE] = {8, "an optional type"},
+};
+
+/* A type and the types inside it: each nesting kind of its IR version; element types
+ * known and of the IR version; opaque types named. */
 void ox_check_ir_type(ox_check *c, const Onnx__TypeProto *t, const void *at, const char *name)
 {
 	for (int depth = 0; t && depth < 64; depth++) {
+		size_t k = (size_t)t->value_case;
+		if (k < sizeof nesting / sizeof *nesting && nesting[k].ir)
+			need_ir(c, nesting[k].ir, at, name, nesting[k].what);
 		switch (t->value_case) {
 		case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
 			check_elem(c, t->tensor_type->elem_type, t->tensor_type->has_elem_type, at, name);
@@ -131,18 +145,11 @@ void ox_check_ir_type(ox_check *c, const Onnx__TypeProto *t, const void *at, con
 		case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
 			check_elem(c, t->sparse_tensor_type->elem_type, t->sparse_tensor_type->has_elem_type, at, name);
 			return;
-		case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
-			need_ir(c, 6, at, name, "a sequence type");
-			t = t->sequence_type->elem_type;
-			break;
+		case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE: t = t->sequence_type->elem_type; break;
+		case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE: t = t->optional_type->elem_type; break;
 		case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
-			need_ir(c, 6, at, name, "a map type");
 			check_elem(c, t->map_type->key_type, t->map_type->has_key_type, at, name);
 			t = t->map_type->value_type;
-			break;
-		case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
-			need_ir(c, 8, at, name, "an optional type");
-			t = t->optional_type->elem_type;
 			break;
 		case ONNX__TYPE_PROTO__VALUE_OPAQUE_TYPE:
 			if (!t->opaque_type->name || !*t->opaque_type->name)

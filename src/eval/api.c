@@ -214,13 +214,11 @@ OnnxStatus OnnxValue_ReadFile(const char *path, OnnxValueKind kind, OnnxValue **
 {
 	OnnxError local;
 	err = ox_error_reset(err, &local);
-	if (!path || !out)
+	if (!out)
 		return ox_error_null(err);
 	size_t len;
 	char *data = ox_read_file(path, &len, err);
-	if (!data)
-		return err->code;
-	OnnxStatus st = OnnxValue_Read(data, len, kind, out, NULL, err);
+	OnnxStatus st = data ? OnnxValue_Read(data, len, kind, out, NULL, err) : err->code;
 	free(data);
 	return st;
 }

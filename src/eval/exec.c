@@ -392,47 +392,39 @@ static int undefined(planner *P, const body *b, size_t i, const char *name, cons
 	return fail(P, ONNXTXT_ERR_EVAL, "%s: input '%s' is not defined", label, name);
 }
 
-static int plan_inputs(planner *P, ox_plan *p, const body *b, size_t i, ox_node *N, const char *label)
+/* The slot one name of node i reads (out false: found, or an error saying why not) or
+ * writes (out true: a new one, each name assigned once); -1 for an empty name (an optional
+ * one left out), -2 after failing. */
+static int name_slot(planner *P, ox_plan *p, const body *b, size_t i, const char *name, bool out, const char *label)
 {
-	const Onnx__NodeProto *n = N->proto;
-	N->nin = (int)n->n_input;
-	if (!(N->in = alloc(P, n->n_input * sizeof *N->in)))
+	if (!*name)
 		return -1;
-	for (size_t j = 0; j < n->n_input; j++) {
-		const char *name = n->input[j];
-		N->in[j] = -1;
-		if (!*name)
-			continue;
-		int s = resolve(P, p, name);
-		if (s == -2)
-			return -1;
-		if (s < 0)
-			return undefined(P, b, i, name, label);
-		N->in[j] = s;
-		p->last[s] = (int)i;
+	if (out && lookup(&p->tab, name) >= 0) {
+		fail(P, ONNXTXT_ERR_EVAL, "%s: output '%s' is already defined (each name is assigned once)", label, name);
+		return -2;
 	}
-	return 0;
+	int s = out ? new_slot(P, p, name) : resolve(P, p, name);
+	if (s == -1 && !out)
+		undefined(P, b, i, name, label);
+	return s < 0 ? -2 : s;
 }
 
-static int plan_outputs(planner *P, ox_plan *p, ox_node *N, size_t i, const char *label)
+/* The slots of node i's inputs (out false) or outputs (out true); each slot notes the last
+ * node that uses it. */
+static int plan_slots(planner *P, ox_plan *p, const body *b, size_t i, bool out, const char *label)
 {
-	const Onnx__NodeProto *n = N->proto;
-	N->nout = (int)n->n_output;
-	if (!(N->out = alloc(P, n->n_output * sizeof *N->out)))
+	ox_node *N = &p->nodes[i];
+	size_t n = out ? N->proto->n_output : N->proto->n_input;
+	char *const *names = out ? N->proto->output : N->proto->input;
+	*(out ? &N->nout : &N->nin) = (int)n;
+	int *slots = *(out ? &N->out : &N->in) = alloc(P, n * sizeof *slots);
+	if (!slots)
 		return -1;
-	for (size_t j = 0; j < n->n_output; j++) {
-		const char *name = n->output[j];
-		N->out[j] = -1;
-		if (!*name)
-			continue;
-		if (lookup(&p->tab, name) >= 0)
-			return fail(P, ONNXTXT_ERR_EVAL, "%s: output '%s' is already defined (each name is assigned once)",
-				    label, name);
-		int s = new_slot(P, p, name);
-		if (s < 0)
+	for (size_t j = 0; j < n; j++) {
+		if ((slots[j] = name_slot(P, p, b, i, names[j], out, label)) == -2)
 			return -1;
-		N->out[j] = s;
-		p->last[s] = (int)i;
+		if (slots[j] >= 0)
+			p->last[slots[j]] = (int)i;
 	}
 	return 0;
 }
@@ -551,7 +543,7 @@ static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 	N->proto = n;
 	if (p->main)
 		P->st->node = (long)i; /* what a planning error is about, if one comes */
-	if (plan_inputs(P, p, b, i, N, label) < 0 || resolve_attrs(P, N) < 0)
+	if (plan_slots(P, p, b, i, false, label) < 0 || resolve_attrs(P, N) < 0)
 		return -1;
 	const char *dom = n->domain ? n->domain : "";
 	N->version = opset_version(P, dom);
@@ -563,7 +555,7 @@ static int plan_node(planner *P, ox_plan *p, const body *b, size_t i)
 	if (plan_subgraphs(P, p, N, (int)i, label) < 0)
 		return -1;
 	N->foldable = !f && !N->nsubs && ox_fold_deterministic(dom, n->op_type);
-	return plan_outputs(P, p, N, i, label);
+	return plan_slots(P, p, b, i, true, label);
 }
 
 /* After which node each slot can go: frees[] lists per node; outputs stay. */

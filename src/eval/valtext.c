@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "convert.h"
 #include "file.h"
 #include "diag.h"
@@ -94,32 +95,6 @@ static ox_val *parse_tensor(scan *S)
 	return v;
 }
 
-typedef struct buf {
-	char *p;
-	size_t n, cap;
-	bool failed;
-} buf;
-
-static void put(buf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		char *g = realloc(b->p, cap);
-		if (!g) {
-			b->failed = true;
-			return;
-		}
-		b->p = g, b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-}
-
 /* An element type name at S->pos (after spaces); 0 after failing. */
 static int elem_type_at(scan *S, const char *what)
 {
@@ -147,7 +122,7 @@ static bool expect_char(scan *S, char c, const char *what)
 
 /* Appends the literal at S->pos, up to stop, ',' or '}' outside quotes or the end of the
  * text, to b (with a ", " before all but the first); false when it is empty. */
-static bool map_literal(scan *S, char stop, buf *b, size_t n)
+static bool map_literal(scan *S, char stop, ox_text *b, size_t n)
 {
 	skip_space(S);
 	size_t i = S->pos;
@@ -163,21 +138,21 @@ static bool map_literal(scan *S, char stop, buf *b, size_t n)
 	if (e == S->pos)
 		return false;
 	if (n)
-		put(b, ", ", 2);
-	put(b, S->t + S->pos, e - S->pos);
+		ox_text_put(b, ", ", 2);
+	ox_text_put(b, S->t + S->pos, e - S->pos);
 	S->pos = i;
 	return true;
 }
 
 /* "TYPE[n] {body}" through the tensor parser; errors point at the map. */
-static ox_val *map_column(scan *S, int type, size_t n, const buf *body, size_t at, const char *what)
+static ox_val *map_column(scan *S, int type, size_t n, const ox_text *body, size_t at, const char *what)
 {
-	buf t = {0};
+	ox_text t = {0};
 	char head[64];
 	snprintf(head, sizeof head, "%s[%zu] {", ox_elem_label(type), n);
-	put(&t, head, strlen(head));
-	put(&t, body->p ? body->p : "", body->n);
-	put(&t, "}", 1);
+	ox_text_put(&t, head, strlen(head));
+	ox_text_put(&t, body->p ? body->p : "", body->n);
+	ox_text_put(&t, "}", 1);
 	ox_val *v = NULL;
 	Onnx__TensorProto *tp = NULL;
 	char msg[OX_MSG];
@@ -216,7 +191,7 @@ static bool keys_unique(scan *S, const ox_val *keys, size_t at)
 }
 
 /* The entries up to the closing '}': the keys' literals into kb, the values' into vb. */
-static bool map_entries(scan *S, buf *kb, buf *vb, size_t *n)
+static bool map_entries(scan *S, ox_text *kb, ox_text *vb, size_t *n)
 {
 	skip_space(S);
 	while (S->pos < S->len && S->t[S->pos] != '}') {
@@ -253,7 +228,7 @@ static ox_val *parse_map(scan *S)
 			  ox_elem_label(kt));
 		return NULL;
 	}
-	buf kb = {0}, vb = {0};
+	ox_text kb = {0}, vb = {0};
 	ox_val *keys = NULL, *vals = NULL, *m = NULL;
 	if (map_entries(S, &kb, &vb, &n) && (keys = map_column(S, kt, n, &kb, at, "keys")) &&
 	    (vals = map_column(S, vt, n, &vb, at, "values")) && keys_unique(S, keys, at)) {
@@ -378,7 +353,7 @@ OnnxStatus OnnxValue_Parse(const char *text, size_t len, OnnxValue **out, OnnxEr
 
 /* The printer's tensor text on one line: its line breaks only ever separate values, or
  * a value from the braces around them, which take no space ("{1, 2}" as when short). */
-static void put_tensor(buf *b, const ox_val *v, OnnxError *err)
+static void put_tensor(ox_text *b, const ox_val *v, OnnxError *err)
 {
 	void *m;
 	char *s;
@@ -398,23 +373,23 @@ static void put_tensor(buf *b, const ox_val *v, OnnxError *err)
 			while (i < n && is_space(s[i]))
 				i++;
 			if (i < n && s[i] != '}' && !(b->n && b->p[b->n - 1] == '{'))
-				put(b, " ", 1);
+				ox_text_put(b, " ", 1);
 			continue;
 		}
 		size_t j = i;
 		while (j < n && s[j] != '\n')
 			j++;
-		put(b, s + i, j - i);
+		ox_text_put(b, s + i, j - i);
 		i = j;
 	}
 	free(s);
 }
 
 /* Element i of t as the tensor printer writes it: the text between its braces. */
-static void put_element(buf *b, const ox_val *t, int64_t i, OnnxError *err)
+static void put_element(ox_text *b, const ox_val *t, int64_t i, OnnxError *err)
 {
 	ox_val *e = ox_tensor_scalar(t->type, (const char *)t->data + (size_t)i * ox_elem_size(t->type));
-	buf one = {0};
+	ox_text one = {0};
 	if (!e) {
 		b->failed = true;
 		return;
@@ -425,27 +400,27 @@ static void put_element(buf *b, const ox_val *t, int64_t i, OnnxError *err)
 	if (one.failed || !open || !close || close < open)
 		b->failed = true;
 	else
-		put(b, open + 1, (size_t)(close - open - 1));
+		ox_text_put(b, open + 1, (size_t)(close - open - 1));
 	free(one.p);
 }
 
-static void put_map(buf *b, const ox_val *v, OnnxError *err)
+static void put_map(ox_text *b, const ox_val *v, OnnxError *err)
 {
 	const ox_val *keys = v->items[0], *vals = v->items[1];
 	char head[64];
 	snprintf(head, sizeof head, "map(%s, %s) {", ox_elem_label(keys->type), ox_elem_label(vals->type));
-	put(b, head, strlen(head));
+	ox_text_put(b, head, strlen(head));
 	for (int64_t i = 0; i < keys->count && !b->failed; i++) {
 		if (i)
-			put(b, ", ", 2);
+			ox_text_put(b, ", ", 2);
 		put_element(b, keys, i, err);
-		put(b, ": ", 2);
+		ox_text_put(b, ": ", 2);
 		put_element(b, vals, i, err);
 	}
-	put(b, "}", 1);
+	ox_text_put(b, "}", 1);
 }
 
-static void put_value(buf *b, const ox_val *v, OnnxError *err)
+static void put_value(ox_text *b, const ox_val *v, OnnxError *err)
 {
 	if (v->kind == OX_TENSOR) {
 		put_tensor(b, v, err);
@@ -455,15 +430,15 @@ static void put_value(buf *b, const ox_val *v, OnnxError *err)
 		if (v->nitems)
 			put_value(b, v->items[0], err);
 		else
-			put(b, "none", 4);
+			ox_text_put(b, "none", 4);
 	} else {
-		put(b, "[", 1);
+		ox_text_put(b, "[", 1);
 		for (size_t i = 0; i < v->nitems; i++) {
 			if (i)
-				put(b, ", ", 2);
+				ox_text_put(b, ", ", 2);
 			put_value(b, v->items[i], err);
 		}
-		put(b, "]", 1);
+		ox_text_put(b, "]", 1);
 	}
 }
 
@@ -473,9 +448,9 @@ OnnxStatus OnnxValue_Print(const OnnxValue *v, char **text, size_t *len, OnnxErr
 	err = ox_error_reset(err, &local);
 	if (!v || !text)
 		return ox_error_null(err);
-	buf b = {0};
+	ox_text b = {0};
 	put_value(&b, VAL(v), err);
-	put(&b, "", 0);
+	ox_text_put(&b, "", 0);
 	if (b.failed) {
 		free(b.p);
 		if (!err->code)
@@ -861,20 +836,20 @@ OnnxStatus OnnxValue_PrintNamed(const OnnxValue *v, const char *name, char **tex
 	size_t n;
 	if (!text || OnnxValue_Print(v, &value, &n, err) != ONNXTXT_OK)
 		return text ? err->code : (ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: NULL pointer"), err->code);
-	buf b = {0};
+	ox_text b = {0};
 	if (name && *name) {
 		bool bare = bare_name(name);
 		if (!bare)
-			put(&b, "\"", 1);
+			ox_text_put(&b, "\"", 1);
 		for (size_t i = 0, nl = strlen(name); i < nl;) {
 			char tmp[8], *d = tmp;
 			i += ox_escape_char(&d, name + i, nl - i);
-			put(&b, tmp, (size_t)(d - tmp));
+			ox_text_put(&b, tmp, (size_t)(d - tmp));
 		}
-		put(&b, bare ? " = " : "\" = ", bare ? 3 : 4);
+		ox_text_put(&b, bare ? " = " : "\" = ", bare ? 3 : 4);
 	}
-	put(&b, value, n);
-	put(&b, "\n", 1);
+	ox_text_put(&b, value, n);
+	ox_text_put(&b, "\n", 1);
 	free(value);
 	if (b.failed) {
 		free(b.p);
@@ -885,12 +860,6 @@ OnnxStatus OnnxValue_PrintNamed(const OnnxValue *v, const char *name, char **tex
 	if (len)
 		*len = b.n;
 	return ONNXTXT_OK;
-}
-
-static int write_named(FILE *f, void *ctx, OnnxError *err)
-{
-	const char *text = ctx;
-	return fputs(text, f) >= 0;
 }
 
 OnnxStatus OnnxValue_PrintNamedFile(const OnnxValue *v, const char *name, const char *path, OnnxError *err)
@@ -904,7 +873,8 @@ OnnxStatus OnnxValue_PrintNamedFile(const OnnxValue *v, const char *name, const 
 	}
 	if (OnnxValue_PrintNamed(v, name, &text, NULL, err) != ONNXTXT_OK)
 		return err->code;
-	OnnxStatus st = ox_write_atomic(path, write_named, text, err);
+	ox_write_job job = {text, strlen(text)};
+	OnnxStatus st = ox_write_atomic(path, ox_write_bytes, &job, err);
 	free(text);
 	return st;
 }

@@ -224,6 +224,16 @@ static ox_val *value_new(int kind)
 	return v;
 }
 
+/* A tensor's element type and shape, for a new tensor or a view */
+static void set_shape(ox_val *v, int type, int rank, const int64_t *dims, int64_t count)
+{
+	v->type = type;
+	v->rank = rank;
+	if (rank)
+		memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
+	v->count = count;
+}
+
 ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why)
 {
 	const char *dummy;
@@ -255,11 +265,7 @@ ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why)
 		return NULL;
 	}
 	v->budget = budget;
-	v->type = type;
-	v->rank = rank;
-	if (rank)
-		memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
-	v->count = count;
+	set_shape(v, type, rank, dims, count);
 	/* an empty tensor gets a block too: see value.h */
 	v->data = data_alloc(bytes ? bytes : 1);
 	if (!v->data) {
@@ -280,11 +286,7 @@ ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims)
 	ox_val *v = value_new(OX_TENSOR);
 	if (!v)
 		return NULL;
-	v->type = base->type;
-	v->rank = rank;
-	if (rank)
-		memcpy(v->dims, dims, (size_t)rank * sizeof *dims);
-	v->count = base->count;
+	set_shape(v, base->type, rank, dims, base->count);
 	v->data = base->data;
 	v->owner = ox_val_ref(base->owner ? base->owner : base);
 	return v;

@@ -435,14 +435,12 @@ static void text_header(ox_out *o, const info *I, const Onnx__ModelProto *m)
 static void text_nodes(ox_out *o, const info *I, const Onnx__ModelProto *m)
 {
 	char buf[512];
-	ox_puts(o, "nodes: ");
-	ox_put_uint(o, I->nodes_main + I->nodes_sub + I->nodes_fn);
-	ox_puts(o, " (main graph ");
-	ox_put_uint(o, I->nodes_main);
-	ox_puts(o, ", sub-graphs ");
-	ox_put_uint(o, I->nodes_sub);
-	ox_puts(o, ", functions ");
-	ox_put_uint(o, I->nodes_fn);
+	const char *labels[] = {"nodes: ", " (main graph ", ", sub-graphs ", ", functions "};
+	const uint64_t n[] = {I->nodes_main + I->nodes_sub + I->nodes_fn, I->nodes_main, I->nodes_sub, I->nodes_fn};
+	for (int k = 0; k < 4; k++) {
+		ox_puts(o, labels[k]);
+		ox_put_uint(o, n[k]);
+	}
 	ox_puts(o, ")\noperators:\n");
 	for (size_t i = 0; i < I->ops.n; i++) {
 		ox_puts(o, "  ");
@@ -519,11 +517,26 @@ static void json_key(ox_out *o, const char *key)
 	ox_puts(o, key); /* keys are written already quoted, with their colon */
 }
 
-static void json_uint(ox_out *o, const char *key, uint64_t v, bool last)
+/* A count between the text before it (its key, and what closes the member before) and the
+ * text after it (what separates or closes it) */
+static void json_uint(ox_out *o, const char *before, uint64_t v, const char *after)
 {
-	json_key(o, key);
+	json_key(o, before);
 	ox_put_uint(o, v);
-	ox_puts(o, last ? "" : ", ");
+	ox_puts(o, after);
+}
+
+/* Opens an object of a list with its first member, a string, and the comma before the next
+ * member (every object has more); `more`: not the list's first object; `own_line`: each
+ * object on a line of its own. */
+static void json_item(ox_out *o, bool more, bool own_line, const char *key, const char *s)
+{
+	if (more)
+		ox_putc(o, ',');
+	ox_puts(o, own_line ? "\n    {" : more ? " {" : "{");
+	json_key(o, key);
+	put_json_string(o, s);
+	ox_puts(o, ", ");
 }
 
 static void json_values(ox_out *o, const info *I, const char *key, size_t n, Onnx__ValueInfoProto *const *v)
@@ -536,29 +549,22 @@ static void json_values(ox_out *o, const info *I, const char *key, size_t n, Onn
 			defaults++;
 			continue;
 		}
-		ox_puts(o, i > defaults ? ", {\"name\": " : "{\"name\": ");
-		put_json_string(o, v[i]->name);
-		ox_puts(o, ", \"type\": ");
+		json_item(o, i > defaults, false, "\"name\": ", v[i]->name);
+		ox_puts(o, "\"type\": ");
 		put_json_type(o, v[i]->type, NULL);
 		ox_putc(o, '}');
 	}
 	ox_puts(o, "],\n");
-	if (I) {
-		ox_puts(o, "  ");
-		json_uint(o, "\"inputs_with_initializer\": ", defaults, true);
-		ox_puts(o, ",\n");
-	}
+	if (I)
+		json_uint(o, "  \"inputs_with_initializer\": ", defaults, ",\n");
 }
 
 static void json_header(ox_out *o, const info *I, const Onnx__ModelProto *m)
 {
-	ox_puts(o, "{\n  ");
-	json_uint(o, "\"ir_version\": ", (uint64_t)m->ir_version, true);
-	ox_puts(o, ",\n  \"opset_import\": [");
+	json_uint(o, "{\n  \"ir_version\": ", (uint64_t)m->ir_version, ",\n  \"opset_import\": [");
 	for (size_t i = 0; i < m->n_opset_import; i++) {
-		ox_puts(o, i ? ", {\"domain\": " : "{\"domain\": ");
-		put_json_string(o, dom(m->opset_import[i]->domain));
-		ox_puts(o, ", \"version\": ");
+		json_item(o, i, false, "\"domain\": ", dom(m->opset_import[i]->domain));
+		ox_puts(o, "\"version\": ");
 		ox_put_int(o, m->opset_import[i]->version);
 		ox_putc(o, '}');
 	}
@@ -581,60 +587,48 @@ static void json_header(ox_out *o, const info *I, const Onnx__ModelProto *m)
 static void json_counts(ox_out *o, const counts *c, bool ops)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		ox_puts(o, i ? ",\n    {\"domain\": " : "\n    {\"domain\": ");
-		put_json_string(o, c->v[i].domain);
+		json_item(o, i, true, "\"domain\": ", c->v[i].domain);
 		if (ops) {
-			ox_puts(o, ", \"op_type\": ");
+			ox_puts(o, "\"op_type\": ");
 			put_json_string(o, c->v[i].op);
+			ox_puts(o, ", ");
 		}
-		ox_puts(o, ", \"count\": ");
-		ox_put_uint(o, c->v[i].n);
-		ox_putc(o, '}');
+		json_uint(o, "\"count\": ", c->v[i].n, "}");
 	}
 	ox_puts(o, c->n ? "\n  ],\n" : "],\n");
 }
 
 static void json_nodes(ox_out *o, const info *I, const Onnx__ModelProto *m)
 {
-	ox_puts(o, "  \"nodes\": {");
-	json_uint(o, "\"total\": ", I->nodes_main + I->nodes_sub + I->nodes_fn, false);
-	json_uint(o, "\"main_graph\": ", I->nodes_main, false);
-	json_uint(o, "\"sub_graphs\": ", I->nodes_sub, false);
-	json_uint(o, "\"functions\": ", I->nodes_fn, true);
-	ox_puts(o, "},\n  \"operators\": [");
+	json_uint(o, "  \"nodes\": {\"total\": ", I->nodes_main + I->nodes_sub + I->nodes_fn, ", ");
+	json_uint(o, "\"main_graph\": ", I->nodes_main, ", ");
+	json_uint(o, "\"sub_graphs\": ", I->nodes_sub, ", ");
+	json_uint(o, "\"functions\": ", I->nodes_fn, "},\n  \"operators\": [");
 	json_counts(o, &I->ops, true);
 	ox_puts(o, "  \"domains\": [");
 	json_counts(o, &I->domains, false);
 	ox_puts(o, "  \"functions\": [");
 	for (size_t f = 0; f < m->n_functions; f++) {
-		ox_puts(o, f ? ", {\"domain\": " : "{\"domain\": ");
-		put_json_string(o, m->functions[f]->domain);
-		ox_puts(o, ", \"name\": ");
+		json_item(o, f, false, "\"domain\": ", m->functions[f]->domain);
+		ox_puts(o, "\"name\": ");
 		put_json_string(o, m->functions[f]->name);
 		ox_puts(o, ", \"overload\": ");
 		put_json_string(o, m->functions[f]->overload);
-		ox_puts(o, ", ");
-		json_uint(o, "\"nodes\": ", m->functions[f]->n_node, true);
-		ox_putc(o, '}');
+		json_uint(o, ", \"nodes\": ", m->functions[f]->n_node, "}");
 	}
-	ox_puts(o, "],\n  ");
-	json_uint(o, "\"sub_graph_count\": ", I->subs_total, false);
-	ox_puts(o, "\"sub_graphs\": [");
+	json_uint(o, "],\n  \"sub_graph_count\": ", I->subs_total, ", \"sub_graphs\": [");
 	for (size_t i = 0; i < I->nsubs; i++) {
-		ox_puts(o, i ? ", {\"path\": " : "{\"path\": ");
-		put_json_string(o, I->subs[i].path);
-		ox_puts(o, ", ");
-		json_uint(o, "\"nodes\": ", I->subs[i].nodes, true);
-		ox_putc(o, '}');
+		json_item(o, i, false, "\"path\": ", I->subs[i].path);
+		json_uint(o, "\"nodes\": ", I->subs[i].nodes, "}");
 	}
 	ox_puts(o, "],\n");
 }
 
-static void json_sizes(ox_out *o, uint64_t tensors, uint64_t params, uint64_t bytes)
+static void json_sizes(ox_out *o, uint64_t tensors, uint64_t params, uint64_t bytes, const char *after)
 {
-	json_uint(o, "\"tensors\": ", tensors, false);
-	json_uint(o, "\"parameters\": ", params, false);
-	json_uint(o, "\"bytes\": ", bytes, true);
+	json_uint(o, "\"tensors\": ", tensors, ", ");
+	json_uint(o, "\"parameters\": ", params, ", ");
+	json_uint(o, "\"bytes\": ", bytes, after);
 }
 
 static void json_by_type(ox_out *o, const info *I)
@@ -644,42 +638,30 @@ static void json_by_type(ox_out *o, const info *I)
 		const uint64_t *row = dt <= OX_MAX_ELEM_TYPE ? I->by_type[dt] : I->by_type_other;
 		if (!row[0])
 			continue;
-		ox_puts(o, first ? "{\"type\": " : ", {\"type\": ");
+		json_item(o, !first, false, "\"type\": ", dt <= OX_MAX_ELEM_TYPE ? ox_elem_name(dt) : "other");
 		first = false;
-		put_json_string(o, dt <= OX_MAX_ELEM_TYPE ? ox_elem_name(dt) : "other");
-		ox_puts(o, ", ");
-		json_sizes(o, row[0], row[1], row[2]);
-		ox_putc(o, '}');
+		json_sizes(o, row[0], row[1], row[2], "}");
 	}
 }
 
 static void json_tensors(ox_out *o, const info *I)
 {
 	ox_puts(o, "  \"initializers\": {");
-	json_sizes(o, I->inits, I->params, I->bytes);
-	ox_puts(o, ", \"by_type\": [");
+	json_sizes(o, I->inits, I->params, I->bytes, ", \"by_type\": [");
 	json_by_type(o, I);
-	ox_puts(o, "]},\n  ");
-	json_uint(o, "\"sparse_initializers\": ", I->sparse, true);
-	ox_puts(o, ",\n  \"external_data\": [");
+	json_uint(o, "]},\n  \"sparse_initializers\": ", I->sparse, ",\n  \"external_data\": [");
 	for (size_t i = 0; i < I->next; i++) {
-		ox_puts(o, i ? ", {\"location\": " : "{\"location\": ");
-		put_json_string(o, I->ext[i].location);
-		ox_puts(o, ", ");
-		json_uint(o, "\"tensors\": ", I->ext[i].tensors, false);
-		json_uint(o, "\"bytes\": ", I->ext[i].bytes, true);
-		ox_putc(o, '}');
+		json_item(o, i, false, "\"location\": ", I->ext[i].location);
+		json_uint(o, "\"tensors\": ", I->ext[i].tensors, ", ");
+		json_uint(o, "\"bytes\": ", I->ext[i].bytes, "}");
 	}
 	ox_puts(o, "],\n  \"largest_tensors\": [");
 	for (size_t i = 0; i < I->ntop; i++) {
-		ox_puts(o, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
-		put_json_string(o, I->top[i].t->name);
-		ox_puts(o, ", \"type\": ");
+		json_item(o, i, true, "\"name\": ", I->top[i].t->name);
+		ox_puts(o, "\"type\": ");
 		put_json_type(o, NULL, I->top[i].t);
-		ox_puts(o, ", ");
-		json_uint(o, "\"parameters\": ", I->top[i].elems, false);
-		json_uint(o, "\"bytes\": ", I->top[i].bytes, true);
-		ox_putc(o, '}');
+		json_uint(o, ", \"parameters\": ", I->top[i].elems, ", ");
+		json_uint(o, "\"bytes\": ", I->top[i].bytes, "}");
 	}
 	ox_puts(o, I->ntop ? "\n  ]\n}\n" : "]\n}\n");
 }
@@ -707,15 +689,6 @@ OnnxStatus OnnxModel_Info(const Onnx__ModelProto *model, unsigned flags, char **
 		text_nodes(&o, &I, model);
 		text_tensors(&o, &I);
 	}
-	ox_putc(&o, '\0');
 	release(&I);
-	if (o.failed || nomem) {
-		ox_out_free(&o);
-		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
-		return err->code;
-	}
-	*text = o.buf;
-	if (len)
-		*len = o.len - 1;
-	return ONNXTXT_OK;
+	return ox_out_take(&o, text, len, err);
 }

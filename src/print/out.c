@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "diag.h"
 #include "fmtfloat.h"
 #include "literal.h"
 #include "types.h"
@@ -34,6 +35,21 @@ void ox_out_free(ox_out *o)
 {
 	free(o->buf);
 	o->buf = NULL;
+}
+
+OnnxStatus ox_out_take(ox_out *o, char **text, size_t *len, OnnxError *err)
+{
+	ox_putc(o, '\0');
+	*text = NULL;
+	if (o->failed || *o->nomem) {
+		ox_out_free(o);
+		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+		return err->code;
+	}
+	*text = o->buf;
+	if (len)
+		*len = o->len - 1;
+	return ONNXTXT_OK;
 }
 
 void ox_out_flush(ox_out *o)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "onnxtxt/onnxtxt.h"
+
 /* A place where a list may break its line: the space after an item's comma. */
 typedef struct ox_break {
 	size_t at;  /* counted from the first byte ever */
@@ -50,6 +52,10 @@ void ox_out_free(ox_out *o);
 /* Makes room for n more bytes; false when that failed (o->failed is set). */
 bool ox_out_reserve(ox_out *o, size_t n);
 void ox_out_flush(ox_out *o);
+/* Ends a print into memory: hands the text out in *text, NUL-terminated, and its length
+ * without the NUL in *len (when len is not NULL); when memory ran out, frees it instead,
+ * leaves *text NULL and says so in err. */
+OnnxStatus ox_out_take(ox_out *o, char **text, size_t *len, OnnxError *err);
 
 static inline void ox_put(ox_out *o, const char *s, size_t n)
 {

@@ -187,24 +187,19 @@ static void note_unknown(ox_out *o, const char *path, const ProtobufCMessage *m)
 	free(b);
 }
 
-/* "#@ path.absent: [a, b]" for the named fields that are absent. */
-static void note_absent(ox_out *o, const char *path, const char *const *names, const bool *absent, int n)
+/* "#@ path.absent: [a, b]" for the fields named a and b that are absent (every message
+ * the syntax cannot leave out has one or two: b is NULL for one). */
+static void note_absent(ox_out *o, const char *path, const char *a, bool a_absent, const char *b, bool b_absent)
 {
-	bool any = false;
-	for (int i = 0; i < n; i++)
-		any |= absent[i];
-	if (!any)
+	if (!a_absent && !b_absent)
 		return;
 	char key[128];
 	snprintf(key, sizeof key, "%sabsent", path);
 	ox_note(o, key);
 	ox_putc(o, '[');
-	for (int i = 0, k = 0; i < n; i++)
-		if (absent[i]) {
-			if (k++)
-				ox_put(o, ", ", 2);
-			ox_puts(o, names[i]);
-		}
+	ox_puts(o, a_absent ? a : "");
+	ox_puts(o, a_absent && b_absent ? ", " : "");
+	ox_puts(o, b_absent ? b : "");
 	ox_putc(o, ']');
 	end_note(o);
 }
@@ -277,31 +272,59 @@ static bool opaque_ok(const Onnx__TypeProto__Opaque *q)
 	return ox_is_dotted_ident(q->domain) && q->name && ox_is_ident(q->name);
 }
 
+/* One level of a type other than opaque, for the walks below: the message that holds it
+ * (for its unknown fields), the element type of a tensor or the key type of a map
+ * (`typed`), a tensor's shape (`shaped`) or else the type inside it, the text that opens
+ * it ("seq(", "" for a tensor) and its field path (for notes). */
+typedef struct level {
+	const ProtobufCMessage *msg;
+	bool typed, has_elem, shaped;
+	int32_t elem;
+	const Onnx__TensorShapeProto *shape;
+	const Onnx__TypeProto *inner;
+	const char *open, *field;
+} level;
+
+static bool level_of(const Onnx__TypeProto *t, level *l)
+{
+	const Onnx__TypeProto__Tensor *tt = t->tensor_type;
+	const Onnx__TypeProto__SparseTensor *st = t->sparse_tensor_type;
+	const Onnx__TypeProto__Map *mt = t->map_type;
+	switch (t->value_case) {
+	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
+		*l = (level){&tt->base, true, tt->has_elem_type, true, tt->elem_type, tt->shape, NULL, "", "tensor_type"};
+		return true;
+	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
+		*l = (level){&st->base, true, st->has_elem_type, true, st->elem_type, st->shape, NULL, "sparse_tensor(",
+			     "sparse_tensor_type"};
+		return true;
+	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
+		*l = (level){.msg = &t->sequence_type->base, .inner = t->sequence_type->elem_type, .open = "seq(",
+			     .field = "sequence_type.elem_type"};
+		return true;
+	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
+		*l = (level){.msg = &t->optional_type->base, .inner = t->optional_type->elem_type, .open = "optional(",
+			     .field = "optional_type.elem_type"};
+		return true;
+	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
+		*l = (level){&mt->base, true, mt->has_key_type, false, mt->key_type, NULL, mt->value_type, "map(",
+			     "map_type.value_type"};
+		return true;
+	default: return false;
+	}
+}
+
 /* Whether the syntax can write this type exactly, or but for denotations, which notes can
  * carry (type_notes). */
 static bool type_ok(const Onnx__TypeProto *t, bool denotations)
 {
+	level l;
 	if (!t || (t->denotation && !denotations) || t->base.n_unknown_fields)
 		return false;
-	switch (t->value_case) {
-	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
-		return !t->tensor_type->base.n_unknown_fields &&
-		       elem_ok(t->tensor_type->has_elem_type, t->tensor_type->elem_type) &&
-		       shape_ok(t->tensor_type->shape, denotations);
-	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
-		return !t->sparse_tensor_type->base.n_unknown_fields &&
-		       elem_ok(t->sparse_tensor_type->has_elem_type, t->sparse_tensor_type->elem_type) &&
-		       shape_ok(t->sparse_tensor_type->shape, denotations);
-	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
-		return !t->sequence_type->base.n_unknown_fields && type_ok(t->sequence_type->elem_type, denotations);
-	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
-		return !t->optional_type->base.n_unknown_fields && type_ok(t->optional_type->elem_type, denotations);
-	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
-		return !t->map_type->base.n_unknown_fields && elem_ok(t->map_type->has_key_type, t->map_type->key_type) &&
-		       type_ok(t->map_type->value_type, denotations);
-	case ONNX__TYPE_PROTO__VALUE_OPAQUE_TYPE: return opaque_ok(t->opaque_type);
-	default: return false;
-	}
+	if (t->value_case == ONNX__TYPE_PROTO__VALUE_OPAQUE_TYPE)
+		return opaque_ok(t->opaque_type);
+	return level_of(t, &l) && !l.msg->n_unknown_fields && (!l.typed || elem_ok(l.has_elem, l.elem)) &&
+	       (l.shaped ? shape_ok(l.shape, denotations) : type_ok(l.inner, denotations));
 }
 
 /* "#@ type.denotation: ..." notes for the denotations of a type type_ok(t, true) accepted;
@@ -309,42 +332,19 @@ static bool type_ok(const Onnx__TypeProto *t, bool denotations)
 static void type_notes(ox_out *o, const char *path, const Onnx__TypeProto *t)
 {
 	char key[256];
+	level l;
 	note_field(o, path, &t->base, "denotation");
-	const Onnx__TensorShapeProto *shape = NULL;
-	const Onnx__TypeProto *inner = NULL;
-	const char *field = NULL;
-	switch (t->value_case) {
-	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
-		shape = t->tensor_type->shape;
-		field = "tensor_type";
-		break;
-	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
-		shape = t->sparse_tensor_type->shape;
-		field = "sparse_tensor_type";
-		break;
-	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
-		inner = t->sequence_type->elem_type;
-		field = "sequence_type.elem_type";
-		break;
-	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
-		inner = t->optional_type->elem_type;
-		field = "optional_type.elem_type";
-		break;
-	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
-		inner = t->map_type->value_type;
-		field = "map_type.value_type";
-		break;
-	default: return;
-	}
-	if (inner) {
-		snprintf(key, sizeof key, "%s%s.", path, field);
-		type_notes(o, key, inner);
+	if (!level_of(t, &l))
+		return;
+	if (l.inner) {
+		snprintf(key, sizeof key, "%s%s.", path, l.field);
+		type_notes(o, key, l.inner);
 		return;
 	}
-	for (size_t i = 0; shape && i < shape->n_dim; i++)
-		if (shape->dim[i]->denotation) {
-			snprintf(key, sizeof key, "%s%s.shape.dim[%zu].", path, field, i);
-			note_field(o, key, &shape->dim[i]->base, "denotation");
+	for (size_t i = 0; l.shape && i < l.shape->n_dim; i++)
+		if (l.shape->dim[i]->denotation) {
+			snprintf(key, sizeof key, "%s%s.shape.dim[%zu].", path, l.field, i);
+			note_field(o, key, &l.shape->dim[i]->base, "denotation");
 		}
 }
 
@@ -374,48 +374,32 @@ static void print_shape(ox_out *o, const Onnx__TensorShapeProto *s)
 /* Writes the type (which type_ok accepted); returns false after writing nothing otherwise. */
 static bool print_type(ox_out *o, const Onnx__TypeProto *t)
 {
+	level l;
 	if (!type_ok(t, true))
 		return false;
-	switch (t->value_case) {
-	case ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE:
-		ox_puts(o, ox_elem_name(t->tensor_type->elem_type));
-		print_shape(o, t->tensor_type->shape);
-		break;
-	case ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE:
-		ox_puts(o, "sparse_tensor(");
-		ox_puts(o, ox_elem_name(t->sparse_tensor_type->elem_type));
-		print_shape(o, t->sparse_tensor_type->shape);
-		ox_putc(o, ')');
-		break;
-	case ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE:
-		ox_puts(o, "seq(");
-		print_type(o, t->sequence_type->elem_type);
-		ox_putc(o, ')');
-		break;
-	case ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE:
-		ox_puts(o, "optional(");
-		print_type(o, t->optional_type->elem_type);
-		ox_putc(o, ')');
-		break;
-	case ONNX__TYPE_PROTO__VALUE_MAP_TYPE:
-		ox_puts(o, "map(");
-		ox_puts(o, ox_elem_name(t->map_type->key_type));
-		ox_put(o, ", ", 2);
-		print_type(o, t->map_type->value_type);
-		ox_putc(o, ')');
-		break;
-	default: {
-		const Onnx__TypeProto__Opaque *q = t->opaque_type;
-		ox_puts(o, "opaque(");
-		if (q->domain) {
-			ox_puts(o, q->domain);
+	if (level_of(t, &l)) {
+		ox_puts(o, l.open);
+		if (l.typed)
+			ox_puts(o, ox_elem_name(l.elem));
+		if (l.shaped)
+			print_shape(o, l.shape);
+		else if (l.typed)
 			ox_put(o, ", ", 2);
-		}
-		if (q->name)
-			ox_puts(o, q->name);
-		ox_putc(o, ')');
+		if (l.inner)
+			print_type(o, l.inner);
+		if (*l.open)
+			ox_putc(o, ')');
+		return true;
 	}
+	const Onnx__TypeProto__Opaque *q = t->opaque_type;
+	ox_puts(o, "opaque(");
+	if (q->domain) {
+		ox_puts(o, q->domain);
+		ox_put(o, ", ", 2);
 	}
+	if (q->name)
+		ox_puts(o, q->name);
+	ox_putc(o, ')');
 	return true;
 }
 
@@ -435,9 +419,7 @@ static void vi_notes(ox_out *o, const void *elem, const void *extra)
 	else if (vi->type)
 		type_notes(o, "type.", vi->type);
 	note_unknown(o, "", &vi->base);
-	static const char *const names[] = {"name"};
-	bool absent[] = {!vi->name};
-	note_absent(o, "", names, absent, 1);
+	note_absent(o, "", "name", !vi->name, NULL, false);
 }
 
 /* "type name" or, untyped, the name alone (quoted when a type keyword would misread it). */
@@ -452,15 +434,20 @@ static void print_vi_text(ox_out *o, const Onnx__ValueInfoProto *vi)
 	}
 }
 
+static bool floats_exact(const float *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!ox_float_exact(v[i]))
+			return false;
+	return true;
+}
+
 static bool typed_floats_exact(const Onnx__TensorProto *t)
 {
-	for (size_t i = 0; i < t->n_float_data; i++)
-		if (!ox_float_exact(t->float_data[i]))
-			return false;
 	for (size_t i = 0; i < t->n_double_data; i++)
 		if (!ox_double_exact(t->double_data[i]))
 			return false;
-	return true;
+	return floats_exact(t->float_data, t->n_float_data);
 }
 
 /* Notes for a tensor written as "type name = data"; prefix addresses it from the element
@@ -495,9 +482,7 @@ static void tensor_notes(ox_out *o, const Onnx__TensorProto *t, const char *pref
 		end_note(o);
 	}
 	note_unknown(o, prefix, &t->base);
-	static const char *const names[] = {"name", "data_type"};
-	bool absent[] = {!t->name, !t->has_data_type};
-	note_absent(o, prefix, names, absent, 2);
+	note_absent(o, prefix, "name", !t->name, "data_type", !t->has_data_type);
 }
 
 static void tensor_entry_notes(ox_out *o, const void *elem, const void *extra)
@@ -522,7 +507,13 @@ static void print_tensor_type(ox_out *o, const Onnx__TensorProto *t)
 	ox_putc(o, ']');
 }
 
-static void print_entries(ox_out *o, size_t n, Onnx__StringStringEntryProto *const *e);
+/* A quoted string; "" for an absent one. */
+static void put_text(ox_out *o, const char *s)
+{
+	ox_put_string(o, s ? s : "", s ? strlen(s) : 0);
+}
+
+static void print_entries(ox_out *o, size_t n, const ProtobufCMessage *const *e);
 
 
 /* The data after "=": values, external entries, or nothing. */
@@ -535,7 +526,7 @@ static void print_eq_data(ox_out *o, const Onnx__TensorProto *t)
 		ox_print_tensor_values(o, t);
 	} else if (kind == OX_DATA_EXTERNAL) {
 		ox_put(o, " = ", 3);
-		print_entries(o, t->n_external_data, t->external_data);
+		print_entries(o, t->n_external_data, (const ProtobufCMessage *const *)t->external_data);
 	} else {
 		ox_put(o, " =", 2); /* no data, or data the notes carry */
 	}
@@ -590,11 +581,8 @@ static bool attr_canonical(const Onnx__AttributeProto *a)
 		  !!a->n_strings + !!a->n_tensors + !!a->n_graphs + !!a->n_type_protos;
 	if (a->ref_attr_name)
 		return set == 0;
-	if (!a->has_type || set > 1 || (a->has_f && !ox_float_exact(a->f)))
+	if (!a->has_type || set > 1 || (a->has_f && !ox_float_exact(a->f)) || !floats_exact(a->floats, a->n_floats))
 		return false;
-	for (size_t i = 0; i < a->n_floats; i++)
-		if (!ox_float_exact(a->floats[i]))
-			return false;
 	for (size_t i = 0; i < a->n_tensors; i++)
 		if (!tensor_clean(a->tensors[i]))
 			return false;
@@ -844,9 +832,7 @@ static void node_notes(ox_out *o, const void *elem, const void *extra)
 	if (n->overload && (!ox_is_ident(n->overload) || !op_printable(n)))
 		note_field(o, "", &n->base, "overload");
 	note_unknown(o, "", &n->base);
-	static const char *const names[] = {"domain", "op_type"};
-	bool absent[] = {!n->domain && !ctx->domain_absent, !n->op_type};
-	note_absent(o, "", names, absent, 2);
+	note_absent(o, "", "domain", !n->domain && !ctx->domain_absent, "op_type", !n->op_type);
 }
 
 /* A node's inputs or outputs. An empty name is written as nothing, "(x, , y)", which every
@@ -940,6 +926,19 @@ static void print_nodes(ox_out *o, size_t n, Onnx__NodeProto *const *nodes, cons
 
 /* ---- graphs --------------------------------------------------------------------------------- */
 
+/* The notes a graph and a function end with: "#@ node_domain: absent" when their nodes
+ * leave the domain out, their unknown fields, and their name when it is missing. */
+static void body_notes(ox_out *o, const ProtobufCMessage *m, const char *name, const node_ctx *ctx)
+{
+	if (ctx->domain_absent) {
+		ox_note(o, "node_domain");
+		ox_puts(o, "absent");
+		end_note(o);
+	}
+	note_unknown(o, "", m);
+	note_absent(o, "", "name", !name, NULL, false);
+}
+
 static void graph_notes(ox_out *o, const void *elem, const void *extra)
 {
 	const Onnx__GraphProto *g = elem;
@@ -948,15 +947,7 @@ static void graph_notes(ox_out *o, const void *elem, const void *extra)
 	note_field(o, "", &g->base, "metadata_props");
 	note_field(o, "", &g->base, "sparse_initializer");
 	note_field(o, "", &g->base, "quantization_annotation");
-	if (ctx->domain_absent) {
-		ox_note(o, "node_domain");
-		ox_puts(o, "absent");
-		end_note(o);
-	}
-	note_unknown(o, "", &g->base);
-	static const char *const names[] = {"name"};
-	bool absent[] = {!g->name};
-	note_absent(o, "", names, absent, 1);
+	body_notes(o, &g->base, g->name, ctx);
 }
 
 /* "(vi, vi)", or one per line when any has notes or the line would grow too long. */
@@ -1057,18 +1048,13 @@ static void entry_notes(ox_out *o, const char *field, size_t n, const ProtobufCM
 		char path[64];
 		snprintf(path, sizeof path, "%s[%zu].", field, i);
 		note_unknown(o, path, e);
-		const char *names[2];
-		bool absent[2];
 		if (e->descriptor == &onnx__operator_set_id_proto__descriptor) {
 			const Onnx__OperatorSetIdProto *op = (const void *)e;
-			names[0] = "domain", absent[0] = !op->domain;
-			names[1] = "version", absent[1] = !op->has_version;
+			note_absent(o, path, "domain", !op->domain, "version", !op->has_version);
 		} else {
 			const Onnx__StringStringEntryProto *kv = (const void *)e;
-			names[0] = "key", absent[0] = !kv->key;
-			names[1] = "value", absent[1] = !kv->value;
+			note_absent(o, path, "key", !kv->key, "value", !kv->value);
 		}
-		note_absent(o, path, names, absent, 2);
 	}
 }
 
@@ -1078,31 +1064,7 @@ static void function_notes(ox_out *o, const void *elem, const void *extra)
 	const node_ctx *ctx = extra;
 	note_field(o, "", &f->base, "metadata_props");
 	entry_notes(o, "opset_import", f->n_opset_import, (const ProtobufCMessage *const *)f->opset_import);
-	if (ctx->domain_absent) {
-		ox_note(o, "node_domain");
-		ox_puts(o, "absent");
-		end_note(o);
-	}
-	note_unknown(o, "", &f->base);
-	static const char *const names[] = {"name"};
-	bool absent[] = {!f->name};
-	note_absent(o, "", names, absent, 1);
-}
-
-static void print_opsets(ox_out *o, size_t n, Onnx__OperatorSetIdProto *const *ops)
-{
-	ox_putc(o, '[');
-	o->indent += 2;
-	for (size_t i = 0; i < n; i++) {
-		const char *domain = ops[i]->domain ? ops[i]->domain : "";
-		ox_item it = ox_item_begin(o, i == 0);
-		ox_put_string(o, domain, strlen(domain));
-		ox_put(o, " : ", 3);
-		ox_put_int(o, ops[i]->has_version ? ops[i]->version : 0);
-		ox_item_end(o, it);
-	}
-	o->indent -= 2;
-	ox_putc(o, ']');
+	body_notes(o, &f->base, f->name, ctx);
 }
 
 /* Header entries "key: value", one per line; returns how many were written. Headers are
@@ -1122,7 +1084,7 @@ static int header_string(ox_out *o, int count, const char *key, const char *valu
 	if (!value)
 		return count;
 	count = header_entry(o, count, key);
-	ox_put_string(o, value, strlen(value));
+	put_text(o, value);
 	return count;
 }
 
@@ -1182,7 +1144,7 @@ static void print_function(ox_out *o, const Onnx__FunctionProto *f)
 	count = header_string(o, count, "overload", f->overload);
 	if (f->n_opset_import) {
 		count = header_entry(o, count, "opset_import");
-		print_opsets(o, f->n_opset_import, f->opset_import);
+		print_entries(o, f->n_opset_import, (const ProtobufCMessage *const *)f->opset_import);
 	}
 	count = header_string(o, count, "doc_string", f->doc_string);
 	end_header(o, count);
@@ -1211,22 +1173,28 @@ static void model_notes(ox_out *o, const void *elem, const void *extra)
 	note_field(o, "", &m->base, "training_info");
 	note_field(o, "", &m->base, "configuration");
 	note_unknown(o, "", &m->base);
-	static const char *const names[] = {"graph"};
-	bool absent[] = {!m->graph};
-	note_absent(o, "", names, absent, 1);
+	note_absent(o, "", "graph", !m->graph, NULL, false);
 }
 
-/* '["k": "v", ...]': metadata and external data entries. */
-static void print_entries(ox_out *o, size_t n, Onnx__StringStringEntryProto *const *e)
+/* '["k": "v", ...]' for metadata and external data entries, '["domain" : 17, ...]' for
+ * opset imports. */
+static void print_entries(ox_out *o, size_t n, const ProtobufCMessage *const *e)
 {
 	ox_putc(o, '[');
 	o->indent += 2;
 	for (size_t i = 0; i < n; i++) {
-		const char *k = e[i]->key ? e[i]->key : "", *v = e[i]->value ? e[i]->value : "";
 		ox_item it = ox_item_begin(o, i == 0);
-		ox_put_string(o, k, strlen(k));
-		ox_put(o, ": ", 2);
-		ox_put_string(o, v, strlen(v));
+		if (e[i]->descriptor == &onnx__operator_set_id_proto__descriptor) {
+			const Onnx__OperatorSetIdProto *op = (const void *)e[i];
+			put_text(o, op->domain);
+			ox_put(o, " : ", 3);
+			ox_put_int(o, op->has_version ? op->version : 0);
+		} else {
+			const Onnx__StringStringEntryProto *kv = (const void *)e[i];
+			put_text(o, kv->key);
+			ox_put(o, ": ", 2);
+			put_text(o, kv->value);
+		}
 		ox_item_end(o, it);
 	}
 	o->indent -= 2;
@@ -1242,7 +1210,7 @@ static int model_header(ox_out *o, const Onnx__ModelProto *m)
 	}
 	if (m->n_opset_import) {
 		count = header_entry(o, count, "opset_import");
-		print_opsets(o, m->n_opset_import, m->opset_import);
+		print_entries(o, m->n_opset_import, (const ProtobufCMessage *const *)m->opset_import);
 	}
 	count = header_string(o, count, "producer_name", m->producer_name);
 	count = header_string(o, count, "producer_version", m->producer_version);
@@ -1254,7 +1222,7 @@ static int model_header(ox_out *o, const Onnx__ModelProto *m)
 	count = header_string(o, count, "doc_string", m->doc_string);
 	if (m->n_metadata_props) {
 		count = header_entry(o, count, "metadata_props");
-		print_entries(o, m->n_metadata_props, m->metadata_props);
+		print_entries(o, m->n_metadata_props, (const ProtobufCMessage *const *)m->metadata_props);
 	}
 	return count;
 }
@@ -1363,13 +1331,17 @@ bool ox_print_message(ox_out *o, const ProtobufCMessage *m)
 
 /* ---- public API ------------------------------------------------------------------------------- */
 
+/* ONNXTXT_ERR_ARG, "invalid argument: what" */
+static OnnxStatus bad_arg(OnnxError *err, const char *what)
+{
+	ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s", what);
+	return ONNXTXT_ERR_ARG;
+}
+
 static OnnxStatus print_into(ox_out *o, const void *message, OnnxError *err)
 {
-	if (!message || !ox_print_message(o, message)) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: %s",
-			     message ? "cannot print this message type" : "message is NULL");
-		return ONNXTXT_ERR_ARG;
-	}
+	if (!message || !ox_print_message(o, message))
+		return bad_arg(err, message ? "cannot print this message type" : "message is NULL");
 	o->nbreaks = 0; /* printing is over: no line breaks anywhere any more, all goes out */
 	o->last.open = false;
 	ox_out_flush(o);
@@ -1384,36 +1356,32 @@ static OnnxStatus print_into(ox_out *o, const void *message, OnnxError *err)
 	return ONNXTXT_OK;
 }
 
+/* Prints message to f, or without one into memory for *text and *len; attrs_apart as
+ * ox_print_apart takes it. */
+static OnnxStatus print_to(const void *message, unsigned flags, FILE *f, char **text, size_t *len,
+			   bool (*attrs_apart)(const void *, const void *), const void *ctx, OnnxError *err)
+{
+	ox_out o;
+	bool nomem = false;
+	ox_out_init(&o, f, flags, &nomem);
+	o.attrs_apart = attrs_apart;
+	o.attrs_ctx = ctx;
+	OnnxStatus st = print_into(&o, message, err);
+	if (st == ONNXTXT_OK && text)
+		return ox_out_take(&o, text, len, err);
+	ox_out_free(&o);
+	return st;
+}
+
 OnnxStatus ox_print_apart(const void *message, unsigned flags, bool (*attrs_apart)(const void *, const void *),
 			  const void *ctx, char **text, size_t *len, OnnxError *err)
 {
 	OnnxError local;
 	err = ox_error_reset(err, &local);
-	if (!text) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: text is NULL");
-		return err->code;
-	}
-	ox_out o;
-	bool nomem = false;
-	ox_out_init(&o, NULL, flags, &nomem);
-	o.attrs_apart = attrs_apart;
-	o.attrs_ctx = ctx;
-	OnnxStatus st = print_into(&o, message, err);
-	if (st == ONNXTXT_OK)
-		ox_putc(&o, '\0');
-	if (st == ONNXTXT_OK && o.failed) {
-		ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
-		st = err->code;
-	}
-	if (st != ONNXTXT_OK) {
-		ox_out_free(&o);
-		*text = NULL;
-		return st;
-	}
-	*text = o.buf;
-	if (len)
-		*len = o.len - 1;
-	return ONNXTXT_OK;
+	if (!text)
+		return bad_arg(err, "text is NULL");
+	*text = NULL;
+	return print_to(message, flags, NULL, text, len, attrs_apart, ctx, err);
 }
 
 OnnxStatus OnnxPrinter_Print(const void *message, unsigned flags, char **text, size_t *len, OnnxError *err)
@@ -1425,27 +1393,15 @@ OnnxStatus OnnxPrinter_Write(const void *message, unsigned flags, FILE *f, OnnxE
 {
 	OnnxError local;
 	err = ox_error_reset(err, &local);
-	if (!f) {
-		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: file is NULL");
-		return err->code;
-	}
-	ox_out o;
-	bool nomem = false;
-	ox_out_init(&o, f, flags, &nomem);
-	OnnxStatus st = print_into(&o, message, err);
-	ox_out_free(&o);
-	return st;
+	if (!f)
+		return bad_arg(err, "file is NULL");
+	return print_to(message, flags, f, NULL, NULL, NULL, NULL, err);
 }
-
-typedef struct write_job {
-	const void *message;
-	unsigned flags;
-} write_job;
 
 static int write_text(FILE *f, void *ctx, OnnxError *err)
 {
-	const write_job *job = ctx;
-	return OnnxPrinter_Write(job->message, job->flags, f, err) == ONNXTXT_OK;
+	const ox_write_job *job = ctx; /* the message, and the flags to print it with */
+	return OnnxPrinter_Write(job->p, (unsigned)job->n, f, err) == ONNXTXT_OK;
 }
 
 OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char *path, OnnxError *err)
@@ -1454,6 +1410,6 @@ OnnxStatus OnnxPrinter_WriteFile(const void *message, unsigned flags, const char
 	err = ox_error_reset(err, &local);
 	if (!path || !message)
 		return ox_error_null(err);
-	write_job job = {message, flags};
+	ox_write_job job = {message, flags};
 	return ox_write_atomic(path, write_text, &job, err);
 }

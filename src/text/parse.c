@@ -418,15 +418,10 @@ OnnxStatus OnnxParser_ParseToBinary(const char *text, size_t len, FILE *f, OnnxE
 	return st;
 }
 
-typedef struct convert_job {
-	const char *text;
-	size_t len;
-} convert_job;
-
 static int convert(FILE *f, void *ctx, OnnxError *err)
 {
-	const convert_job *job = ctx;
-	return OnnxParser_ParseToBinary(job->text, job->len, f, err) == ONNXTXT_OK;
+	const ox_write_job *job = ctx; /* the text to convert */
+	return OnnxParser_ParseToBinary(job->p, job->n, f, err) == ONNXTXT_OK;
 }
 
 OnnxStatus OnnxParser_ParseToBinaryFile(const char *text, size_t len, const char *path, OnnxError *err)
@@ -437,7 +432,7 @@ OnnxStatus OnnxParser_ParseToBinaryFile(const char *text, size_t len, const char
 		ox_error_set(err, ONNXTXT_ERR_ARG, "invalid argument: path is NULL");
 		return err->code;
 	}
-	convert_job job = {text, len};
+	ox_write_job job = {text, len};
 	return ox_write_atomic(path, convert, &job, err);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "eval/move.h"
 
 static const char *str_bytes(const ox_str *s)
@@ -257,9 +258,7 @@ int ox_op_StringSplit(ox_k *k)
 #define RX_MAX_DEPTH 1000  /* RE2's maximum nesting depth */
 
 typedef struct rx {
-	char *p;
-	size_t n, cap;
-	bool oom;
+	ox_text ere;     /* what the pattern translates to, so far */
 	const char *err;
 	int flags;       /* REG_ICASE */
 	bool dotall;
@@ -271,26 +270,9 @@ typedef struct rx {
 	int depth;
 } rx;
 
-static void rx_put(rx *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = (b->n + n + 1) * 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-}
-
 static void rx_putc(rx *b, char c)
 {
-	rx_put(b, &c, 1);
+	ox_text_put(&b->ere, &c, 1);
 }
 
 /* A literal character outside brackets, escaped when special in ERE. */
@@ -386,7 +368,7 @@ static int rx_escape_char(const char *p, size_t n, size_t *i, char *s)
 
 typedef struct rx_set {
 	uint8_t ascii[16]; /* bit per ASCII character */
-	rx raw;            /* non-ASCII characters and ranges, as written */
+	ox_text raw;       /* non-ASCII characters and ranges, as written */
 } rx_set;
 
 static void set_range(rx_set *s, unsigned lo, unsigned hi)
@@ -454,7 +436,7 @@ static void rx_set_emit(rx *b, rx_set *s, bool neg)
 	rx_putc(b, '[');
 	if (neg)
 		rx_putc(b, '^');
-	size_t start = b->n;
+	size_t start = b->ere.n;
 	if (set_has(s, ']'))
 		rx_putc(b, ']');
 	for (unsigned c = 1; c < 128; c++) {
@@ -475,8 +457,8 @@ static void rx_set_emit(rx *b, rx_set *s, bool neg)
 	if (set_has(s, '['))
 		rx_putc(b, '[');
 	if (s->raw.n)
-		rx_put(b, s->raw.p, s->raw.n);
-	bool empty = b->n == start;
+		ox_text_put(&b->ere, s->raw.p, s->raw.n);
+	bool empty = b->ere.n == start;
 	if (set_has(s, '-') && empty) /* "[-^]": a leading '-' is literal, and so is '^' after it */
 		rx_putc(b, '-');
 	if (set_has(s, '^'))
@@ -519,10 +501,10 @@ static const char *rx_class_item(rx_set *s, const char *p, size_t n, size_t *i)
 	}
 	if (ln == 1 || hn == 1)
 		return "a bracket range between an ASCII and a non-ASCII character";
-	rx_put(&s->raw, lo, (size_t)ln);
+	ox_text_put(&s->raw, lo, (size_t)ln);
 	if (hn) {
-		rx_putc(&s->raw, '-');
-		rx_put(&s->raw, hi, (size_t)hn);
+		ox_text_put(&s->raw, "-", 1);
+		ox_text_put(&s->raw, hi, (size_t)hn);
 	}
 	return NULL;
 }
@@ -544,11 +526,11 @@ static void rx_class(rx *b, const char *p, size_t n, size_t *i)
 		for (unsigned c = 0; only_caret && c < 128; c++)
 			only_caret = c == '^' || !set_has(&s, c);
 		if (only_caret && !neg)
-			rx_put(b, "\\^", 2);
+			ox_text_put(&b->ere, "\\^", 2);
 		else
 			rx_set_emit(b, &s, neg);
 	}
-	b->oom |= s.raw.oom;
+	b->ere.failed |= s.raw.failed;
 	free(s.raw.p);
 }
 
@@ -674,7 +656,7 @@ static void rx_escape(rx *b, const char *p, size_t n, size_t *i)
 	char c = *i < n ? p[*i] : '\0', s[4];
 	for (size_t k = 0; c && k < sizeof subst / sizeof subst[0]; k++)
 		if (c == subst[k][0]) {
-			rx_put(b, subst[k] + 1, strlen(subst[k] + 1));
+			ox_text_put(&b->ere, subst[k] + 1, strlen(subst[k] + 1));
 			b->boundary |= c == 'b' || c == 'B';
 			(*i)++;
 			return;
@@ -689,7 +671,7 @@ static void rx_escape(rx *b, const char *p, size_t n, size_t *i)
 	else if (len == 1)
 		rx_lit(b, (unsigned char)s[0]);
 	else
-		rx_put(b, s, (size_t)len);
+		ox_text_put(&b->ere, s, (size_t)len);
 }
 
 /* One step of the translation at p[*i]. */
@@ -702,7 +684,7 @@ static void rx_step(rx *b, const char *p, size_t n, size_t *i)
 	switch (c) {
 	case '\\': rx_escape(b, p, n, i); break;
 	case '[': rx_class(b, p, n, i); break;
-	case '.': rx_put(b, b->dotall ? "." : "[^\n]", b->dotall ? 1 : 4); break;
+	case '.': ox_text_put(&b->ere, b->dotall ? "." : "[^\n]", b->dotall ? 1 : 4); break;
 	case '(':
 		if (*i < n && p[*i] == '?') {
 			rx_group(b, p, n, i, *i - 1);
@@ -726,17 +708,17 @@ static void rx_step(rx *b, const char *p, size_t n, size_t *i)
 	case '{': {
 		size_t len = rx_count(b, p, n, *i - 1, &rep);
 		if (!len) {
-			rx_put(b, "\\{", 2);
+			ox_text_put(&b->ere, "\\{", 2);
 			b->last = 1;
 			break;
 		}
 		rx_repeat(b, rep);
-		rx_put(b, p + *i - 1, len);
+		ox_text_put(&b->ere, p + *i - 1, len);
 		*i += len - 1;
 		rx_after_quant(b, p, n, i);
 		break;
 	}
-	case '}': rx_put(b, "\\}", 2); break;
+	case '}': ox_text_put(&b->ere, "\\}", 2); break;
 	case '\0': b->err = "a NUL byte in the pattern"; break;
 	default: rx_putc(b, c);
 	}
@@ -752,16 +734,16 @@ static char *rx_translate(const char *p, size_t n, int *flags, bool *boundary, c
 		return NULL;
 	}
 	b->prod[0] = 1;
-	rx_put(b, "^(", 2);
-	for (size_t i = 0; i < n && !b->err && !b->oom;)
+	ox_text_put(&b->ere, "^(", 2);
+	for (size_t i = 0; i < n && !b->err && !b->ere.failed;)
 		rx_step(b, p, n, &i);
-	rx_put(b, ")$", 2);
+	ox_text_put(&b->ere, ")$", 2);
 	*flags = b->flags;
 	*boundary = b->boundary;
-	*err = b->oom ? "out of memory" : b->err;
-	char *ere = *err ? NULL : b->p;
+	*err = b->ere.failed ? "out of memory" : b->err;
+	char *ere = *err ? NULL : b->ere.p;
 	if (*err)
-		free(b->p);
+		free(b->ere.p);
 	free(b);
 	return ere;
 }
