@@ -10,6 +10,7 @@
 
 #include "check/check.h"
 #include "diag.h"
+#include "infer/infer.h"
 #include "text/lexer.h"
 #include "names.h"
 #include "onnx.h"
@@ -922,6 +923,20 @@ static OnnxStatus finish(ctx *c, OnnxError **problems, size_t *count, OnnxError 
 	return st;
 }
 
+/* Type and shape inference, after a structural check without errors (inference assumes
+ * names defined before use and nodes that meet their schemas). */
+static void infer(ctx *c, const Onnx__ModelProto *m)
+{
+	if (full(c) || c->errors || c->no_infer || !m->graph)
+		return;
+	ox_infer_opts o = {.strict = c->strict};
+	ox_infer *e = ox_infer_model(c, m, &o);
+	if (c->keep)
+		*c->keep = e;
+	else
+		ox_infer_free(e);
+}
+
 static OnnxStatus check_model(ctx *c, const Onnx__ModelProto *m, OnnxError **problems, size_t *count, OnnxError *err)
 {
 	ox_names opsets = {0};
@@ -941,6 +956,7 @@ static OnnxStatus check_model(ctx *c, const Onnx__ModelProto *m, OnnxError **pro
 	if (!full(c))
 		check_recursion(c, m);
 	free_functions(c, m->n_functions);
+	infer(c, m);
 	ox_names_free(&opsets);
 	return finish(c, problems, count, err);
 }

@@ -14,6 +14,12 @@ typedef struct ox_iscope {
 	const struct ox_iscope *up;
 } ox_iscope;
 
+/* A sub-graph's scope, kept after inferring it, for ox_infer_type_in. */
+typedef struct ox_kept {
+	const Onnx__GraphProto *g;
+	ox_iscope *sc;
+} ox_kept;
+
 struct ox_infer {
 	ox_check *c;
 	ox_arena *arena;
@@ -32,6 +38,10 @@ struct ox_infer {
 	int depth;                  /* graphs and calls nested */
 	ox_iscope *top;             /* the main graph's scope (kept for ox_infer_type_of) */
 	const ox_iscope *scope;     /* the scope of the node being inferred */
+	ox_kept *kept;
+	size_t n_kept, kept_cap;
+	ox_rule_fn *rule_cache;     /* per schema of the table (ox_schema_all): its rule */
+	unsigned char *rule_looked;
 	bool nomem;
 };
 

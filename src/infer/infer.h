@@ -211,8 +211,10 @@ typedef struct ox_infer_opts {
 	bool strict;
 } ox_infer_opts;
 ox_infer *ox_infer_model(ox_check *c, const Onnx__ModelProto *m, const ox_infer_opts *o);
-/* The inferred type of a main-graph value, or NULL. */
+/* The inferred type of a main-graph value, or NULL; of a value of graph g (the main graph or
+ * a sub-graph of its nodes), or NULL. */
 const ox_type *ox_infer_type_of(const ox_infer *e, const char *name);
+const ox_type *ox_infer_type_in(const ox_infer *e, const Onnx__GraphProto *g, const char *name);
 void ox_infer_free(ox_infer *e);
 
 #endif

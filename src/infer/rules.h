@@ -1,0 +1,10 @@
+/* Every family of inference rules (rules_FAMILY.c), each an array ended by op NULL; rules.c
+ * lists them in ox_rule_families. A new family adds its line here and there. */
+#ifndef OX_INFER_RULES_H
+#define OX_INFER_RULES_H
+
+#include "infer/infer.h"
+
+extern const ox_rule ox_rules_elementwise[]; /* unary and broadcasting ops, comparisons, Where */
+
+#endif
