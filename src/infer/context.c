@@ -46,7 +46,7 @@ static const Onnx__AttributeProto *find(Onnx__AttributeProto *const *v, size_t n
 	return NULL;
 }
 
-const Onnx__AttributeProto *ox_infer_attr(const ox_ictx *x, const char *name)
+const Onnx__AttributeProto *ox_iattr(const ox_ictx *x, const char *name)
 {
 	const Onnx__AttributeProto *a = find(x->node->attribute, x->node->n_attribute, name);
 	if (!a || !a->ref_attr_name || !*a->ref_attr_name)
@@ -67,12 +67,12 @@ static const ox_schema_attr *schema_attr(const ox_ictx *x, const char *name)
 
 bool ox_attr_given(const ox_ictx *x, const char *name)
 {
-	return ox_infer_attr(x, name) != NULL;
+	return ox_iattr(x, name) != NULL;
 }
 
 int64_t ox_iattr_int(const ox_ictx *x, const char *name, int64_t def)
 {
-	const Onnx__AttributeProto *a = ox_infer_attr(x, name);
+	const Onnx__AttributeProto *a = ox_iattr(x, name);
 	const ox_schema_attr *sa;
 	if (a)
 		return a->i;
@@ -81,7 +81,7 @@ int64_t ox_iattr_int(const ox_ictx *x, const char *name, int64_t def)
 
 float ox_iattr_float(const ox_ictx *x, const char *name, float def)
 {
-	const Onnx__AttributeProto *a = ox_infer_attr(x, name);
+	const Onnx__AttributeProto *a = ox_iattr(x, name);
 	const ox_schema_attr *sa;
 	if (a)
 		return a->f;
@@ -90,7 +90,7 @@ float ox_iattr_float(const ox_ictx *x, const char *name, float def)
 
 const char *ox_iattr_str(const ox_ictx *x, const char *name, const char *def)
 {
-	const Onnx__AttributeProto *a = ox_infer_attr(x, name);
+	const Onnx__AttributeProto *a = ox_iattr(x, name);
 	const ox_schema_attr *sa;
 	if (a)
 		return a->s.data ? (const char *)a->s.data : "";
@@ -99,7 +99,7 @@ const char *ox_iattr_str(const ox_ictx *x, const char *name, const char *def)
 
 int64_t ox_iattr_ints(const ox_ictx *x, const char *name, const int64_t **v)
 {
-	const Onnx__AttributeProto *a = ox_infer_attr(x, name);
+	const Onnx__AttributeProto *a = ox_iattr(x, name);
 	const ox_schema_attr *sa;
 	if (a) {
 		*v = a->ints;
@@ -114,13 +114,13 @@ int64_t ox_iattr_ints(const ox_ictx *x, const char *name, const int64_t **v)
 
 const Onnx__TensorProto *ox_iattr_tensor(const ox_ictx *x, const char *name)
 {
-	const Onnx__AttributeProto *a = ox_infer_attr(x, name);
+	const Onnx__AttributeProto *a = ox_iattr(x, name);
 	return a ? a->t : NULL;
 }
 
 const Onnx__GraphProto *ox_iattr_graph(const ox_ictx *x, const char *name)
 {
-	const Onnx__AttributeProto *a = ox_infer_attr(x, name);
+	const Onnx__AttributeProto *a = ox_iattr(x, name);
 	return a ? a->g : NULL;
 }
 
@@ -164,6 +164,7 @@ int64_t *ox_type_values(ox_ictx *x, ox_type *t, int64_t nvals)
 	t->vals = ox_arena_alloc(x->e->arena, (size_t)nvals * sizeof *t->vals + 1);
 	t->known = ox_arena_alloc(x->e->arena, (size_t)nvals + 1);
 	t->fvals = NULL;
+	t->sym = NULL;
 	if (!t->vals || !t->known) {
 		x->e->nomem = true;
 		t->vals = NULL;
@@ -172,6 +173,46 @@ int64_t *ox_type_values(ox_ictx *x, ox_type *t, int64_t nvals)
 	}
 	t->nvals = nvals;
 	return t->vals;
+}
+
+ox_type *ox_type_from_tensor(ox_ictx *x, const Onnx__TensorProto *p)
+{
+	return p ? ox_infer_from_tensor(x->e, p, true) : NULL;
+}
+
+ox_dim ox_value_dim(const ox_type *t, int64_t i)
+{
+	if (!t || !t->vals || i < 0 || i >= t->nvals)
+		return OX_DIM_UNKNOWN;
+	if (!t->known || t->known[i])
+		return t->vals[i] >= 0 ? ox_dim_num(t->vals[i]) : OX_DIM_UNKNOWN;
+	return t->sym && t->sym[i] ? (ox_dim){-1, t->sym[i]} : OX_DIM_UNKNOWN;
+}
+
+void ox_value_set(ox_ictx *x, ox_type *t, int64_t i, ox_dim d)
+{
+	if (!t->vals || i < 0 || i >= t->nvals)
+		return;
+	t->vals[i] = d.param ? -1 : d.v;
+	t->known[i] = ox_dim_known(d);
+	if (d.param && !t->sym && !(t->sym = ox_arena_alloc(x->e->arena, (size_t)t->nvals * sizeof *t->sym)))
+		x->e->nomem = true;
+	if (t->sym)
+		t->sym[i] = d.param;
+}
+
+void ox_value_copy(ox_ictx *x, ox_type *t, int64_t i, const ox_type *from, int64_t j)
+{
+	if (!t->vals || i < 0 || i >= t->nvals)
+		return;
+	bool ok = from && from->vals && j >= 0 && j < from->nvals;
+	t->vals[i] = ok ? from->vals[j] : -1;
+	t->known[i] = ok && (!from->known || from->known[j]);
+	const char *p = ok && from->sym ? from->sym[j] : NULL;
+	if (p && !t->sym && !(t->sym = ox_arena_alloc(x->e->arena, (size_t)t->nvals * sizeof *t->sym)))
+		x->e->nomem = true;
+	if (t->sym)
+		t->sym[i] = p;
 }
 
 void ox_set_out(ox_ictx *x, size_t i, const ox_type *t)
@@ -197,6 +238,7 @@ void ox_out_like(ox_ictx *x, size_t i, int elem, size_t j)
 	t->vals = NULL;
 	t->fvals = NULL;
 	t->known = NULL;
+	t->sym = NULL;
 	ox_set_out(x, i, t);
 }
 

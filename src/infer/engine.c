@@ -292,6 +292,7 @@ static void declare(ox_infer *e, ox_iscope *sc, const Onnx__ValueInfoProto *vi)
 /* Inputs typed by in[i] (merged with their declarations), initializers with their values. */
 static void seed(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc, const ox_type *const *in, size_t n)
 {
+	ox_names inputs = {0};
 	for (size_t i = 0; i < g->n_value_info; i++)
 		declare(e, sc, g->value_info[i]);
 	for (size_t i = 0; i < g->n_output; i++)
@@ -302,15 +303,19 @@ static void seed(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc, const ox
 		const ox_type *given = i < n ? in[i] : NULL;
 		if (d && vi->name && *vi->name)
 			put_in(e, &sc->declared, vi->name, d);
+		e->nomem |= g->n_initializer && !ox_names_put(&inputs, str(vi->name), 1);
 		ox_infer_scope_put(e, sc, str(vi->name), given && ox_type_compatible(given, d) ? ox_infer_merge(e, given, d) : d);
 	}
 	for (size_t i = 0; i < g->n_initializer; i++) {
 		const Onnx__TensorProto *t = g->initializer[i];
 		bool found;
 		const ox_type *d = ox_infer_lookup(sc, str(t->name), &found);
-		ox_type *it = ox_infer_from_tensor(e, t);
+		/* an initializer that is also an input is a default the caller may override: its
+		 * values are not known statically (as onnx's inference has it from IR 4 on) */
+		ox_type *it = ox_infer_from_tensor(e, t, !ox_names_get(&inputs, str(t->name)));
 		ox_infer_scope_put(e, sc, str(t->name), d && ox_type_compatible(it, d) ? ox_infer_merge(e, it, d) : it);
 	}
+	ox_names_free(&inputs);
 }
 
 static void infer_nodes(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc)
@@ -326,7 +331,9 @@ static void infer_nodes(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc)
 /* Keeps a graph's scope for ox_infer_type_in (sub-graphs of the main graph, not of calls). */
 static void keep_scope(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc)
 {
-	if (e->function || !ox_grow(&e->kept, &e->kept_cap, e->n_kept, sizeof *e->kept, 8)) {
+	bool grown = !e->function && ox_grow(&e->kept, &e->kept_cap, e->n_kept, sizeof *e->kept, 8);
+	e->nomem |= !e->function && !grown;
+	if (!grown) {
 		ox_infer_scope_free(sc);
 		free(sc);
 		return;
@@ -472,7 +479,9 @@ ox_infer *ox_infer_model(ox_check *c, const Onnx__ModelProto *m, const ox_infer_
 	add_opsets(e, &e->model_opsets, m->opset_import, m->n_opset_import);
 	e->opsets = &e->model_opsets;
 	index_functions(e, m);
-	if (m->graph && !e->nomem && (e->top = calloc(1, sizeof *e->top))) {
+	if (m->graph && !e->nomem && !(e->top = calloc(1, sizeof *e->top)))
+		e->nomem = true;
+	if (e->top) {
 		size_t old = ox_check_path_push(c, "graph");
 		seed(e, m->graph, e->top, NULL, 0);
 		infer_nodes(e, m->graph, e->top);

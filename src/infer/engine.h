@@ -49,7 +49,8 @@ struct ox_infer {
 const char *ox_infer_intern(ox_infer *e, const char *name);
 ox_type *ox_infer_alloc_type(ox_infer *e, enum ox_tkind kind);
 ox_type *ox_infer_from_proto(ox_infer *e, const Onnx__TypeProto *t);
-ox_type *ox_infer_from_tensor(ox_infer *e, const Onnx__TensorProto *t);
+/* A tensor's type; with values, its values too when small. */
+ox_type *ox_infer_from_tensor(ox_infer *e, const Onnx__TensorProto *t, bool values);
 ox_type *ox_infer_copy(ox_infer *e, const ox_type *t);
 ox_type *ox_infer_merge(ox_infer *e, const ox_type *a, const ox_type *b);
 /* A type code as the checker's (element type | kind << 8), 0 when t is not one. */
@@ -60,7 +61,5 @@ ox_type *ox_infer_from_code(ox_infer *e, intptr_t code);
 void ox_infer_scope_put(ox_infer *e, ox_iscope *sc, const char *name, const ox_type *t);
 const ox_type *ox_infer_lookup(const ox_iscope *sc, const char *name, bool *found);
 void ox_infer_scope_free(ox_iscope *sc);
-/* context.c: the node's attribute called name, its reference resolved in a function call. */
-const Onnx__AttributeProto *ox_infer_attr(const ox_ictx *x, const char *name);
 
 #endif

@@ -64,6 +64,8 @@ typedef struct ox_type {
 	int64_t *vals;
 	double *fvals;
 	bool *known;
+	const char **sym; /* NULL, or per element: the dim parameter an unknown value stands for
+			   * (Shape of float[N] gives one element, unknown, standing for N) */
 } ox_type;
 
 /* ---- the engine, and the context of one rule ------------------------------------------------- */
@@ -115,6 +117,9 @@ bool ox_has_input(const ox_ictx *x, size_t i);
 /* Attributes, the schema's default applying when the node has none of that name; def when
  * neither has one. The lists are the node's (or the default's) own storage. */
 bool ox_attr_given(const ox_ictx *x, const char *name);
+/* The node's attribute called name (a reference resolved against the function call being
+ * inferred), or NULL. */
+const Onnx__AttributeProto *ox_iattr(const ox_ictx *x, const char *name);
 int64_t ox_iattr_int(const ox_ictx *x, const char *name, int64_t def);
 float ox_iattr_float(const ox_ictx *x, const char *name, float def);
 const char *ox_iattr_str(const ox_ictx *x, const char *name, const char *def);
@@ -137,6 +142,18 @@ ox_type *ox_type_tensor(ox_ictx *x, int elem, int rank);
 ox_type *ox_type_copy(ox_ictx *x, const ox_type *t);
 /* Gives t nvals values, all unknown; returns t->vals (NULL when out of memory or too many). */
 int64_t *ox_type_values(ox_ictx *x, ox_type *t, int64_t nvals);
+
+/* The type of a tensor (a Constant's value, an attribute's tensor), with its values when
+ * small; NULL when out of memory. */
+ox_type *ox_type_from_tensor(ox_ictx *x, const Onnx__TensorProto *p);
+
+/* Element i of t's values as a dim: the value when known and not negative, the parameter it
+ * stands for (sym), else unknown. */
+ox_dim ox_value_dim(const ox_type *t, int64_t i);
+/* Sets element i of t's values (t given values by ox_type_values) from a dim. */
+void ox_value_set(ox_ictx *x, ox_type *t, int64_t i, ox_dim d);
+/* Copies element j of from's values into element i of t's (known, value, parameter). */
+void ox_value_copy(ox_ictx *x, ox_type *t, int64_t i, const ox_type *from, int64_t j);
 
 /* Sets output i (ignored beyond the node's outputs or for one left out). */
 void ox_set_out(ox_ictx *x, size_t i, const ox_type *t);
@@ -216,5 +233,9 @@ ox_infer *ox_infer_model(ox_check *c, const Onnx__ModelProto *m, const ox_infer_
 const ox_type *ox_infer_type_of(const ox_infer *e, const char *name);
 const ox_type *ox_infer_type_in(const ox_infer *e, const Onnx__GraphProto *g, const char *name);
 void ox_infer_free(ox_infer *e);
+/* annotate.c: writes the inferred types into m (a model the library allocated: its arena
+ * takes the new messages), as value_info entries for every value of its graphs that none
+ * describes, and as refined types of outputs and value_info; false when out of memory. */
+bool ox_infer_annotate(const ox_infer *e, Onnx__ModelProto *m);
 
 #endif

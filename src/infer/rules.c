@@ -7,6 +7,8 @@
 
 const ox_rule *const ox_rule_families[] = {
 	ox_rules_elementwise,
+	ox_rules_shape,
+	ox_rules_linalg,
 	NULL,
 };
 

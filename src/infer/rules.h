@@ -6,5 +6,7 @@
 #include "infer/infer.h"
 
 extern const ox_rule ox_rules_elementwise[]; /* unary and broadcasting ops, comparisons, Where */
+extern const ox_rule ox_rules_shape[];       /* Shape, Reshape, Concat, Gather, Slice, ... with values */
+extern const ox_rule ox_rules_linalg[];      /* MatMul, MatMulInteger, Gemm */
 
 #endif

@@ -119,10 +119,13 @@ static void tensor_values(ox_infer *e, ox_type *t, const Onnx__TensorProto *p, i
 	bool real = t->elem == OX_FLOAT || t->elem == OX_DOUBLE;
 	if (count < 0 || count > OX_INFER_MAX_VALUES || (!integer && !real) || p->data_location)
 		return;
-	char msg[256];
+	char msg[256] = "";
 	ox_val *v = ox_val_from_tensor_proto(p, msg);
-	if (!v)
+	if (!v) {
+		/* bad data is the structural check's to report; running out of memory is ours */
+		e->nomem |= ox_convert_status(msg, ONNXTXT_ERR_VALUE) == ONNXTXT_ERR_NOMEM;
 		return;
+	}
 	if (v->count == count) {
 		if (integer && (t->vals = ox_arena_alloc(e->arena, (size_t)count * sizeof *t->vals + 1)))
 			for (int64_t i = 0; i < count; i++)
@@ -130,12 +133,13 @@ static void tensor_values(ox_infer *e, ox_type *t, const Onnx__TensorProto *p, i
 		if (real && (t->fvals = ox_arena_alloc(e->arena, (size_t)count * sizeof *t->fvals + 1)))
 			for (int64_t i = 0; i < count; i++)
 				t->fvals[i] = v->type == OX_FLOAT ? ((const float *)v->data)[i] : ((const double *)v->data)[i];
+		e->nomem |= !(t->vals || t->fvals);
 		t->nvals = t->vals || t->fvals ? count : 0;
 	}
 	ox_val_unref(v);
 }
 
-ox_type *ox_infer_from_tensor(ox_infer *e, const Onnx__TensorProto *p)
+ox_type *ox_infer_from_tensor(ox_infer *e, const Onnx__TensorProto *p, bool values)
 {
 	ox_type *t = ox_infer_alloc_type(e, OX_T_TENSOR);
 	if (!t || p->n_dims > OX_INFER_MAX_RANK || !set_rank(e, t, (int)p->n_dims))
@@ -143,7 +147,8 @@ ox_type *ox_infer_from_tensor(ox_infer *e, const Onnx__TensorProto *p)
 	t->elem = p->data_type;
 	for (size_t i = 0; i < p->n_dims; i++)
 		t->dims[i] = p->dims[i] >= 0 ? ox_dim_num(p->dims[i]) : OX_DIM_UNKNOWN;
-	tensor_values(e, t, p, ox_type_count(t));
+	if (values)
+		tensor_values(e, t, p, ox_type_count(t));
 	return t;
 }
 
