@@ -156,6 +156,13 @@ ox_type *ox_type_copy(ox_ictx *x, const ox_type *t)
 	return ox_infer_copy(x->e, t);
 }
 
+const ox_type **ox_type_outputs(ox_ictx *x, size_t n)
+{
+	const ox_type **v = ox_arena_alloc(x->e->arena, (n + 1) * sizeof *v);
+	x->e->nomem |= !v;
+	return v;
+}
+
 int64_t *ox_type_values(ox_ictx *x, ox_type *t, int64_t nvals)
 {
 	if (nvals < 0 || nvals > OX_INFER_MAX_VALUES)

@@ -177,11 +177,11 @@ bool ox_type_compatible(const ox_type *a, const ox_type *b)
 
 int ox_infer_axis(ox_ictx *x, int64_t axis, int r, int extra, const char *what, int *out)
 {
-	int64_t lo = -(int64_t)r - extra, hi = (int64_t)r + extra;
+	int64_t lo = -(int64_t)r, hi = (int64_t)r + extra;
 	if (axis < lo || axis >= hi)
 		return ox_ierr(x, OX_P_OP, 0, "%s is %lld, out of range [%lld, %lld] for rank %d", what, (long long)axis,
 			       (long long)lo, (long long)hi - 1, r);
-	*out = (int)(axis < 0 ? axis + hi : axis);
+	*out = (int)(axis < 0 ? axis + r : axis);
 	return 0;
 }
 

@@ -134,7 +134,7 @@ static void check_input_type(ox_ictx *x, size_t i, const ox_formal *f, binding *
 /* The type one set allows when it allows exactly one, else 0. */
 static intptr_t only_type(const ox_typeset *set)
 {
-	if (set->other || set->seq || set->opt || set->optseq || set->sparse)
+	if ((set->other && *set->other) || set->seq || set->opt || set->optseq || set->sparse)
 		return 0;
 	uint32_t m = set->tensor;
 	return m && !(m & (m - 1)) ? (intptr_t)__builtin_ctz(m) | OX_KIND_TENSOR << 8 : 0;

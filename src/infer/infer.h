@@ -168,6 +168,9 @@ void ox_out_like(ox_ictx *x, size_t i, int elem, size_t j);
  * visible): its inputs get the types in[0..n) (a NULL one, or those beyond n: as declared),
  * merged with what the graph declares; out[0..g->n_output) receives its outputs' types
  * (NULL: unknown). Returns -1 when it reported an error inside g. */
+/* An array of n types (all NULL) owned by the engine, for a sub-graph's inputs or outputs;
+ * NULL when out of memory. */
+const ox_type **ox_type_outputs(ox_ictx *x, size_t n);
 int ox_infer_graph(ox_ictx *x, const Onnx__GraphProto *g, const char *attr, const ox_type *const *in, size_t n,
 		   const ox_type **out);
 
@@ -203,8 +206,9 @@ ox_dim ox_dim_add(ox_dim a, ox_dim b);
  * into a tensor of elem: an error at the node when two dims conflict. NULL after an error or
  * when out of memory. */
 ox_type *ox_broadcast(ox_ictx *x, const size_t *ins, size_t n, int elem);
-/* axis normalised against rank r (in [-r, r) or, with extra 1, [-r-1, r]) into *out; an error
- * naming what ("attribute 'axis'") otherwise. */
+/* axis normalised against rank r (in [-r, r) or, with extra 1, [-r, r]: Flatten's) into *out,
+ * negative ones counting from r; an error naming what ("attribute 'axis'") otherwise. For
+ * axes of a result of rank r + 1 (Unsqueeze), pass that rank. */
 int ox_infer_axis(ox_ictx *x, int64_t axis, int r, int extra, const char *what, int *out);
 /* Reduction axes (an attribute's or an input's values) normalised and marked in reduced[r]
  * (cleared first). Duplicates and out-of-range axes are errors naming what. */

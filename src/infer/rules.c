@@ -9,6 +9,9 @@ const ox_rule *const ox_rule_families[] = {
 	ox_rules_elementwise,
 	ox_rules_shape,
 	ox_rules_linalg,
+	ox_rules_nn,
+	ox_rules_reduce,
+	ox_rules_control,
 	NULL,
 };
 

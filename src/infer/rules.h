@@ -7,6 +7,9 @@
 
 extern const ox_rule ox_rules_elementwise[]; /* unary and broadcasting ops, comparisons, Where */
 extern const ox_rule ox_rules_shape[];       /* Shape, Reshape, Concat, Gather, Slice, ... with values */
+extern const ox_rule ox_rules_nn[];          /* Conv, ConvTranspose, pools, Softmax, normalisations */
+extern const ox_rule ox_rules_reduce[];      /* Reduce*, ArgMax, ArgMin */
+extern const ox_rule ox_rules_control[];     /* If, Loop, Scan */
 extern const ox_rule ox_rules_linalg[];      /* MatMul, MatMulInteger, Gemm */
 
 #endif
