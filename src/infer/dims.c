@@ -44,14 +44,10 @@ bool ox_dim_broadcast(ox_dim a, ox_dim b, ox_dim *out)
 		*out = a;
 		return true;
 	}
-	/* a parameter meets a number other than 1: the parameter must be that number (or 1,
-	 * which broadcasts): the number is the result either way */
-	if (ox_dim_known(a) && b.param) {
-		*out = a;
-		return true;
-	}
-	if (ox_dim_known(b) && a.param) {
-		*out = b;
+	/* a parameter or an unknown dim meets a number other than 1: it must be that number
+	 * (or 1, which broadcasts): the number is the result either way */
+	if (ox_dim_known(a) || ox_dim_known(b)) {
+		*out = ox_dim_known(a) ? a : b;
 		return true;
 	}
 	*out = OX_DIM_UNKNOWN; /* unknown, or two parameters: either may be 1 */
@@ -60,6 +56,10 @@ bool ox_dim_broadcast(ox_dim a, ox_dim b, ox_dim *out)
 
 ox_dim ox_dim_mul(ox_dim a, ox_dim b)
 {
+	if (ox_dim_known(a) && a.v == 1)
+		return b;
+	if (ox_dim_known(b) && b.v == 1)
+		return a;
 	if (!ox_dim_known(a) || !ox_dim_known(b))
 		return (ox_dim_known(a) && a.v == 0) || (ox_dim_known(b) && b.v == 0) ? ox_dim_num(0) : OX_DIM_UNKNOWN;
 	if (a.v && b.v > INT64_MAX / a.v)

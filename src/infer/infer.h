@@ -194,11 +194,11 @@ bool ox_dim_eq(ox_dim a, ox_dim b);
 /* Two dims that must be the same: N meets N (N); N meets 3 (3); anything meets unknown (the
  * other); 3 meets 4: false, *out unknown. */
 bool ox_dim_unify(ox_dim a, ox_dim b, ox_dim *out);
-/* Broadcasting two dims: 1 meets d (d), d meets d (d), N meets 3 (3), unknown meets 1 or a
- * parameter (unknown: it may be 1); 3 meets 4: false. */
+/* Broadcasting two dims: 1 meets d (d), d meets d (d), N or unknown meets 3 (3: it is 3 or
+ * 1), unknown meets a parameter and M meets N (unknown: either may be 1); 3 meets 4: false. */
 bool ox_dim_broadcast(ox_dim a, ox_dim b, ox_dim *out);
-/* Products, sums for element counts and sizes: unknown when any part is not a number, or
- * when the result passes INT64_MAX. */
+/* Products, sums for element counts and sizes: unknown when any part is not a number (but
+ * 1 times N is N, and 0 times anything 0), or when the result passes INT64_MAX. */
 ox_dim ox_dim_mul(ox_dim a, ox_dim b);
 ox_dim ox_dim_add(ox_dim a, ox_dim b);
 

@@ -94,9 +94,11 @@ static int conv_weights(ox_ictx *x, const ox_type *in, const ox_type *w, int64_t
 			       w->rank, in->rank);
 	ox_dim c = in->dims[1], wc = w->dims[transpose ? 0 : 1];
 	if (ox_dim_known(c) && ox_dim_known(wc) && (transpose ? wc.v != c.v : wc.v * group != c.v))
-		return ox_ierr(x, OX_P_INPUT, 1, "X has %lld channels, but the weights take %lld%s (group %lld)", (long long)c.v,
-			       (long long)(transpose ? wc.v : wc.v * group), transpose ? "" : " (dimension 1 times group)",
-			       (long long)group);
+		return transpose ? ox_ierr(x, OX_P_INPUT, 1, "X has %lld channels, but the weights take %lld", (long long)c.v,
+					   (long long)wc.v)
+				 : ox_ierr(x, OX_P_INPUT, 1, "X has %lld channels, but the weights take %lld (%lld per group, "
+					   "group %lld)", (long long)c.v, (long long)(wc.v * group), (long long)wc.v,
+					   (long long)group);
 	int64_t ks[OX_INFER_MAX_RANK];
 	if (window_ints(x, "kernel_shape", n, 1, 1, ks) < 0)
 		return -1;
@@ -281,7 +283,9 @@ static int layer_norm(ox_ictx *x)
 	if (ox_infer_axis(x, ox_iattr_int(x, "axis", -1), in->rank, 0, "attribute 'axis'", &a) < 0)
 		return -1;
 	for (size_t i = 1; i < x->n_out; i++) {
-		ox_type *t = ox_type_tensor(x, ox_out_elem(x, i), in->rank);
+		/* U: the stash type, float unless stash_type says otherwise */
+		int u = ox_out_elem(x, i) ? ox_out_elem(x, i) : (int)ox_iattr_int(x, "stash_type", OX_FLOAT);
+		ox_type *t = ox_type_tensor(x, u, in->rank);
 		for (int k = 0; t && k < in->rank; k++)
 			t->dims[k] = k < a ? in->dims[k] : ox_dim_num(1);
 		ox_set_out(x, i, t);
