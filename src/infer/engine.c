@@ -310,9 +310,11 @@ static void seed(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc, const ox
 		const Onnx__TensorProto *t = g->initializer[i];
 		bool found;
 		const ox_type *d = ox_infer_lookup(sc, str(t->name), &found);
-		/* an initializer that is also an input is a default the caller may override: its
-		 * values are not known statically (as onnx's inference has it from IR 4 on) */
-		ox_type *it = ox_infer_from_tensor(e, t, !ox_names_get(&inputs, str(t->name)));
+		/* from IR 4 on, an initializer that is also an input is a default the caller may
+		 * override: its values are not known statically (before, every initializer had to
+		 * be an input, and was constant all the same) */
+		bool overridable = e->m->ir_version >= 4 && ox_names_get(&inputs, str(t->name));
+		ox_type *it = ox_infer_from_tensor(e, t, !overridable);
 		ox_infer_scope_put(e, sc, str(t->name), d && ox_type_compatible(it, d) ? ox_infer_merge(e, it, d) : it);
 	}
 	ox_names_free(&inputs);
