@@ -12,7 +12,7 @@ mlp=$root/corpus/valid/mlp_classifier.onnxtxt
 broken=$root/corpus/examples/broken.onnxtxt
 control=$root/corpus/golden/control_flow.onnxtxt
 man=${ONNXTXT_MAN:-}
-commands="to-binary to-text fmt check dot info run test"
+commands="to-binary to-text fmt check infer dot info run test"
 
 # ---- check ------------------------------------------------------------------------------------
 
@@ -154,8 +154,9 @@ cp out.txt undef.dot
 printf '<ir_version: 8, opset_import: ["" : 18]>\ng (float[4] x) => (float[2] y) {\n  a, b = Split <num_outputs = 2> (x)\n  y = Sub (b, a)\n}\n' >split.onnxtxt
 if run 0 "dot: Split then Sub(b, a) exits 0" dot split.onnxtxt; then
 	cp out.txt split.dot
-	check "dot: the two edges into Sub say which value is which operand" \
-		"has split.dot '^  n2 -> n3 \\[label=\"0: b\"\\];\$' && has split.dot '^  n2 -> n3 \\[label=\"1: a\"\\];\$'"
+	# a and b are declared nowhere: their types are the inferred ones (float[2] each)
+	check "dot: the two edges into Sub say which value is which operand, with its inferred type" \
+		"has split.dot '^  n2 -> n3 \\[label=\"0: b\\\\nfloat\\[2\\]\"\\];\$' && has split.dot '^  n2 -> n3 \\[label=\"1: a\\\\nfloat\\[2\\]\"\\];\$'"
 	check "dot: an edge into a one-input node or an output has the name alone" \
 		"has split.dot '^  n1 -> n2 \\[label=\"x\\\\nfloat\\[4\\]\"\\];\$'"
 fi

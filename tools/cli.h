@@ -118,6 +118,17 @@ int junit_write(const char *path, char *const *suites, const size_t *ends, size_
 void cli_clean_up_on_signals(void);
 
 int cmd_run(int argc, char **argv);
+int cmd_infer(int argc, char **argv);
+/* onnxtxt.c: what the commands share beyond this file. */
+int decode_model(const char *path, const char *text, size_t len, Onnx__ModelProto **m);
+int write_binary(const Onnx__ModelProto *m, const char *out);
+int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out);
+void report_problems(const OnnxError *problems, size_t count, size_t total, const char *name, const char *text,
+		     size_t len);
+/* cmd_infer.c: decodes the model read from path (text[0..len)) and infers its types into it
+ * (strict: an operator without a rule is an error), reporting problems as check does; an
+ * exit code, *m NULL unless it succeeded. */
+int infer_model(const char *path, const char *text, size_t len, int strict, Onnx__ModelProto **m);
 int cmd_test(int argc, char **argv);
 
 #endif

@@ -15,11 +15,11 @@
 /* Long options without a short form. */
 enum {
 	OPT_NO_ANNOTATIONS = 1000, OPT_FLOAT_LITERALS, OPT_CHECK, OPT_EXTERNAL, OPT_THRESHOLD, OPT_EMBED,
-	OPT_DROP_COMMENTS, OPT_ANY_PATH, OPT_JSON, OPT_MAX_ERRORS
+	OPT_DROP_COMMENTS, OPT_ANY_PATH, OPT_JSON, OPT_MAX_ERRORS, OPT_NO_INFER, OPT_STRICT, OPT_INFER
 };
 
 /* Writes bytes to standard output, or atomically to a file. */
-static int write_binary(const Onnx__ModelProto *m, const char *out)
+int write_binary(const Onnx__ModelProto *m, const char *out)
 {
 	OnnxError err;
 	if (out && strcmp(out, "-") != 0) {
@@ -47,7 +47,7 @@ static int write_binary(const Onnx__ModelProto *m, const char *out)
 /* Decodes text (or bytes) read from path as a model in either format: the one the bytes
  * suggest, else the other; when both fail, reports the first error and returns an exit
  * code. *m is NULL unless it succeeded. */
-static int decode_model(const char *path, const char *text, size_t len, Onnx__ModelProto **m)
+int decode_model(const char *path, const char *text, size_t len, Onnx__ModelProto **m)
 {
 	*m = NULL;
 	OnnxError err;
@@ -206,7 +206,7 @@ static int cmd_to_binary(int argc, char **argv)
 }
 
 static const char to_text_help[] =
-	"Usage: onnxtxt to-text [-o OUT] [--no-annotations] [--float-literals]\n"
+	"Usage: onnxtxt to-text [-o OUT] [--no-annotations] [--float-literals] [--infer]\n"
 	"                       [--external-data FILE [--size-threshold N]] IN\n"
 	"Print a model (binary .onnx or text, detected from the content) in the canonical\n"
 	"textual syntax, or a .pb file of backend test data (a TensorProto, SequenceProto or\n"
@@ -214,6 +214,9 @@ static const char to_text_help[] =
 	"\n"
 	"  IN                 input file, or - for standard input\n"
 	"  -o, --output       output file (default: standard output); written atomically\n"
+	"  --infer            infer the type of every value (as onnxtxt infer does) and print\n"
+	"                     them in the graphs' value_info lists; a model with type or\n"
+	"                     shape errors is reported, not printed\n"
 	"  --external-data FILE\n"
 	"                     move the data of large tensors into FILE, a path relative to the\n"
 	"                     output's directory (the current one for standard output) that\n"
@@ -274,7 +277,7 @@ static int value_to_text(const char *path, const char *data, size_t len, const c
 	return rc;
 }
 
-static int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out)
+int write_text(const Onnx__ModelProto *m, unsigned flags, const char *out)
 {
 	OnnxError err;
 	int to_stdout = !out || strcmp(out, "-") == 0;
@@ -334,13 +337,14 @@ static int cmd_to_text(int argc, char **argv)
 					     {"float-literals", no_argument, NULL, OPT_FLOAT_LITERALS},
 					     {"external-data", required_argument, NULL, OPT_EXTERNAL},
 					     {"size-threshold", required_argument, NULL, OPT_THRESHOLD},
+					     {"infer", no_argument, NULL, OPT_INFER},
 					     {"help", no_argument, NULL, 'h'},
 					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
 	const char *out = NULL, *external = NULL;
 	size_t threshold = 1024;
 	unsigned flags = 0;
-	int c, r;
+	int c, r, infer = 0;
 	while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
 		if (c == 'o')
 			out = optarg;
@@ -354,6 +358,8 @@ static int cmd_to_text(int argc, char **argv)
 			flags |= ONNXTXT_PRINT_NO_ANNOTATIONS;
 		else if (c == OPT_FLOAT_LITERALS)
 			flags |= ONNXTXT_PRINT_FLOAT_LITERALS;
+		else if (c == OPT_INFER)
+			infer = 1;
 		else if (c == 'h')
 			return fputs(to_text_help, stdout), EXIT_OK;
 		else if ((r = cli_common_option(c, optarg)) != 0) {
@@ -374,7 +380,7 @@ static int cmd_to_text(int argc, char **argv)
 		free(text);
 		return rc;
 	}
-	rc = decode_model(argv[optind], text, len, &m);
+	rc = infer ? infer_model(argv[optind], text, len, 0, &m) : decode_model(argv[optind], text, len, &m);
 	if (rc == EXIT_OK && external && file)
 		rc = check_output(file);
 	if (rc == EXIT_OK && external)
@@ -494,13 +500,15 @@ static int cmd_fmt(int argc, char **argv)
 }
 
 static const char check_help[] =
-	"Usage: onnxtxt check [-q] [--max-errors N] MODEL...\n"
+	"Usage: onnxtxt check [-q] [--max-errors N] [--no-infer | --strict] MODEL...\n"
 	"Check models for structural errors, as the ONNX checker does: names defined once and\n"
 	"before they are used (nodes in topological order), an opset import for every domain\n"
 	"used, required fields, tensor data, what the model's IR version has, and every\n"
 	"operator of the standard domains against its schema at the imported opset (those of\n"
 	"onnx 1.23: ai.onnx 1-28, ai.onnx.ml 1-5, ai.onnx.preview, ai.onnx.preview.training):\n"
-	"inputs, outputs, attributes, declared types. Every problem is reported, at\n"
+	"inputs, outputs, attributes, declared types. Then, unless --no-infer, infer the type\n"
+	"and shape of every value (as onnxtxt infer does) and report type and shape errors and\n"
+	"conflicts between inferred and declared types. Every problem is reported, at\n"
 	"FILE:LINE:COL for text; binary models get the path of the element (graph.node[3]).\n"
 	"Warnings (an opset newer than known, an opset newer than the IR version) leave a\n"
 	"model valid.\n"
@@ -509,6 +517,8 @@ static const char check_help[] =
 	"                     standard input\n"
 	"  --max-errors N     report at most N problems per model (default 100; 0: all), then\n"
 	"                     say how many more were found\n"
+	"  --no-infer         the structural check alone, without type and shape inference\n"
+	"  --strict           an operator without an inference rule is an error\n"
 	CLI_COMMON_HELP
 	"\n"
 	"Prints 'MODEL: ok' for each valid model, unless --quiet.\n"
@@ -516,7 +526,7 @@ static const char check_help[] =
 
 /* The problems check was given, then how many more it found (the README promises every
  * problem: none is dropped without a word). */
-static void report_problems(const OnnxError *problems, size_t count, size_t total, const char *name,
+void report_problems(const OnnxError *problems, size_t count, size_t total, const char *name,
 			    const char *text, size_t len)
 {
 	for (size_t i = 0; i < count; i++)
@@ -527,7 +537,7 @@ static void report_problems(const OnnxError *problems, size_t count, size_t tota
 }
 
 /* Checks one model: text with positions, binary without; at most max problems (0: all). */
-static int check_one(const char *path, size_t max)
+static int check_one(const char *path, const OnnxCheckOptions *o)
 {
 	size_t len;
 	char *text = slurp(path, &len);
@@ -539,14 +549,14 @@ static int check_one(const char *path, size_t max)
 	OnnxStatus st = ONNXTXT_ERR_SYNTAX;
 	const char *shown = text;
 	if (!looks_binary(text, len))
-		st = OnnxModel_CheckTextWith(text, len, max, &problems, &count, &total, &err);
+		st = OnnxModel_CheckTextOpts(text, len, o, &problems, &count, &total, &err);
 	int rc = EXIT_OK;
 	if (st != ONNXTXT_OK && st != ONNXTXT_ERR_INVALID && st != ONNXTXT_ERR_NOMEM) {
 		/* not text after all, or text with an error decode_model reports */
 		Onnx__ModelProto *m;
 		rc = decode_model(path, text, len, &m);
 		if (rc == EXIT_OK)
-			st = OnnxModel_CheckWith(m, max, &problems, &count, &total, &err);
+			st = OnnxModel_CheckOpts(m, o, &problems, &count, &total, &err);
 		shown = NULL;
 		OnnxProto_Free(m);
 	}
@@ -565,15 +575,21 @@ static int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
 					     {"max-errors", required_argument, NULL, OPT_MAX_ERRORS},
+					     {"no-infer", no_argument, NULL, OPT_NO_INFER},
+					     {"strict", no_argument, NULL, OPT_STRICT},
 					     CLI_COMMON_OPTIONS,
 					     {NULL, 0, NULL, 0}};
-	size_t max = ONNXTXT_MAX_PROBLEMS;
+	OnnxCheckOptions o = {.max_problems = ONNXTXT_MAX_PROBLEMS};
 	int c, r;
 	while ((c = getopt_long(argc, argv, ":hq", opts, NULL)) != -1) {
 		if (c == 'h')
 			return fputs(check_help, stdout), EXIT_OK;
+		if (c == OPT_NO_INFER || c == OPT_STRICT) {
+			*(c == OPT_NO_INFER ? &o.no_infer : &o.strict) = 1;
+			continue;
+		}
 		if (c == OPT_MAX_ERRORS) {
-			if (!parse_size(optarg, &max))
+			if (!parse_size(optarg, &o.max_problems))
 				return usage_error("check: --max-errors needs a number (0: all), not '%s'", optarg);
 			continue;
 		}
@@ -584,9 +600,11 @@ static int cmd_check(int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("check: expected at least one model");
+	if (o.no_infer && o.strict)
+		return usage_error("check: --no-infer and --strict exclude each other");
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc; i++) {
-		int one = check_one(argv[i], max);
+		int one = check_one(argv[i], &o);
 		if (one > rc)
 			rc = one;
 	}
@@ -597,7 +615,8 @@ static const char dot_help[] =
 	"Usage: onnxtxt dot [-o OUT] MODEL\n"
 	"Draw a model's graph in the Graphviz DOT language: a box per node with its op type,\n"
 	"name and attributes, ellipses for the graph's inputs and outputs, edges labelled with\n"
-	"the values they carry (name, declared type, and the input's place: '1: a'), and the\n"
+	"the values they carry (name, declared type or else the inferred one, and the input's\n"
+	"place: '1: a'), and the\n"
 	"graphs of If, Loop and Scan as clusters.\n"
 	"Render it with Graphviz:\n"
 	"    onnxtxt dot m.onnx | dot -Tsvg > m.svg\n"
@@ -634,6 +653,8 @@ static int cmd_dot(int argc, char **argv)
 	int rc = load_model(argv[optind], &m, &text, &len);
 	OnnxError err;
 	int to_stdout = !out || strcmp(out, "-") == 0;
+	if (rc == EXIT_OK) /* inferred types label the edges none declares; an invalid model keeps its own */
+		OnnxModel_Infer(m, NULL, NULL, NULL, NULL, NULL);
 	if (rc == EXIT_OK &&
 	    (to_stdout ? OnnxPrinter_Dot(m, stdout, &err) : OnnxPrinter_DotFile(m, out, &err)) != ONNXTXT_OK)
 		rc = cli_output_error(&err, to_stdout);
@@ -702,7 +723,8 @@ static const char main_help[] =
 	"  to-binary IN [-o OUT]   convert a model to a binary .onnx file\n"
 	"  to-text IN [-o OUT]     print a model in the textual syntax\n"
 	"  fmt [-i|--check] FILE   rewrite text models in the canonical layout\n"
-	"  check MODEL...          check models for structural errors\n"
+	"  check MODEL...          check models for structural, type and shape errors\n"
+	"  infer IN [-o OUT]       write a model with the inferred type of every value\n"
 	"  dot MODEL [-o OUT]      draw a model's graph for Graphviz (| dot -Tsvg > m.svg)\n"
 	"  info MODEL [--json]     summarize a model: versions, interface, operators, sizes\n"
 	"  run MODEL [--input ...] evaluate a model and print its outputs\n"
@@ -737,6 +759,7 @@ static const struct command {
 	{"to-text", cmd_to_text},
 	{"fmt", cmd_fmt},
 	{"check", cmd_check},
+	{"infer", cmd_infer},
 	{"dot", cmd_dot},
 	{"info", cmd_info},
 	{"run", cmd_run},

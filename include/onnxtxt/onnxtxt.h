@@ -224,6 +224,46 @@ ONNXTXT_API OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t
 ONNXTXT_API OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_problems,
 					       OnnxError **problems, size_t *count, size_t *total, OnnxError *err);
 
+/* ---- type and shape inference -----------------------------------------------------------------
+ * By default the checks above also infer the type and shape of every value after a
+ * structural check without errors, over the schemas of the standard domains, model-local
+ * functions and sub-graphs (outer names visible), and report at the node: element types
+ * outside an operator's type constraints or inconsistent within one; shape errors (ranks,
+ * broadcasting, matrix and convolution dimensions, Reshape element counts, Squeeze of a
+ * dimension other than 1, Concat dimensions off the axis, axes out of range); and every
+ * conflict between an inferred type and a declared one (graph outputs, value_info), naming
+ * both: "output 'Y' is inferred as float[3,2], but it is declared as float[2,3]". Small
+ * integer tensors known statically (initializers, Constant, and what Shape, Gather, Slice,
+ * Concat, Squeeze, Unsqueeze, Cast and integer arithmetic compute from them) give the shapes
+ * that depend on them (Reshape, Expand, Tile, ConstantOfShape, ...). Operators without a rule
+ * get outputs of the element type their type constraints give, shape unknown. */
+typedef struct OnnxCheckOptions {
+	size_t max_problems; /* problems returned at most; 0: no limit */
+	int no_infer;        /* 1: the structural check alone */
+	int strict;          /* 1: an operator without an inference rule is an error */
+} OnnxCheckOptions;
+/* OnnxModel_CheckWith and OnnxModel_CheckTextWith with options (NULL: the defaults, that is
+ * inference on, no limit). */
+ONNXTXT_API OnnxStatus OnnxModel_CheckOpts(const Onnx__ModelProto *model, const OnnxCheckOptions *opts,
+					   OnnxError **problems, size_t *count, size_t *total, OnnxError *err);
+ONNXTXT_API OnnxStatus OnnxModel_CheckTextOpts(const char *text, size_t len, const OnnxCheckOptions *opts,
+					       OnnxError **problems, size_t *count, size_t *total, OnnxError *err);
+/* Checks model as OnnxModel_CheckOpts does (opts->no_infer is ignored) and, when it is valid
+ * (warnings alone allowed), writes what inference found into it: a value_info entry for
+ * every value of its graphs that inference could type and nothing describes yet, and the
+ * types of graph outputs and value_info refined where inference knows more (declared types
+ * are kept where it knows less). model must come from the library (OnnxParser_Parse,
+ * OnnxBinary_Read, ...): its arena takes the new messages. On ONNXTXT_ERR_INVALID the model
+ * is left as it was. */
+ONNXTXT_API OnnxStatus OnnxModel_Infer(Onnx__ModelProto *model, const OnnxCheckOptions *opts, OnnxError **problems,
+				       size_t *count, size_t *total, OnnxError *err);
+/* The same for a text: parses it (a text that does not parse gives that error), checks it
+ * with the problems placed in the text as OnnxModel_CheckText does, and on success hands
+ * the model with its inferred types to *model (free it with OnnxProto_Free). */
+ONNXTXT_API OnnxStatus OnnxModel_InferText(const char *text, size_t len, const OnnxCheckOptions *opts,
+					   Onnx__ModelProto **model, OnnxError **problems, size_t *count, size_t *total,
+					   OnnxError *err);
+
 /* Places an error about a model (err->path set, as by OnnxSession_Run) in the text the
  * model was parsed from: fills err's line, column, offset and length with the element's
  * place (a node's op type), as OnnxModel_CheckText would. Returns ONNXTXT_OK when the

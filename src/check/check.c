@@ -10,6 +10,7 @@
 
 #include "check/check.h"
 #include "diag.h"
+#include "infer/infer.h"
 #include "text/lexer.h"
 #include "names.h"
 #include "onnx.h"
@@ -922,6 +923,20 @@ static OnnxStatus finish(ctx *c, OnnxError **problems, size_t *count, OnnxError 
 	return st;
 }
 
+/* Type and shape inference, after a structural check without errors (inference assumes
+ * names defined before use and nodes that meet their schemas). */
+static void infer(ctx *c, const Onnx__ModelProto *m)
+{
+	if (full(c) || c->errors || c->no_infer || !m->graph)
+		return;
+	ox_infer_opts o = {.strict = c->strict};
+	ox_infer *e = ox_infer_model(c, m, &o);
+	if (c->keep)
+		*c->keep = e;
+	else
+		ox_infer_free(e);
+}
+
 static OnnxStatus check_model(ctx *c, const Onnx__ModelProto *m, OnnxError **problems, size_t *count, OnnxError *err)
 {
 	ox_names opsets = {0};
@@ -941,6 +956,7 @@ static OnnxStatus check_model(ctx *c, const Onnx__ModelProto *m, OnnxError **pro
 	if (!full(c))
 		check_recursion(c, m);
 	free_functions(c, m->n_functions);
+	infer(c, m);
 	ox_names_free(&opsets);
 	return finish(c, problems, count, err);
 }
@@ -964,7 +980,15 @@ static bool check_args(OnnxError *err, const void *what, const char *what_name, 
 	return true;
 }
 
-OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t max_problems, OnnxError **problems,
+/* The checker's state for opts (NULL: the defaults). */
+static ctx options(const OnnxCheckOptions *opts, size_t *total)
+{
+	OnnxCheckOptions o = opts ? *opts : (OnnxCheckOptions){0};
+	return (ctx){.max = o.max_problems ? o.max_problems : SIZE_MAX, .want_total = total, .no_infer = o.no_infer,
+		     .strict = o.strict};
+}
+
+OnnxStatus OnnxModel_CheckOpts(const Onnx__ModelProto *model, const OnnxCheckOptions *opts, OnnxError **problems,
 			       size_t *count, size_t *total, OnnxError *err)
 {
 	OnnxError local;
@@ -972,8 +996,14 @@ OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t max_problem
 		err = &local;
 	if (!check_args(err, model, "model", problems, count, total))
 		return err->code;
-	ctx c = {.max = max_problems ? max_problems : SIZE_MAX, .want_total = total};
+	ctx c = options(opts, total);
 	return check_model(&c, model, problems, count, err);
+}
+
+OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t max_problems, OnnxError **problems,
+			       size_t *count, size_t *total, OnnxError *err)
+{
+	return OnnxModel_CheckOpts(model, &(OnnxCheckOptions){.max_problems = max_problems}, problems, count, total, err);
 }
 
 OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError **problems, size_t *count, OnnxError *err)
@@ -981,7 +1011,32 @@ OnnxStatus OnnxModel_Check(const Onnx__ModelProto *model, OnnxError **problems, 
 	return OnnxModel_CheckWith(model, ONNXTXT_MAX_PROBLEMS, problems, count, NULL, err);
 }
 
-OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_problems, OnnxError **problems,
+/* Checks (and infers) the model parsed from text (spans: where each element is in it);
+ * with keep, the model is inferred into on success. */
+static OnnxStatus check_parsed(const char *text, size_t len, const ox_spans *spans, Onnx__ModelProto *m,
+			       const OnnxCheckOptions *opts, bool keep, OnnxError **problems, size_t *count,
+			       size_t *total, OnnxError *err)
+{
+	ctx c = options(opts, total);
+	ox_infer *e = NULL;
+	c.text = text;
+	c.len = len;
+	c.spans = spans;
+	if (keep) {
+		c.keep = &e;
+		c.no_infer = false;
+	}
+	memset(err, 0, sizeof *err);
+	OnnxStatus st = check_model(&c, m, problems, count, err);
+	if (keep && st == ONNXTXT_OK && e && !ox_infer_annotate(e, m)) {
+		st = ONNXTXT_ERR_NOMEM;
+		ox_error_set(err, st, "out of memory");
+	}
+	ox_infer_free(e);
+	return st;
+}
+
+OnnxStatus OnnxModel_CheckTextOpts(const char *text, size_t len, const OnnxCheckOptions *opts, OnnxError **problems,
 				   size_t *count, size_t *total, OnnxError *err)
 {
 	OnnxError local;
@@ -993,19 +1048,57 @@ OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_prob
 	Onnx__ModelProto *m;
 	OnnxStatus st = ox_parse_model_spans(text, len, &m, &spans, err);
 	if (st == ONNXTXT_OK) {
-		ctx c = {.text = text, .len = len, .spans = &spans, .max = max_problems ? max_problems : SIZE_MAX,
-			 .want_total = total};
-		memset(err, 0, sizeof *err);
-		st = check_model(&c, m, problems, count, err);
+		st = check_parsed(text, len, &spans, m, opts, false, problems, count, total, err);
 		OnnxProto_Free(m);
 	}
 	ox_spans_free(&spans);
 	return st;
 }
 
+OnnxStatus OnnxModel_CheckTextWith(const char *text, size_t len, size_t max_problems, OnnxError **problems,
+				   size_t *count, size_t *total, OnnxError *err)
+{
+	return OnnxModel_CheckTextOpts(text, len, &(OnnxCheckOptions){.max_problems = max_problems}, problems, count,
+				       total, err);
+}
+
 OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problems, size_t *count, OnnxError *err)
 {
 	return OnnxModel_CheckTextWith(text, len, ONNXTXT_MAX_PROBLEMS, problems, count, NULL, err);
+}
+
+OnnxStatus OnnxModel_Infer(Onnx__ModelProto *model, const OnnxCheckOptions *opts, OnnxError **problems,
+			   size_t *count, size_t *total, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	if (!check_args(err, model, "model", problems, count, total))
+		return err->code;
+	return check_parsed(NULL, 0, NULL, model, opts, true, problems, count, total, err);
+}
+
+OnnxStatus OnnxModel_InferText(const char *text, size_t len, const OnnxCheckOptions *opts, Onnx__ModelProto **model,
+			       OnnxError **problems, size_t *count, size_t *total, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	if (model)
+		*model = NULL;
+	if (!check_args(err, (text || !len) && model ? "" : NULL, text || !len ? "model" : "text", problems, count, total))
+		return err->code;
+	ox_spans spans = {0};
+	Onnx__ModelProto *m = NULL;
+	OnnxStatus st = ox_parse_model_spans(text, len, &m, &spans, err);
+	if (st == ONNXTXT_OK)
+		st = check_parsed(text, len, &spans, m, opts, true, problems, count, total, err);
+	ox_spans_free(&spans);
+	if (st == ONNXTXT_OK)
+		*model = m;
+	else if (m)
+		OnnxProto_Free(m);
+	return st;
 }
 
 /* The main graph's node a path "graph.node[N]" (with nothing after it) names, or NULL. */

@@ -44,6 +44,8 @@ typedef struct ox_check {
 	const ox_scope *scope;       /* and the scope around it */
 	char path[1024];
 	size_t plen;
+	bool no_infer, strict;     /* the structural check alone; inference: no rule is an error */
+	struct ox_infer **keep;    /* when set, receives the inference (else freed) */
 } ox_check;
 
 /* Records a problem (code ONNXTXT_ERR_INVALID) or a warning (ONNXTXT_WARNING): "PATH (Op):

@@ -756,7 +756,7 @@ static int convt_out(ox_k *k, ox_conv_geom *g)
 			return ox_kfail(k, "output_shape[%d] is %lld, out of range", i, (long long)os[i]);
 	}
 	for (int i = 0; i < n; i++) {
-		int64_t full = g->stride[i] * (g->in[i] - 1) + opad[i] + (g->kernel[i] - 1) * g->dil[i] + 1;
+		int64_t full = ox_window_transpose_full(g->in[i], g->stride[i], ox_window_extent(g->kernel[i], g->dil[i]), opad[i]);
 		if (nos >= 0 || ap == OX_PAD_SAME_UPPER || ap == OX_PAD_SAME_LOWER) {
 			g->out[i] = nos >= 0 ? os[i] : g->in[i] * g->stride[i];
 			int64_t total = full - g->out[i];

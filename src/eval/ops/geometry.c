@@ -35,17 +35,6 @@ int ox_auto_pad(ox_k *k)
 	return ox_kfail(k, "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
 }
 
-int64_t ox_same_pads(int64_t in, int64_t s, int64_t ext, bool lower, int64_t *pad0, int64_t *pad1)
-{
-	int64_t out = (in + s - 1) / s;
-	int64_t total = out ? (out - 1) * s + ext - in : 0;
-	if (total < 0)
-		total = 0;
-	*pad0 = lower ? total - total / 2 : total / 2;
-	*pad1 = total - *pad0;
-	return out;
-}
-
 int ox_conv_attrs(ox_k *k, const ox_val *x, const ox_val *w, ox_conv_geom *g)
 {
 	int n = g->nsp = x->rank - 2;
@@ -79,18 +68,17 @@ int ox_conv_out(ox_k *k, ox_conv_geom *g)
 	if (ap < 0)
 		return -1;
 	for (int i = 0; i < g->nsp; i++) {
-		int64_t dk = (g->kernel[i] - 1) * g->dil[i] + 1, s = g->stride[i];
+		int64_t dk = ox_window_extent(g->kernel[i], g->dil[i]), s = g->stride[i];
 		if (ap == OX_PAD_SAME_UPPER || ap == OX_PAD_SAME_LOWER) {
 			g->out[i] = ox_same_pads(g->in[i], s, dk, ap == OX_PAD_SAME_LOWER, &g->pad0[i], &g->pad1[i]);
 			continue;
 		}
 		if (ap == OX_PAD_VALID)
 			g->pad0[i] = g->pad1[i] = 0;
-		int64_t span = g->in[i] + g->pad0[i] + g->pad1[i] - dk;
-		if (span < 0)
+		g->out[i] = ox_window_out(g->in[i], g->pad0[i], g->pad1[i], dk, s, false);
+		if (g->out[i] < 0)
 			return ox_kfail(k, "spatial axis %d: the padded input (%lld) is smaller than the dilated kernel (%lld)",
 					i, (long long)(g->in[i] + g->pad0[i] + g->pad1[i]), (long long)dk);
-		g->out[i] = span / s + 1;
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "conv.h"
 #include "eval/kernel.h"
+#include "window.h"
 
 /* Window attribute values beyond this are refused, which keeps every size product of a
  * convolution below 2^63. */
@@ -20,11 +21,6 @@ int ox_window_ints(ox_k *k, const char *name, int n, int64_t lo, int64_t def, in
 enum ox_auto_pad { OX_PAD_NOTSET, OX_PAD_SAME_UPPER, OX_PAD_SAME_LOWER, OX_PAD_VALID };
 /* The node's auto_pad (NOTSET when absent), or -1 after failing. */
 int ox_auto_pad(ox_k *k);
-
-/* SAME_UPPER / SAME_LOWER along one axis of in elements, stride s and dilated kernel
- * extent ext: the output is ceil(in / s), and the padding it needs is split in two, the
- * odd element at the end (upper) or at the start (lower). Returns the output size. */
-int64_t ox_same_pads(int64_t in, int64_t s, int64_t ext, bool lower, int64_t *pad0, int64_t *pad1);
 
 /* A convolution's window from X [N, C, in...] and W [M, C/group, kernel...]: g->nsp,
  * in, kernel, strides, dilations and pads (kernel_shape must agree with W). */

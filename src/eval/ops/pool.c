@@ -42,14 +42,11 @@ static int axis_geometry(ox_k *k, pool *g, int i, int autopad, bool ceil_mode)
 	}
 	if (autopad == OX_PAD_VALID)
 		g->pb[i] = g->pe[i] = 0;
-	int64_t num = in + g->pb[i] + g->pe[i] - ek;
-	if (num < 0)
+	bool up = ceil_mode && autopad == OX_PAD_NOTSET;
+	g->out[i] = ox_window_out(in, g->pb[i], g->pe[i], ek, s, up);
+	if (g->out[i] < 0)
 		return ox_kfail(k, "the kernel spans %lld elements along spatial axis %d, more than the %lld of the padded input",
 				(long long)ek, i, (long long)(in + g->pb[i] + g->pe[i]));
-	bool up = ceil_mode && autopad == OX_PAD_NOTSET;
-	g->out[i] = (up ? (num + s - 1) / s : num / s) + 1;
-	if (up && g->out[i] > 1 && (g->out[i] - 1) * s >= in + g->pb[i])
-		g->out[i]--; /* rounding up may not add a window starting in the end padding */
 	return 0;
 }
 

@@ -1,0 +1,535 @@
+/* The inference engine: walks a model's graphs in order, scope by scope, seeding values with
+ * what the model declares, checking each node's inferred input types against its schema's
+ * type constraints, calling its operator's rule (or inferring a model-local function's body),
+ * and comparing what it infers with what the model declares. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer/engine.h"
+
+#define problem(c, ...) ox_check_report(c, ONNXTXT_ERR_INVALID, __VA_ARGS__)
+
+static const char *str(const char *s)
+{
+	return s ? s : "";
+}
+
+/* ---- scopes -------------------------------------------------------------------------------- */
+
+static void put_in(ox_infer *e, ox_names *t, const char *name, const ox_type *v)
+{
+	const intptr_t *old = ox_names_get(t, name);
+	if (old)
+		*(intptr_t *)old = (intptr_t)v; /* the table's own slot */
+	else if (!ox_names_put(t, name, (intptr_t)v))
+		e->nomem = true;
+}
+
+void ox_infer_scope_put(ox_infer *e, ox_iscope *sc, const char *name, const ox_type *t)
+{
+	if (*name)
+		put_in(e, &sc->types, name, t);
+}
+
+const ox_type *ox_infer_lookup(const ox_iscope *sc, const char *name, bool *found)
+{
+	for (*found = false; sc; sc = sc->up) {
+		const intptr_t *v = ox_names_get(&sc->types, name);
+		if (v) {
+			*found = true;
+			return (const ox_type *)*v;
+		}
+	}
+	return NULL;
+}
+
+/* Whether the model declares name's type in sc or around it (the structural check has then
+ * compared it with the type constraints already). */
+static bool declared(const ox_iscope *sc, const char *name)
+{
+	for (; sc; sc = sc->up)
+		if (ox_names_get(&sc->declared, name))
+			return true;
+	return false;
+}
+
+void ox_infer_scope_free(ox_iscope *sc)
+{
+	ox_names_free(&sc->types);
+	ox_names_free(&sc->declared);
+}
+
+/* ---- type constraints ------------------------------------------------------------------------ */
+
+static const ox_formal *formal_at(const ox_formal *f, size_t n, size_t index)
+{
+	if (index < n)
+		return &f[index];
+	return n && f[n - 1].option == OX_FORMAL_VARIADIC ? &f[n - 1] : NULL;
+}
+
+static int constraint_of(const ox_schema *s, const ox_formal *f)
+{
+	for (int k = 0; k < s->n_constraints; k++)
+		if (!strcmp(s->constraints[k].param, f->type))
+			return k;
+	return -1;
+}
+
+static bool allowed(const ox_typeset *set, intptr_t type)
+{
+	uint32_t bit = 1u << (type & 0xff);
+	switch (type >> 8) {
+	case OX_KIND_TENSOR: return set->tensor & bit;
+	case OX_KIND_SEQ: return set->seq & bit;
+	case OX_KIND_OPT: return set->opt & bit;
+	case OX_KIND_OPTSEQ: return set->optseq & bit;
+	default: return set->sparse & bit;
+	}
+}
+
+typedef struct binding {
+	intptr_t type;
+	const char *by;
+} binding;
+
+/* Input i's inferred type against its formal: allowed, and the same as the type parameter's
+ * earlier binding. Same messages as the structural check gives for declared types. */
+static void check_input_type(ox_ictx *x, size_t i, const ox_formal *f, binding *bound)
+{
+	const ox_schema *s = x->schema;
+	const char *name = x->node->input[i];
+	intptr_t type = ox_infer_code(x->in[i]);
+	int k = constraint_of(s, f);
+	char have[64], was[64];
+	if (!type)
+		return;
+	bool skip = declared(x->e->scope, name); /* the structural check said it */
+	ox_check_type_name(type, have, sizeof have);
+	if (!allowed(f->set, type)) {
+		const char *list = k >= 0 ? s->constraints[k].allowed : f->type;
+		if (!skip)
+			ox_ierr(x, OX_P_INPUT, i, "input '%s' is %s, which %s%s does not allow%s%s%s", name, have,
+				k >= 0 ? "type parameter " : "the formal type ", f->type,
+				k >= 0 && strlen(list) <= 160 ? " (it allows " : "", k >= 0 && strlen(list) <= 160 ? list : "",
+				k >= 0 && strlen(list) <= 160 ? ")" : "");
+		x->failed = true;
+		return;
+	}
+	if (k < 0 || (f->option == OX_FORMAL_VARIADIC && !f->homogeneous))
+		return;
+	if (!bound[k].type) {
+		bound[k] = (binding){type, name};
+		return;
+	}
+	if (bound[k].type == type)
+		return;
+	ox_check_type_name(bound[k].type, was, sizeof was);
+	if (!skip || !declared(x->e->scope, bound[k].by))
+		ox_ierr(x, OX_P_INPUT, i, "input '%s' is %s, but %s is %s (input '%s')", name, have, f->type, was, bound[k].by);
+	x->failed = true;
+}
+
+/* The type one set allows when it allows exactly one, else 0. */
+static intptr_t only_type(const ox_typeset *set)
+{
+	if ((set->other && *set->other) || set->seq || set->opt || set->optseq || set->sparse)
+		return 0;
+	uint32_t m = set->tensor;
+	return m && !(m & (m - 1)) ? (intptr_t)__builtin_ctz(m) | OX_KIND_TENSOR << 8 : 0;
+}
+
+/* The generic part of every standard node: input types against the constraints, and the
+ * outputs' types where a constraint bound by the inputs (or a fixed type) gives them. */
+static void generic(ox_ictx *x)
+{
+	const ox_schema *s = x->schema;
+	binding bound[256] = {{0}};
+	for (size_t i = 0; i < x->n_in; i++) {
+		const ox_formal *f = formal_at(s->inputs, s->n_inputs, i);
+		if (f && x->in[i])
+			check_input_type(x, i, f, bound);
+	}
+	for (size_t i = 0; i < x->n_out; i++) {
+		const ox_formal *f = formal_at(s->outputs, s->n_outputs, i);
+		if (!f)
+			continue;
+		int k = constraint_of(s, f);
+		intptr_t code = k >= 0 && bound[k].type ? bound[k].type : only_type(k >= 0 ? &s->constraints[k].set : f->set);
+		if (code)
+			x->out[i] = ox_infer_from_code(x->e, code);
+	}
+}
+
+/* ---- nodes ---------------------------------------------------------------------------------- */
+
+static int64_t version_of(const ox_infer *e, const char *domain)
+{
+	const intptr_t *v = ox_names_get(e->opsets, domain);
+	return v ? *v : 0;
+}
+
+static const char *domain_of(const Onnx__NodeProto *n)
+{
+	return n->domain && strcmp(n->domain, "ai.onnx") ? n->domain : "";
+}
+
+/* The model-local function a node calls, or -1. */
+static intptr_t local_function(const ox_infer *e, const Onnx__NodeProto *n)
+{
+	if (!e->functions.n || !n->op_type)
+		return -1;
+	size_t dl = strlen(str(n->domain)), ol = strlen(n->op_type), vl = strlen(str(n->overload));
+	char buf[512];
+	if (dl + ol + vl + 3 > sizeof buf)
+		return -1;
+	snprintf(buf, sizeof buf, "%s\n%s\n%s", str(n->domain), n->op_type, str(n->overload));
+	const intptr_t *v = ox_names_get(&e->functions, buf);
+	return v ? *v : -1;
+}
+
+static void infer_call(ox_ictx *x, size_t index);
+
+/* The rule for a standard node, cached by schema (the table is one array). */
+static ox_rule_fn rule_for(ox_infer *e, const ox_schema *s)
+{
+	size_t n;
+	const ox_schema *all = ox_schema_all(&n);
+	size_t i = (size_t)(s - all);
+	if (!e->rule_cache) {
+		e->rule_cache = calloc(n, sizeof *e->rule_cache);
+		e->rule_looked = calloc(n, 1);
+		if (!e->rule_cache || !e->rule_looked) {
+			e->nomem = true;
+			return NULL;
+		}
+	}
+	if (!e->rule_looked[i]) {
+		e->rule_cache[i] = ox_rule_find(s->domain, s->name, s->since);
+		e->rule_looked[i] = 1;
+	}
+	return e->rule_cache[i];
+}
+
+static void infer_standard(ox_ictx *x, const char *domain)
+{
+	const ox_schema_domain *d = ox_schema_domain_find(domain);
+	int64_t v = x->version > d->max ? d->max : x->version;
+	const ox_schema *s = ox_schema_find(domain, x->node->op_type, v);
+	if (!s || (s->flags & OX_SCHEMA_DEPRECATED))
+		return; /* the structural check said so */
+	x->schema = s;
+	generic(x);
+	if (x->failed)
+		return;
+	ox_rule_fn fn = rule_for(x->e, s);
+	if (fn)
+		fn(x);
+	else if (x->e->o.strict)
+		ox_ierr(x, OX_P_OP, 0, "no inference rule for %s (opset %d): its outputs' shapes are unknown (--strict)",
+			x->node->op_type, s->since);
+}
+
+/* Output j's inferred type against the declared one; the value's type becomes what either
+ * knows. */
+static void settle_output(ox_ictx *x, ox_iscope *sc, size_t j)
+{
+	const char *name = str(x->node->output[j]);
+	const ox_type *t = x->failed ? NULL : x->out[j];
+	const intptr_t *d = ox_names_get(&sc->declared, name);
+	const ox_type *decl = d ? (const ox_type *)*d : NULL;
+	if (t && decl && !ox_type_compatible(t, decl)) {
+		char a[160], b[160];
+		ox_type_str(t, a, sizeof a);
+		ox_type_str(decl, b, sizeof b);
+		ox_ierr(x, OX_P_OUTPUT, j, "output '%s' is inferred as %s, but it is declared as %s", name, a, b);
+		t = NULL;
+	}
+	ox_infer_scope_put(x->e, sc, name, t && decl ? ox_infer_merge(x->e, t, decl) : t ? t : decl);
+}
+
+static void infer_node(ox_infer *e, ox_iscope *sc, const Onnx__NodeProto *n)
+{
+	const char *domain = domain_of(n);
+	ox_ictx x = {.e = e, .node = n, .domain = domain, .version = version_of(e, domain), .n_in = n->n_input,
+		     .n_out = n->n_output};
+	const ox_type **in = ox_arena_alloc(e->arena, (n->n_input + 1) * sizeof *in);
+	const ox_type **out = ox_arena_alloc(e->arena, (n->n_output + 1) * sizeof *out);
+	if (!in || !out) {
+		e->nomem = true;
+		return;
+	}
+	for (size_t i = 0; i < n->n_input; i++) {
+		bool found;
+		in[i] = *str(n->input[i]) ? ox_infer_lookup(sc, n->input[i], &found) : NULL;
+	}
+	x.in = in;
+	x.out = out;
+	e->scope = sc;
+	e->c->node = n;
+	intptr_t f = local_function(e, n);
+	if (f >= 0)
+		infer_call(&x, (size_t)f);
+	else if (ox_schema_domain_find(domain) && n->op_type)
+		infer_standard(&x, domain);
+	else if (e->o.strict)
+		ox_ierr(&x, OX_P_OP, 0, "no inference rule for operator '%s' of domain '%s' (--strict)", str(n->op_type), domain);
+	for (size_t j = 0; j < n->n_output; j++)
+		settle_output(&x, sc, j);
+	e->c->node = NULL;
+}
+
+/* ---- graphs --------------------------------------------------------------------------------- */
+
+static void declare(ox_infer *e, ox_iscope *sc, const Onnx__ValueInfoProto *vi)
+{
+	ox_type *t = vi->type ? ox_infer_from_proto(e, vi->type) : NULL;
+	if (t && vi->name && *vi->name)
+		put_in(e, &sc->declared, vi->name, t);
+}
+
+/* Inputs typed by in[i] (merged with their declarations), initializers with their values. */
+static void seed(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc, const ox_type *const *in, size_t n)
+{
+	for (size_t i = 0; i < g->n_value_info; i++)
+		declare(e, sc, g->value_info[i]);
+	for (size_t i = 0; i < g->n_output; i++)
+		declare(e, sc, g->output[i]);
+	for (size_t i = 0; i < g->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = g->input[i];
+		ox_type *d = vi->type ? ox_infer_from_proto(e, vi->type) : NULL;
+		const ox_type *given = i < n ? in[i] : NULL;
+		if (d && vi->name && *vi->name)
+			put_in(e, &sc->declared, vi->name, d);
+		ox_infer_scope_put(e, sc, str(vi->name), given && ox_type_compatible(given, d) ? ox_infer_merge(e, given, d) : d);
+	}
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		const Onnx__TensorProto *t = g->initializer[i];
+		bool found;
+		const ox_type *d = ox_infer_lookup(sc, str(t->name), &found);
+		/* an initializer that is also an input is a default the caller may override; onnx's
+		 * inference takes its values all the same, and so does this one, to agree */
+		ox_type *it = ox_infer_from_tensor(e, t, true);
+		ox_infer_scope_put(e, sc, str(t->name), d && ox_type_compatible(it, d) ? ox_infer_merge(e, it, d) : it);
+	}
+}
+
+static void infer_nodes(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc)
+{
+	ox_check *c = e->c;
+	for (size_t i = 0; i < g->n_node && !e->nomem && !c->nomem; i++) {
+		size_t old = ox_check_path_push(c, ".node[%zu]", i);
+		infer_node(e, sc, g->node[i]);
+		ox_check_path_pop(c, old);
+	}
+}
+
+/* Keeps a graph's scope for ox_infer_type_in (sub-graphs of the main graph, not of calls). */
+static void keep_scope(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc)
+{
+	bool grown = !e->function && ox_grow(&e->kept, &e->kept_cap, e->n_kept, sizeof *e->kept, 8);
+	e->nomem |= !e->function && !grown;
+	if (!grown) {
+		ox_infer_scope_free(sc);
+		free(sc);
+		return;
+	}
+	e->kept[e->n_kept++] = (ox_kept){g, sc};
+}
+
+int ox_infer_graph(ox_ictx *x, const Onnx__GraphProto *g, const char *attr, const ox_type *const *in, size_t n,
+		   const ox_type **out)
+{
+	ox_infer *e = x->e;
+	ox_check *c = e->c;
+	const ox_iscope *outer = e->scope;
+	size_t errors = c->errors, old = ox_check_path_push(c, ".%s", attr);
+	ox_iscope *sc = calloc(1, sizeof *sc);
+	for (size_t i = 0; i < g->n_output; i++)
+		out[i] = NULL;
+	if (!sc || e->depth > 64) {
+		e->nomem |= !sc;
+		free(sc);
+		ox_check_path_pop(c, old);
+		return 0;
+	}
+	sc->up = outer;
+	e->depth++;
+	seed(e, g, sc, in, n);
+	infer_nodes(e, g, sc);
+	e->depth--;
+	for (size_t i = 0; i < g->n_output; i++) {
+		bool found;
+		out[i] = ox_infer_lookup(sc, str(g->output[i]->name), &found);
+	}
+	keep_scope(e, g, sc);
+	ox_check_path_pop(c, old);
+	e->scope = outer;
+	c->node = x->node;
+	return c->errors > errors || x->failed ? -1 : 0;
+}
+
+/* ---- model-local functions ------------------------------------------------------------------- */
+
+static void add_opsets(ox_infer *e, ox_names *t, Onnx__OperatorSetIdProto *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *d = str(v[i]->domain);
+		if (!ox_names_put(t, strcmp(d, "ai.onnx") ? d : "", v[i]->version > INTPTR_MAX ? INTPTR_MAX : (intptr_t)v[i]->version))
+			e->nomem = true;
+	}
+}
+
+/* Infers the body of function index with the call's input types and attributes; its outputs
+ * become the call's. An error inside is reported once per function (at the body's node),
+ * and the call fails. */
+static void infer_call(ox_ictx *x, size_t index)
+{
+	ox_infer *e = x->e;
+	ox_check *c = e->c;
+	const Onnx__FunctionProto *f = e->m->functions[index];
+	if (e->in_progress[index] || e->depth > 64)
+		return; /* recursion: the structural check reports it */
+	char path[sizeof c->path];
+	size_t plen = c->plen, errors = c->errors;
+	memcpy(path, c->path, sizeof path);
+	ox_check_path_pop(c, 0);
+	ox_check_path_push(c, "functions[%zu]", index);
+	ox_iscope sc = {{0}, {0}, NULL};
+	ox_names opsets = {0};
+	const ox_names *saved_opsets = e->opsets;
+	const Onnx__NodeProto *saved_caller = e->caller;
+	const Onnx__FunctionProto *saved_function = e->function;
+	const ox_iscope *saved_scope = e->scope;
+	add_opsets(e, &opsets, f->opset_import, f->n_opset_import);
+	e->opsets = f->n_opset_import ? &opsets : saved_opsets;
+	e->caller = x->node;
+	e->function = f;
+	e->in_progress[index] = true;
+	e->quiet += e->reported[index];
+	e->depth++;
+	for (size_t i = 0; i < f->n_value_info; i++)
+		declare(e, &sc, f->value_info[i]);
+	for (size_t i = 0; i < f->n_input; i++)
+		ox_infer_scope_put(e, &sc, str(f->input[i]), i < x->n_in ? x->in[i] : NULL);
+	for (size_t i = 0; i < f->n_node && !e->nomem; i++) {
+		size_t old = ox_check_path_push(c, ".node[%zu]", i);
+		infer_node(e, &sc, f->node[i]);
+		ox_check_path_pop(c, old);
+	}
+	for (size_t i = 0; i < f->n_output && i < x->n_out; i++) {
+		bool found;
+		x->out[i] = ox_infer_lookup(&sc, str(f->output[i]), &found);
+	}
+	e->depth--;
+	e->quiet -= e->reported[index];
+	e->reported[index] |= c->errors > errors;
+	e->in_progress[index] = false;
+	e->opsets = saved_opsets;
+	e->caller = saved_caller;
+	e->function = saved_function;
+	e->scope = saved_scope;
+	ox_names_free(&opsets);
+	ox_infer_scope_free(&sc);
+	memcpy(c->path, path, sizeof path);
+	c->plen = plen;
+	c->node = x->node;
+}
+
+static void index_functions(ox_infer *e, const Onnx__ModelProto *m)
+{
+	e->function_keys = calloc(m->n_functions + 1, sizeof *e->function_keys);
+	e->in_progress = calloc(m->n_functions + 1, 1);
+	e->reported = calloc(m->n_functions + 1, 1);
+	if (!e->function_keys || !e->in_progress || !e->reported) {
+		e->nomem = true;
+		return;
+	}
+	for (size_t i = 0; i < m->n_functions; i++) {
+		const Onnx__FunctionProto *f = m->functions[i];
+		size_t len = strlen(str(f->domain)) + strlen(str(f->name)) + strlen(str(f->overload)) + 3;
+		char *k = e->function_keys[i] = malloc(len);
+		if (!k) {
+			e->nomem = true;
+			return;
+		}
+		snprintf(k, len, "%s\n%s\n%s", str(f->domain), str(f->name), str(f->overload));
+		if (!ox_names_get(&e->functions, k) && !ox_names_put(&e->functions, k, (intptr_t)i))
+			e->nomem = true;
+	}
+}
+
+/* ---- the model ------------------------------------------------------------------------------- */
+
+ox_infer *ox_infer_model(ox_check *c, const Onnx__ModelProto *m, const ox_infer_opts *o)
+{
+	ox_infer *e = calloc(1, sizeof *e);
+	if (!e || !(e->arena = ox_arena_new())) {
+		free(e);
+		c->nomem = true;
+		return NULL;
+	}
+	e->c = c;
+	e->m = m;
+	e->o = o ? *o : (ox_infer_opts){0};
+	add_opsets(e, &e->model_opsets, m->opset_import, m->n_opset_import);
+	e->opsets = &e->model_opsets;
+	index_functions(e, m);
+	if (m->graph && !e->nomem && !(e->top = calloc(1, sizeof *e->top)))
+		e->nomem = true;
+	if (e->top) {
+		size_t old = ox_check_path_push(c, "graph");
+		seed(e, m->graph, e->top, NULL, 0);
+		infer_nodes(e, m->graph, e->top);
+		ox_check_path_pop(c, old);
+	}
+	c->nomem |= e->nomem;
+	return e;
+}
+
+const ox_type *ox_infer_type_of(const ox_infer *e, const char *name)
+{
+	bool found;
+	return e && e->top ? ox_infer_lookup(e->top, name, &found) : NULL;
+}
+
+const ox_type *ox_infer_type_in(const ox_infer *e, const Onnx__GraphProto *g, const char *name)
+{
+	bool found;
+	if (e && e->m && g == e->m->graph)
+		return ox_infer_type_of(e, name);
+	for (size_t i = e ? e->n_kept : 0; i-- > 0;)
+		if (e->kept[i].g == g) {
+			const intptr_t *v = ox_names_get(&e->kept[i].sc->types, name);
+			return v ? (const ox_type *)*v : NULL;
+		}
+	(void)found;
+	return NULL;
+}
+
+void ox_infer_free(ox_infer *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n_kept; i++) {
+		ox_infer_scope_free(e->kept[i].sc);
+		free(e->kept[i].sc);
+	}
+	free(e->kept);
+	if (e->top)
+		ox_infer_scope_free(e->top);
+	free(e->top);
+	for (size_t i = 0; e->function_keys && i < e->m->n_functions; i++)
+		free(e->function_keys[i]);
+	free(e->function_keys);
+	free(e->in_progress);
+	free(e->reported);
+	free(e->rule_cache);
+	free(e->rule_looked);
+	ox_names_free(&e->functions);
+	ox_names_free(&e->params);
+	ox_names_free(&e->model_opsets);
+	ox_arena_free(e->arena);
+	free(e);
+}

@@ -1,0 +1,171 @@
+/* Inference rules of the elementwise operators: unary ones (the input's shape), broadcasting
+ * binary and variadic ones, comparisons and logic (bool results), Where, Cast, Identity and
+ * Dropout; small integer values are propagated through them (shape arithmetic). */
+#include <string.h>
+
+#include "infer/rules.h"
+
+/* ---- values ---------------------------------------------------------------------------------- */
+
+/* a op b for the integer arithmetic shape computations use; false when undefined (division
+ * by zero) or when it overflows. */
+static bool arith(const char *op, int64_t a, int64_t b, int64_t *r)
+{
+	if (!strcmp(op, "Add") || !strcmp(op, "Sum"))
+		return !__builtin_add_overflow(a, b, r);
+	if (!strcmp(op, "Sub"))
+		return !__builtin_sub_overflow(a, b, r);
+	if (!strcmp(op, "Mul"))
+		return !__builtin_mul_overflow(a, b, r);
+	if (!strcmp(op, "Max") || !strcmp(op, "Min")) {
+		*r = (op[1] == 'a') == (a > b) ? a : b;
+		return true;
+	}
+	if (!strcmp(op, "Div")) {
+		if (!b || (a == INT64_MIN && b == -1))
+			return false;
+		*r = a / b; /* integer Div truncates, as the evaluator's kernel does */
+		return true;
+	}
+	if (!strcmp(op, "Mod") && b && !(a == INT64_MIN && b == -1)) {
+		*r = a % b;
+		if (*r && (*r < 0) != (b < 0))
+			*r += b; /* fmod=0: the sign of the divisor */
+		return true;
+	}
+	return false;
+}
+
+/* The known values of a binary integer op when one side is a scalar or both have the same
+ * count: element by element, known where both are. */
+static void binary_values(ox_ictx *x, ox_type *out)
+{
+	const ox_type *a = ox_input(x, 0), *b = ox_input(x, 1);
+	int64_t n = ox_type_count(out);
+	if (x->n_in != 2 || !a || !b || !a->vals || !b->vals || n < 0 || (a->nvals != n && a->nvals != 1) || (b->nvals != n && b->nvals != 1) ||
+	    !ox_elem_is_int(out->elem) || (!strcmp(x->node->op_type, "Mod") && ox_iattr_int(x, "fmod", 0)) ||
+	    !ox_type_values(x, out, n))
+		return;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t ia = a->nvals == 1 ? 0 : i, ib = b->nvals == 1 ? 0 : i;
+		bool ka = !a->known || a->known[ia], kb = !b->known || b->known[ib];
+		out->known[i] = ka && kb && arith(x->node->op_type, a->vals[ia], b->vals[ib], &out->vals[i]);
+	}
+}
+
+/* ---- rules ------------------------------------------------------------------------------------ */
+
+/* The output has the first input's type and shape (elementwise unary ops, Identity). */
+static int unary(ox_ictx *x)
+{
+	int elem = ox_out_elem(x, 0);
+	ox_out_like(x, 0, elem ? elem : (ox_input(x, 0) ? ox_input(x, 0)->elem : 0), 0);
+	return 0;
+}
+
+/* Identity of any type (sequences and optionals too), its values kept. */
+static int identity(ox_ictx *x)
+{
+	const ox_type *t = ox_input(x, 0);
+	if (t)
+		ox_set_out(x, 0, t);
+	return 0;
+}
+
+/* Every input broadcast together; the result's element type is the engine's guess
+ * (the shared constraint, or bool for comparisons). */
+static int broadcast(ox_ictx *x)
+{
+	size_t idx[64], n = 0;
+	for (size_t i = 0; i < x->n_in && n < 64; i++)
+		if (ox_has_input(x, i))
+			idx[n++] = i;
+	ox_type *out = ox_broadcast(x, idx, n, ox_out_elem(x, 0));
+	if (!out)
+		return -1;
+	binary_values(x, out);
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+/* Before opset 7, binary ops broadcast only B into A (with broadcast=1): A's shape. */
+static int legacy_binary(ox_ictx *x)
+{
+	return unary(x);
+}
+
+/* Cast: the element type 'to', the input's shape; integer values keep their values when
+ * the target holds them (int64 <-> int32 shape arithmetic). */
+/* The element type 'to' names: an INT, or before opset 6 a STRING ("FLOAT"). */
+static int cast_to(const ox_ictx *x)
+{
+	if (x->schema && x->schema->since >= 6)
+		return (int)ox_iattr_int(x, "to", 0);
+	char low[32];
+	const char *s = ox_iattr_str(x, "to", "");
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n && i < sizeof low; i++)
+		low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+	return n < sizeof low ? ox_elem_lookup(low, n) : 0;
+}
+
+static int cast(ox_ictx *x)
+{
+	int to = cast_to(x);
+	if (!ox_elem_name(to))
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'to' does not name an element type");
+	ox_out_like(x, 0, to, 0);
+	const ox_type *in = ox_input(x, 0);
+	if (in && in->vals && in->nvals && (to == OX_INT64 || to == OX_INT32) && ox_elem_is_int(in->elem)) {
+		ox_type *t = ox_type_copy(x, x->out[0]);
+		if (t && ox_type_values(x, t, in->nvals)) {
+			for (int64_t i = 0; i < in->nvals; i++) {
+				t->vals[i] = in->vals[i];
+				t->known[i] = (!in->known || in->known[i]) && (to == OX_INT64 || (in->vals[i] >= INT32_MIN && in->vals[i] <= INT32_MAX));
+			}
+			ox_set_out(x, 0, t);
+		}
+	}
+	return 0;
+}
+
+/* CastLike: the second input's element type. */
+static int cast_like(ox_ictx *x)
+{
+	const ox_type *like = ox_input(x, 1);
+	ox_out_like(x, 0, like ? like->elem : ox_out_elem(x, 0), 0);
+	return 0;
+}
+
+/* Dropout: the data's type and shape, and a bool mask of the same shape. */
+static int dropout(ox_ictx *x)
+{
+	unary(x);
+	if (x->n_out > 1)
+		ox_out_like(x, 1, ox_out_elem(x, 1) ? ox_out_elem(x, 1) : OX_BOOL, 0);
+	return 0;
+}
+
+#define U(op, since) {"", op, since, 0, unary}
+#define B(op) {"", op, 7, 0, broadcast}, {"", op, 1, 6, legacy_binary}
+
+const ox_rule ox_rules_elementwise[] = {
+	U("Abs", 1), U("Neg", 1), U("Relu", 1), U("Sigmoid", 1), U("Tanh", 1), U("Exp", 1), U("Log", 1), U("Sqrt", 1),
+	U("Reciprocal", 1), U("Floor", 1), U("Ceil", 1), U("Round", 1), U("Sign", 1), U("Sin", 1), U("Cos", 1),
+	U("Tan", 1), U("Asin", 1), U("Acos", 1), U("Atan", 1), U("Sinh", 1), U("Cosh", 1), U("Asinh", 1),
+	U("Acosh", 1), U("Atanh", 1), U("Erf", 1), U("Not", 1), U("IsNaN", 1), U("IsInf", 1), U("Elu", 1),
+	U("Selu", 1), U("LeakyRelu", 1), U("ThresholdedRelu", 1), U("HardSigmoid", 1), U("HardSwish", 1),
+	U("Softplus", 1), U("Softsign", 1), U("Celu", 1), U("Mish", 1), U("Gelu", 1), U("Shrink", 1),
+	U("BitwiseNot", 1), U("Clip", 1), U("Swish", 1),
+	B("Add"), B("Sub"), B("Mul"), B("Div"), B("Pow"), B("And"), B("Or"), B("Xor"), B("Equal"), B("Less"),
+	B("Greater"), B("PRelu"),
+	{"", "LessOrEqual", 1, 0, broadcast}, {"", "GreaterOrEqual", 1, 0, broadcast}, {"", "Mod", 1, 0, broadcast},
+	{"", "BitShift", 1, 0, broadcast}, {"", "BitwiseAnd", 1, 0, broadcast}, {"", "BitwiseOr", 1, 0, broadcast},
+	{"", "BitwiseXor", 1, 0, broadcast}, {"", "Where", 1, 0, broadcast},
+	{"", "Max", 8, 0, broadcast}, {"", "Min", 8, 0, broadcast}, {"", "Sum", 8, 0, broadcast},
+	{"", "Mean", 8, 0, broadcast}, {"", "Max", 1, 7, legacy_binary}, {"", "Min", 1, 7, legacy_binary},
+	{"", "Sum", 1, 7, legacy_binary}, {"", "Mean", 1, 7, legacy_binary},
+	{"", "Identity", 1, 0, identity}, {"", "Cast", 1, 0, cast}, {"", "CastLike", 1, 0, cast_like},
+	{"", "Dropout", 1, 0, dropout},
+	{NULL, NULL, 0, 0, NULL},
+};

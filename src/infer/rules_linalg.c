@@ -1,0 +1,92 @@
+/* Inference rules of matrix products: MatMul (numpy's rules: 1-D operands promoted, batch
+ * dimensions broadcast), MatMulInteger (the same shapes), Gemm (transposes, C broadcast to the result). */
+#include "infer/rules.h"
+
+/* The inner dims of a product must agree: an error naming both operands otherwise. */
+static int inner(ox_ictx *x, ox_dim ka, ox_dim kb, ox_dim *k)
+{
+	if (ox_dim_unify(ka, kb, k))
+		return 0;
+	char a[160], b[160];
+	ox_type_str(ox_input(x, 0), a, sizeof a);
+	ox_type_str(ox_input(x, 1), b, sizeof b);
+	return ox_ierr(x, OX_P_OP, 0, "the inner dimensions differ: '%s' is %s (%lld columns), '%s' is %s (%lld rows)",
+		       x->node->input[0], a, (long long)ka.v, x->node->input[1], b, (long long)kb.v);
+}
+
+static int matmul(ox_ictx *x)
+{
+	const ox_type *a = ox_input_ranked(x, 0), *b = ox_input_ranked(x, 1);
+	int elem = ox_out_elem(x, 0);
+	if (!a || !b) {
+		ox_set_out(x, 0, ox_type_tensor(x, elem, -1));
+		return 0;
+	}
+	if (a->rank == 0 || b->rank == 0)
+		return ox_ierr(x, OX_P_INPUT, a->rank == 0 ? 0 : 1, "input '%s' is a scalar; MatMul needs rank 1 or more",
+			       x->node->input[a->rank == 0 ? 0 : 1]);
+	ox_dim k;
+	ox_dim ka = a->dims[a->rank - 1], kb = b->dims[b->rank >= 2 ? b->rank - 2 : 0];
+	if (inner(x, ka, kb, &k) < 0)
+		return -1;
+	/* batch dims: all but the last two of each (1-D operands have none) */
+	int ba = a->rank >= 2 ? a->rank - 2 : 0, bb = b->rank >= 2 ? b->rank - 2 : 0;
+	int batch = ba > bb ? ba : bb;
+	int rank = batch + (a->rank >= 2) + (b->rank >= 2);
+	ox_type *out = ox_type_tensor(x, elem, rank);
+	for (int d = 0; out && d < batch; d++) {
+		ox_dim da = d >= batch - ba ? a->dims[d - (batch - ba)] : ox_dim_num(1);
+		ox_dim db = d >= batch - bb ? b->dims[d - (batch - bb)] : ox_dim_num(1);
+		if (!ox_dim_broadcast(da, db, &out->dims[d]))
+			return ox_ierr(x, OX_P_OP, 0, "batch dimension %d does not broadcast: %lld against %lld", d,
+				       (long long)da.v, (long long)db.v);
+	}
+	if (out && a->rank >= 2)
+		out->dims[batch] = a->dims[a->rank - 2];
+	if (out && b->rank >= 2)
+		out->dims[rank - 1] = b->dims[b->rank - 1];
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+static int gemm(ox_ictx *x)
+{
+	const ox_type *a = ox_input_ranked(x, 0), *b = ox_input_ranked(x, 1), *c = ox_input_ranked(x, 2);
+	int elem = ox_out_elem(x, 0);
+	ox_type *out = ox_type_tensor(x, elem, 2);
+	if (!out || !a || !b) {
+		ox_set_out(x, 0, out);
+		return 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		const ox_type *t = i ? b : a;
+		if (t->rank != 2)
+			return ox_ierr(x, OX_P_INPUT, (size_t)i, "input '%s' has rank %d; Gemm needs matrices",
+				       x->node->input[i], t->rank);
+	}
+	bool ta = ox_iattr_int(x, "transA", 0) != 0, tb = ox_iattr_int(x, "transB", 0) != 0;
+	ox_dim k;
+	if (inner(x, a->dims[ta ? 0 : 1], b->dims[tb ? 1 : 0], &k) < 0)
+		return -1;
+	out->dims[0] = a->dims[ta ? 1 : 0];
+	out->dims[1] = b->dims[tb ? 0 : 1];
+	/* C broadcasts to [M, N] one way: each of its dims is 1 or the result's */
+	for (int d = 0; c && d < c->rank && c->rank <= 2; d++) {
+		ox_dim cd = c->dims[d], od = out->dims[2 - c->rank + d], r;
+		if (!(ox_dim_known(cd) && cd.v == 1) && !ox_dim_unify(cd, od, &r))
+			return ox_ierr(x, OX_P_INPUT, 2, "input '%s' does not broadcast to the result: its dimension %d is %lld, "
+				       "against %lld", x->node->input[2], d, (long long)cd.v, (long long)od.v);
+	}
+	if (c && c->rank > 2)
+		return ox_ierr(x, OX_P_INPUT, 2, "input '%s' has rank %d; Gemm's C has rank 2 at most", x->node->input[2],
+			       c->rank);
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+const ox_rule ox_rules_linalg[] = {
+	{"", "MatMul", 1, 0, matmul},
+	{"", "MatMulInteger", 1, 0, matmul},
+	{"", "Gemm", 1, 0, gemm},
+	{NULL, NULL, 0, 0, NULL},
+};
