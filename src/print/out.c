@@ -236,14 +236,28 @@ void ox_put_dims(ox_out *o, const int64_t *dims, size_t n)
  * (to check their UTF-8), and newlines (they start a line). */
 static const unsigned char string_special[256] = {['"'] = 1, ['\\'] = 1, ['\n'] = 1, [0x80 ... 0xff] = 1};
 
+/* The bytes ox_put_string writes for s, quotes left out. */
+static size_t escaped_size(const char *s, size_t n)
+{
+	size_t size = 0;
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t k = c < 0x80 ? 1 : ox_utf8_len(s + i, n - i);
+		size += k ? k + (c == '"' || c == '\\') : 4;
+		i += k ? k : 1;
+	}
+	return size;
+}
+
 void ox_put_string(ox_out *o, const char *s, size_t n)
 {
 	ox_putc(o, '"');
 	for (size_t i = 0; i < n;) {
 		/* in chunks, so that a long string needs no buffer of four times its size; a
-		 * character may run 3 bytes past the chunk */
-		size_t end = n - i < STRING_CHUNK ? n : i + STRING_CHUNK;
-		if (!ox_out_reserve(o, 4 * (end - i) + 12))
+		 * character may run 3 bytes past the chunk. A measuring output (limit) takes the
+		 * exact size at once: a bound would fail a string that fits. */
+		size_t end = o->limit || n - i < STRING_CHUNK ? n : i + STRING_CHUNK;
+		if (!ox_out_reserve(o, o->limit ? escaped_size(s, n) : 4 * (end - i) + 12))
 			return;
 		char *d = o->buf + o->len;
 		while (i < end) {
