@@ -11,5 +11,7 @@ extern const ox_rule ox_rules_nn[];          /* Conv, ConvTranspose, pools, Soft
 extern const ox_rule ox_rules_reduce[];      /* Reduce*, ArgMax, ArgMin */
 extern const ox_rule ox_rules_control[];     /* If, Loop, Scan */
 extern const ox_rule ox_rules_linalg[];      /* MatMul, MatMulInteger, Gemm */
+extern const ox_rule ox_rules_index[];       /* gathers, scatters, TopK, Unique, Range, Pad, ... */
+extern const ox_rule ox_rules_misc[];        /* quantization, random, RNN/GRU/LSTM, signal windows */
 
 #endif
