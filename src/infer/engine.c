@@ -292,7 +292,6 @@ static void declare(ox_infer *e, ox_iscope *sc, const Onnx__ValueInfoProto *vi)
 /* Inputs typed by in[i] (merged with their declarations), initializers with their values. */
 static void seed(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc, const ox_type *const *in, size_t n)
 {
-	ox_names inputs = {0};
 	for (size_t i = 0; i < g->n_value_info; i++)
 		declare(e, sc, g->value_info[i]);
 	for (size_t i = 0; i < g->n_output; i++)
@@ -303,21 +302,17 @@ static void seed(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc, const ox
 		const ox_type *given = i < n ? in[i] : NULL;
 		if (d && vi->name && *vi->name)
 			put_in(e, &sc->declared, vi->name, d);
-		e->nomem |= g->n_initializer && !ox_names_put(&inputs, str(vi->name), 1);
 		ox_infer_scope_put(e, sc, str(vi->name), given && ox_type_compatible(given, d) ? ox_infer_merge(e, given, d) : d);
 	}
 	for (size_t i = 0; i < g->n_initializer; i++) {
 		const Onnx__TensorProto *t = g->initializer[i];
 		bool found;
 		const ox_type *d = ox_infer_lookup(sc, str(t->name), &found);
-		/* from IR 4 on, an initializer that is also an input is a default the caller may
-		 * override: its values are not known statically (before, every initializer had to
-		 * be an input, and was constant all the same) */
-		bool overridable = e->m->ir_version >= 4 && ox_names_get(&inputs, str(t->name));
-		ox_type *it = ox_infer_from_tensor(e, t, !overridable);
+		/* an initializer that is also an input is a default the caller may override; onnx's
+		 * inference takes its values all the same, and so does this one, to agree */
+		ox_type *it = ox_infer_from_tensor(e, t, true);
 		ox_infer_scope_put(e, sc, str(t->name), d && ox_type_compatible(it, d) ? ox_infer_merge(e, it, d) : it);
 	}
-	ox_names_free(&inputs);
 }
 
 static void infer_nodes(ox_infer *e, const Onnx__GraphProto *g, ox_iscope *sc)

@@ -42,7 +42,7 @@ static void binary_values(ox_ictx *x, ox_type *out)
 {
 	const ox_type *a = ox_input(x, 0), *b = ox_input(x, 1);
 	int64_t n = ox_type_count(out);
-	if (!a || !b || !a->vals || !b->vals || n < 0 || (a->nvals != n && a->nvals != 1) || (b->nvals != n && b->nvals != 1) ||
+	if (x->n_in != 2 || !a || !b || !a->vals || !b->vals || n < 0 || (a->nvals != n && a->nvals != 1) || (b->nvals != n && b->nvals != 1) ||
 	    !ox_elem_is_int(out->elem) || (!strcmp(x->node->op_type, "Mod") && ox_iattr_int(x, "fmod", 0)) ||
 	    !ox_type_values(x, out, n))
 		return;
