@@ -13,5 +13,6 @@ extern const ox_rule ox_rules_control[];     /* If, Loop, Scan */
 extern const ox_rule ox_rules_linalg[];      /* MatMul, MatMulInteger, Gemm */
 extern const ox_rule ox_rules_index[];       /* gathers, scatters, TopK, Unique, Range, Pad, ... */
 extern const ox_rule ox_rules_misc[];        /* quantization, random, RNN/GRU/LSTM, signal windows */
+extern const ox_rule ox_rules_resample[];    /* Resize, GridSample, RoiAlign, MaxUnpool, Col2Im, DFT, STFT, ... */
 
 #endif
