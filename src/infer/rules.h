@@ -12,7 +12,7 @@ extern const ox_rule ox_rules_reduce[];      /* Reduce*, ArgMax, ArgMin */
 extern const ox_rule ox_rules_control[];     /* If, Loop, Scan */
 extern const ox_rule ox_rules_linalg[];      /* MatMul, MatMulInteger, Gemm */
 extern const ox_rule ox_rules_index[];       /* gathers, scatters, TopK, Unique, Range, Pad, ... */
-extern const ox_rule ox_rules_misc[];        /* quantization, random, RNN/GRU/LSTM, signal windows */
+extern const ox_rule ox_rules_misc[];        /* quantization, random, RNN/GRU/LSTM, windows, Det, strings */
 extern const ox_rule ox_rules_resample[];    /* Resize, GridSample, RoiAlign, MaxUnpool, Col2Im, DFT, STFT, ... */
 
 #endif

@@ -1,5 +1,5 @@
 /* Inference rules of the quantization operators, the random generators, the recurrent layers
- * (RNN, GRU, LSTM) and the signal windows. */
+ * (RNN, GRU, LSTM), the signal windows, Det and the string operators. */
 #include "infer/rules.h"
 
 /* ---- quantization ---------------------------------------------------------------------------- */
@@ -140,6 +140,72 @@ static int mel_weight_matrix(ox_ictx *x)
 	return 0;
 }
 
+/* ---- Det and strings --------------------------------------------------------------------------- */
+
+/* Det: [*, M, M] gives [*]. */
+static int det(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0);
+	ox_dim m;
+	if (!in) {
+		ox_set_out(x, 0, ox_type_tensor(x, ox_out_elem(x, 0), -1));
+		return 0;
+	}
+	if (in->rank < 2)
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' has rank %d; Det needs [*, M, M]", x->node->input[0], in->rank);
+	if (!ox_dim_unify(in->dims[in->rank - 2], in->dims[in->rank - 1], &m))
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' is not square: its last dimensions are %lld and %lld",
+			       x->node->input[0], (long long)in->dims[in->rank - 2].v, (long long)in->dims[in->rank - 1].v);
+	ox_set_out(x, 0, dims_of(x, ox_out_elem(x, 0), in->rank - 2, in->dims));
+	return 0;
+}
+
+/* StringNormalizer: [C] or [1, C]; stop words may remove elements. */
+static int string_normalizer(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0);
+	const Onnx__AttributeProto *stop = ox_iattr(x, "stopwords");
+	if (in && (in->rank < 1 || in->rank > 2))
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' has rank %d; expected [C] or [1, C]", x->node->input[0], in->rank);
+	if (in && stop && stop->n_strings) {
+		ox_type *out = ox_type_tensor(x, OX_STRING, in->rank);
+		if (out && in->rank == 2)
+			out->dims[0] = in->dims[0];
+		ox_set_out(x, 0, out);
+		return 0;
+	}
+	ox_out_like(x, 0, OX_STRING, 0);
+	return 0;
+}
+
+static int string_concat(ox_ictx *x)
+{
+	static const size_t ins[] = {0, 1};
+	ox_type *out = ox_broadcast(x, ins, 2, OX_STRING);
+	if (!out)
+		return x->failed ? -1 : 0;
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+static int regex_full_match(ox_ictx *x)
+{
+	ox_out_like(x, 0, OX_BOOL, 0);
+	return 0;
+}
+
+/* StringSplit: Y adds a dimension of unknown length (the most substrings); Z counts them. */
+static int string_split(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0);
+	ox_type *y = ox_type_tensor(x, OX_STRING, in ? in->rank + 1 : -1);
+	for (int k = 0; y && in && k < in->rank; k++)
+		y->dims[k] = in->dims[k];
+	ox_set_out(x, 0, y);
+	ox_out_like(x, 1, OX_INT64, 0);
+	return 0;
+}
+
 const ox_rule ox_rules_misc[] = {
 	{"", "QuantizeLinear", 1, 0, quantize},
 	{"", "DequantizeLinear", 1, 0, dequantize},
@@ -157,5 +223,10 @@ const ox_rule ox_rules_misc[] = {
 	{"", "HammingWindow", 1, 0, window},
 	{"", "BlackmanWindow", 1, 0, window},
 	{"", "MelWeightMatrix", 1, 0, mel_weight_matrix},
+	{"", "Det", 1, 0, det},
+	{"", "StringNormalizer", 1, 0, string_normalizer},
+	{"", "StringConcat", 1, 0, string_concat},
+	{"", "RegexFullMatch", 1, 0, regex_full_match},
+	{"", "StringSplit", 1, 0, string_split},
 	{NULL, NULL, 0, 0, NULL},
 };
