@@ -12,6 +12,9 @@ const ox_rule *const ox_rule_families[] = {
 	ox_rules_nn,
 	ox_rules_reduce,
 	ox_rules_control,
+	ox_rules_index,
+	ox_rules_misc,
+	ox_rules_resample,
 	NULL,
 };
 

@@ -11,5 +11,8 @@ extern const ox_rule ox_rules_nn[];          /* Conv, ConvTranspose, pools, Soft
 extern const ox_rule ox_rules_reduce[];      /* Reduce*, ArgMax, ArgMin */
 extern const ox_rule ox_rules_control[];     /* If, Loop, Scan */
 extern const ox_rule ox_rules_linalg[];      /* MatMul, MatMulInteger, Gemm */
+extern const ox_rule ox_rules_index[];       /* gathers, scatters, TopK, Unique, Range, Pad, ... */
+extern const ox_rule ox_rules_misc[];        /* quantization, random, RNN/GRU/LSTM, windows, Det, strings */
+extern const ox_rule ox_rules_resample[];    /* Resize, GridSample, RoiAlign, MaxUnpool, Col2Im, DFT, STFT, ... */
 
 #endif

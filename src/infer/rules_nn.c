@@ -295,6 +295,7 @@ static int layer_norm(ox_ictx *x)
 
 const ox_rule ox_rules_nn[] = {
 	{"", "Conv", 1, 0, conv},
+	{"", "ConvInteger", 1, 0, conv},
 	{"", "ConvTranspose", 1, 0, conv_transpose},
 	{"", "MaxPool", 1, 0, pool},
 	{"", "AveragePool", 1, 0, pool},

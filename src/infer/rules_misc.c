@@ -1,0 +1,232 @@
+/* Inference rules of the quantization operators, the random generators, the recurrent layers
+ * (RNN, GRU, LSTM), the signal windows, Det and the string operators. */
+#include "infer/rules.h"
+
+/* ---- quantization ---------------------------------------------------------------------------- */
+
+/* QuantizeLinear: x's shape; the zero point's element type, else output_dtype, else uint8. */
+static int quantize(ox_ictx *x)
+{
+	const ox_type *zp = ox_input(x, 2);
+	int elem = zp && zp->elem ? zp->elem : (int)ox_iattr_int(x, "output_dtype", 0);
+	ox_out_like(x, 0, elem ? elem : OX_UINT8, 0);
+	return 0;
+}
+
+/* DequantizeLinear: x's shape; the scale's element type (float before opset 19), or
+ * output_dtype when given. */
+static int dequantize(ox_ictx *x)
+{
+	const ox_type *s = ox_input(x, 1);
+	int elem = (int)ox_iattr_int(x, "output_dtype", 0);
+	if (!elem)
+		elem = x->schema->since < 19 ? OX_FLOAT : s && s->elem ? s->elem : ox_out_elem(x, 0);
+	ox_out_like(x, 0, elem, 0);
+	return 0;
+}
+
+static int dynamic_quantize(ox_ictx *x)
+{
+	ox_out_like(x, 0, OX_UINT8, 0);
+	ox_set_out(x, 1, ox_type_tensor(x, OX_FLOAT, 0));
+	ox_set_out(x, 2, ox_type_tensor(x, OX_UINT8, 0));
+	return 0;
+}
+
+/* ---- random generators ----------------------------------------------------------------------- */
+
+static int random_shape(ox_ictx *x)
+{
+	const int64_t *shape;
+	int64_t n = ox_iattr_ints(x, "shape", &shape);
+	ox_type *out = ox_type_tensor(x, (int)ox_iattr_int(x, "dtype", OX_FLOAT), n < 0 ? -1 : (int)n);
+	for (int64_t k = 0; out && k < n; k++) {
+		if (shape[k] < 0)
+			return ox_ierr(x, OX_P_OP, 0, "attribute 'shape' has %lld at index %lld; dimensions cannot be negative", (long long)shape[k],
+				       (long long)k);
+		out->dims[k] = ox_dim_num(shape[k]);
+	}
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+/* RandomNormalLike, RandomUniformLike, Bernoulli: the input's shape, dtype or its type. */
+static int random_like(ox_ictx *x)
+{
+	const ox_type *in = ox_input(x, 0);
+	ox_out_like(x, 0, (int)ox_iattr_int(x, "dtype", in && in->elem ? in->elem : ox_out_elem(x, 0)), 0);
+	return 0;
+}
+
+static int multinomial(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0);
+	if (in && in->rank != 2)
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' has rank %d; expected [batch_size, class_size]",
+			       x->node->input[0], in->rank);
+	ox_type *out = ox_type_tensor(x, (int)ox_iattr_int(x, "dtype", OX_INT32), 2);
+	if (out) {
+		out->dims[0] = in ? in->dims[0] : OX_DIM_UNKNOWN;
+		out->dims[1] = ox_dim_num(ox_iattr_int(x, "sample_size", 1));
+	}
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+/* ---- recurrent layers ------------------------------------------------------------------------ */
+
+/* A [d0, d1, d2] or, with four, [d0, d1, d2, d3] tensor of elem. */
+static ox_type *dims_of(ox_ictx *x, int elem, int rank, const ox_dim *d)
+{
+	ox_type *t = ox_type_tensor(x, elem, rank);
+	for (int k = 0; t && k < rank; k++)
+		t->dims[k] = d[k];
+	return t;
+}
+
+/* RNN, GRU, LSTM: X is [seq, batch, input] ([batch, seq, input] with layout 1); Y is [seq,
+ * dirs, batch, hidden] ([batch, seq, dirs, hidden]); Y_h and LSTM's Y_c [dirs, batch, hidden]
+ * ([batch, dirs, hidden]). hidden_size is the attribute, else R's last dimension. */
+static int recurrent(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0), *r = ox_input_ranked(x, 2);
+	const char *dir = ox_iattr_str(x, "direction", "forward");
+	bool layout = ox_iattr_int(x, "layout", 0) != 0;
+	int elem = ox_out_elem(x, 0);
+	if (in && in->rank != 3)
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' has rank %d; expected [seq_length, batch_size, input_size]",
+			       x->node->input[0], in->rank);
+	ox_dim seq = in ? in->dims[layout] : OX_DIM_UNKNOWN, batch = in ? in->dims[!layout] : OX_DIM_UNKNOWN;
+	ox_dim dirs = ox_dim_num(dir[0] == 'b' ? 2 : 1), hidden = OX_DIM_UNKNOWN;
+	if (ox_attr_given(x, "hidden_size"))
+		hidden = ox_dim_num(ox_iattr_int(x, "hidden_size", 0));
+	if (r && r->rank == 3 && !ox_dim_unify(hidden, r->dims[2], &hidden))
+		return ox_ierr(x, OX_P_INPUT, 2, "R '%s' has hidden size %lld, but attribute 'hidden_size' is %lld",
+			       x->node->input[2], (long long)r->dims[2].v, (long long)ox_iattr_int(x, "hidden_size", 0));
+	ox_dim y[4] = {seq, dirs, batch, hidden}, yl[4] = {batch, seq, dirs, hidden};
+	ox_dim h[3] = {dirs, batch, hidden}, hl[3] = {batch, dirs, hidden};
+	ox_set_out(x, 0, dims_of(x, elem, 4, layout ? yl : y));
+	for (size_t i = 1; i < x->n_out; i++)
+		ox_set_out(x, i, dims_of(x, elem, 3, layout ? hl : h));
+	return 0;
+}
+
+/* ---- signal windows -------------------------------------------------------------------------- */
+
+/* HannWindow, HammingWindow, BlackmanWindow: 1-D of the size input's value. */
+static int window(ox_ictx *x)
+{
+	const int64_t *n;
+	ox_type *out = ox_type_tensor(x, (int)ox_iattr_int(x, "output_datatype", OX_FLOAT), 1);
+	if (out && ox_input_values(x, 0, &n) == 1) {
+		if (n[0] < 0)
+			return ox_ierr(x, OX_P_INPUT, 0, "size '%s' is %lld; a window cannot have a negative size", x->node->input[0], (long long)n[0]);
+		out->dims[0] = ox_dim_num(n[0]);
+	}
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+/* MelWeightMatrix: [dft_length / 2 + 1, num_mel_bins]. */
+static int mel_weight_matrix(ox_ictx *x)
+{
+	const int64_t *bins, *len;
+	ox_type *out = ox_type_tensor(x, (int)ox_iattr_int(x, "output_datatype", OX_FLOAT), 2);
+	if (out && ox_input_values(x, 1, &len) == 1)
+		out->dims[0] = ox_dim_num(len[0] / 2 + 1);
+	if (out && ox_input_values(x, 0, &bins) == 1)
+		out->dims[1] = ox_dim_num(bins[0]);
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+/* ---- Det and strings --------------------------------------------------------------------------- */
+
+/* Det: [*, M, M] gives [*]. */
+static int det(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0);
+	ox_dim m;
+	if (!in) {
+		ox_set_out(x, 0, ox_type_tensor(x, ox_out_elem(x, 0), -1));
+		return 0;
+	}
+	if (in->rank < 2)
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' has rank %d; Det needs [*, M, M]", x->node->input[0], in->rank);
+	if (!ox_dim_unify(in->dims[in->rank - 2], in->dims[in->rank - 1], &m))
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' is not square: its last dimensions are %lld and %lld",
+			       x->node->input[0], (long long)in->dims[in->rank - 2].v, (long long)in->dims[in->rank - 1].v);
+	ox_set_out(x, 0, dims_of(x, ox_out_elem(x, 0), in->rank - 2, in->dims));
+	return 0;
+}
+
+/* StringNormalizer: [C] or [1, C]; stop words may remove elements. */
+static int string_normalizer(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0);
+	const Onnx__AttributeProto *stop = ox_iattr(x, "stopwords");
+	if (in && (in->rank < 1 || in->rank > 2))
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' has rank %d; expected [C] or [1, C]", x->node->input[0], in->rank);
+	if (in && stop && stop->n_strings) {
+		ox_type *out = ox_type_tensor(x, OX_STRING, in->rank);
+		if (out && in->rank == 2)
+			out->dims[0] = in->dims[0];
+		ox_set_out(x, 0, out);
+		return 0;
+	}
+	ox_out_like(x, 0, OX_STRING, 0);
+	return 0;
+}
+
+static int string_concat(ox_ictx *x)
+{
+	static const size_t ins[] = {0, 1};
+	ox_type *out = ox_broadcast(x, ins, 2, OX_STRING);
+	if (!out)
+		return x->failed ? -1 : 0;
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+static int regex_full_match(ox_ictx *x)
+{
+	ox_out_like(x, 0, OX_BOOL, 0);
+	return 0;
+}
+
+/* StringSplit: Y adds a dimension of unknown length (the most substrings); Z counts them. */
+static int string_split(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0);
+	ox_type *y = ox_type_tensor(x, OX_STRING, in ? in->rank + 1 : -1);
+	for (int k = 0; y && in && k < in->rank; k++)
+		y->dims[k] = in->dims[k];
+	ox_set_out(x, 0, y);
+	ox_out_like(x, 1, OX_INT64, 0);
+	return 0;
+}
+
+const ox_rule ox_rules_misc[] = {
+	{"", "QuantizeLinear", 1, 0, quantize},
+	{"", "DequantizeLinear", 1, 0, dequantize},
+	{"", "DynamicQuantizeLinear", 1, 0, dynamic_quantize},
+	{"", "RandomNormal", 1, 0, random_shape},
+	{"", "RandomUniform", 1, 0, random_shape},
+	{"", "RandomNormalLike", 1, 0, random_like},
+	{"", "RandomUniformLike", 1, 0, random_like},
+	{"", "Bernoulli", 1, 0, random_like},
+	{"", "Multinomial", 1, 0, multinomial},
+	{"", "RNN", 1, 0, recurrent},
+	{"", "GRU", 1, 0, recurrent},
+	{"", "LSTM", 1, 0, recurrent},
+	{"", "HannWindow", 1, 0, window},
+	{"", "HammingWindow", 1, 0, window},
+	{"", "BlackmanWindow", 1, 0, window},
+	{"", "MelWeightMatrix", 1, 0, mel_weight_matrix},
+	{"", "Det", 1, 0, det},
+	{"", "StringNormalizer", 1, 0, string_normalizer},
+	{"", "StringConcat", 1, 0, string_concat},
+	{"", "RegexFullMatch", 1, 0, regex_full_match},
+	{"", "StringSplit", 1, 0, string_split},
+	{NULL, NULL, 0, 0, NULL},
+};
