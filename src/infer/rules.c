@@ -12,6 +12,8 @@ const ox_rule *const ox_rule_families[] = {
 	ox_rules_nn,
 	ox_rules_reduce,
 	ox_rules_control,
+	ox_rules_seq,
+	ox_rules_loss,
 	NULL,
 };
 

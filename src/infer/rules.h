@@ -12,4 +12,7 @@ extern const ox_rule ox_rules_reduce[];      /* Reduce*, ArgMax, ArgMin */
 extern const ox_rule ox_rules_control[];     /* If, Loop, Scan */
 extern const ox_rule ox_rules_linalg[];      /* MatMul, MatMulInteger, Gemm */
 
+extern const ox_rule ox_rules_seq[];         /* sequences and optionals */
+extern const ox_rule ox_rules_loss[];        /* SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss */
+
 #endif
