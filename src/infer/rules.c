@@ -14,6 +14,7 @@ const ox_rule *const ox_rule_families[] = {
 	ox_rules_control,
 	ox_rules_seq,
 	ox_rules_loss,
+	ox_rules_ml,
 	NULL,
 };
 

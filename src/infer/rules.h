@@ -14,5 +14,6 @@ extern const ox_rule ox_rules_linalg[];      /* MatMul, MatMulInteger, Gemm */
 
 extern const ox_rule ox_rules_seq[];         /* sequences and optionals */
 extern const ox_rule ox_rules_loss[];        /* SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss */
+extern const ox_rule ox_rules_ml[];          /* ai.onnx.ml */
 
 #endif
