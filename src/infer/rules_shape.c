@@ -321,8 +321,8 @@ static int concat(ox_ictx *x)
 	const ox_type *first = NULL;
 	for (size_t i = 0; i < x->n_in && !first; i++)
 		first = ox_input_ranked(x, i);
-	for (size_t i = 0; i < x->n_in; i++)
-		if (!ox_input_ranked(x, i)) {
+	for (size_t i = 0; i < x->n_in || !first; i++)
+		if (!first || !ox_input_ranked(x, i)) {
 			ox_set_out(x, 0, ox_type_tensor(x, ox_out_elem(x, 0), first ? first->rank : -1));
 			return 0;
 		}
