@@ -96,6 +96,19 @@ static int tree_ensemble_regressor(ox_ictx *x)
 	return 0;
 }
 
+/* The classifiers: labels [N] (strings or int64, as the class labels are), scores [N, ?]
+ * (the number of columns depends on binary versus multi-class post-processing). */
+static int classifier(ox_ictx *x)
+{
+	const ox_type *t = ox_input_ranked(x, 0);
+	ox_type *y = ox_type_tensor(x, ox_iattr(x, "classlabels_strings") ? OX_STRING : OX_INT64, 1);
+	if (y)
+		y->dims[0] = t && t->rank == 2 ? t->dims[0] : OX_DIM_UNKNOWN;
+	ox_set_out(x, 0, y);
+	rows(x, 1, OX_DIM_UNKNOWN);
+	return 0;
+}
+
 /* FeatureVectorizer: the inputs' columns side by side. */
 static int feature_vectorizer(ox_ictx *x)
 {
@@ -132,6 +145,9 @@ const ox_rule ox_rules_ml[] = {
 	{"ai.onnx.ml", "LinearRegressor", 1, 0, linear_regressor},
 	{"ai.onnx.ml", "SVMRegressor", 1, 0, svm_regressor},
 	{"ai.onnx.ml", "TreeEnsembleRegressor", 1, 0, tree_ensemble_regressor},
+	{"ai.onnx.ml", "LinearClassifier", 1, 0, classifier},
+	{"ai.onnx.ml", "SVMClassifier", 1, 0, classifier},
+	{"ai.onnx.ml", "TreeEnsembleClassifier", 1, 0, classifier},
 	{"ai.onnx.ml", "FeatureVectorizer", 1, 0, feature_vectorizer},
 	{"ai.onnx.ml", "ZipMap", 1, 0, zip_map},
 	{NULL, NULL, 0, 0, NULL},
