@@ -16,6 +16,7 @@ const ox_rule *const ox_rule_families[] = {
 	ox_rules_loss,
 	ox_rules_ml,
 	ox_rules_train,
+	ox_rules_attention,
 	NULL,
 };
 

@@ -16,5 +16,6 @@ extern const ox_rule ox_rules_seq[];         /* sequences and optionals */
 extern const ox_rule ox_rules_loss[];        /* SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss */
 extern const ox_rule ox_rules_ml[];          /* ai.onnx.ml */
 extern const ox_rule ox_rules_train[];       /* ai.onnx.preview.training optimizers */
+extern const ox_rule ox_rules_attention[];   /* RotaryEmbedding */
 
 #endif
