@@ -15,6 +15,11 @@ const ox_rule *const ox_rule_families[] = {
 	ox_rules_index,
 	ox_rules_misc,
 	ox_rules_resample,
+	ox_rules_seq,
+	ox_rules_loss,
+	ox_rules_ml,
+	ox_rules_train,
+	ox_rules_attention,
 	NULL,
 };
 

@@ -15,4 +15,10 @@ extern const ox_rule ox_rules_index[];       /* gathers, scatters, TopK, Unique,
 extern const ox_rule ox_rules_misc[];        /* quantization, random, RNN/GRU/LSTM, windows, Det, strings */
 extern const ox_rule ox_rules_resample[];    /* Resize, GridSample, RoiAlign, MaxUnpool, Col2Im, DFT, STFT, ... */
 
+extern const ox_rule ox_rules_seq[];         /* sequences and optionals */
+extern const ox_rule ox_rules_loss[];        /* SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss */
+extern const ox_rule ox_rules_ml[];          /* ai.onnx.ml */
+extern const ox_rule ox_rules_train[];       /* ai.onnx.preview.training optimizers */
+extern const ox_rule ox_rules_attention[];   /* RotaryEmbedding */
+
 #endif

@@ -70,12 +70,16 @@ static int loop(ox_ictx *x)
 		in[2 + i] = ox_input(x, 2 + i);
 	if (ox_infer_graph(x, g, "body", in, n_in, out) < 0)
 		return -1;
+	/* without a condition the loop runs exactly its trip count: scan outputs get it */
+	const int64_t *trips;
+	ox_dim n = !ox_has_input(x, 1) && ox_input_values(x, 0, &trips) == 1 && trips[0] >= 0 ? ox_dim_num(trips[0])
+											  : OX_DIM_UNKNOWN;
 	for (size_t i = 0; i < x->n_out; i++) {
 		const ox_type *t = i + 1 < g->n_output ? out[i + 1] : NULL;
 		if (i < carried) /* the final value: the body's type where both agree */
 			ox_set_out(x, i, union_of(x, t, ox_input(x, 2 + i)) ? union_of(x, t, ox_input(x, 2 + i)) : t);
 		else
-			ox_set_out(x, i, stacked(x, t, OX_DIM_UNKNOWN, 0));
+			ox_set_out(x, i, stacked(x, t, n, 0));
 	}
 	return 0;
 }

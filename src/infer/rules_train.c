@@ -1,0 +1,37 @@
+/* Inference rules of ai.onnx.preview.training's optimizers: each new tensor has the type of
+ * the tensor it updates. Adagrad and Momentum take R, T, then n each of X, G and H (or V)
+ * and give n new X then n new H (V); Adam takes X, G, V, H and gives X, V, H. */
+#include "infer/rules.h"
+
+/* Output i of groups of n: which input group (after R and T) each output group copies. */
+static int updated(ox_ictx *x, const int *from, int ngroups_in, int ngroups_out)
+{
+	if (x->n_in < 2 || (x->n_in - 2) % (size_t)ngroups_in)
+		return ox_ierr(x, OX_P_OP, 0, "%zu inputs: R, T and %d groups of the same count expected", x->n_in,
+			       ngroups_in);
+	size_t n = (x->n_in - 2) / (size_t)ngroups_in;
+	for (size_t i = 0; i < x->n_out && n && i / n < (size_t)ngroups_out; i++) {
+		const ox_type *t = ox_input(x, 2 + (size_t)from[i / n] * n + i % n);
+		ox_out_like(x, i, t && t->kind == OX_T_TENSOR ? t->elem : ox_out_elem(x, i), 2 + (size_t)from[i / n] * n + i % n);
+	}
+	return 0;
+}
+
+static int two_state(ox_ictx *x)
+{
+	static const int from[] = {0, 2};
+	return updated(x, from, 3, 2);
+}
+
+static int adam(ox_ictx *x)
+{
+	static const int from[] = {0, 2, 3};
+	return updated(x, from, 4, 3);
+}
+
+const ox_rule ox_rules_train[] = {
+	{"ai.onnx.preview.training", "Adagrad", 1, 0, two_state},
+	{"ai.onnx.preview.training", "Momentum", 1, 0, two_state},
+	{"ai.onnx.preview.training", "Adam", 1, 0, adam},
+	{NULL, NULL, 0, 0, NULL},
+};
