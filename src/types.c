@@ -3,6 +3,7 @@
 #include "types.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "onnx.pb-c.h"
 
@@ -117,6 +118,14 @@ int ox_elem_lookup(const char *s, size_t n)
 {
 	for (int t = 1; t < OX_NTYPES; t++)
 		if (same(elems[t].name, s, n))
+			return t;
+	return 0;
+}
+
+int ox_elem_lookup_enum(const char *s, size_t n)
+{
+	for (int t = 1; t < OX_NTYPES; t++)
+		if (elems[t].name && strlen(elems[t].name) == n && strncasecmp(elems[t].name, s, n) == 0)
 			return t;
 	return 0;
 }

@@ -71,6 +71,8 @@ const ox_elem_type *ox_elem(int dtype);
 /* Element type <-> name; NULL / 0 when unknown. */
 const char *ox_elem_name(int dtype);
 int ox_elem_lookup(const char *s, size_t n);
+/* The element type TensorProto's enum spells s ("FLOAT", "BFLOAT16": Cast-1's 'to'), or 0. */
+int ox_elem_lookup_enum(const char *s, size_t n);
 /* The name for messages: "undefined" for 0, "unknown" for numbers outside the table. */
 const char *ox_elem_label(int dtype);
 /* Bits per element (ox_elem_type.bits), bytes in the evaluator (ox_elem_type.size); 0

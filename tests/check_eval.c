@@ -324,11 +324,6 @@ static const struct structural {
 	 "graph.node[1] (Identity): output 'y' is already defined (each name is assigned once)"},
 	{HEAD "g (float x) => (float y) { [n] y = NoSuchOp(x) }", ONNXTXT_ERR_UNSUPPORTED,
 	 "graph.node[0] (NoSuchOp): operator NoSuchOp is not supported"},
-	/* kernels are picked by operator version: Upsample-1 (width_scale, height_scale) has none */
-	{"<ir_version: 8, opset_import: [\"\" : 6]>\n"
-	 "g (float[1, 1, 2, 2] x) => (float y) { y = Upsample <height_scale = 2.0, width_scale = 2.0> (x) }",
-	 ONNXTXT_ERR_UNSUPPORTED,
-	 "graph.node[0] (Upsample): operator Upsample version 1 is not supported (the evaluator runs it from version 7 on)"},
 	{HEAD "g (float x) => (float y) { y = other.Op(x) }", ONNXTXT_ERR_EVAL,
 	 "graph.node[0] (other.Op): domain 'other' is not imported (opset_import)"},
 	{HEAD "g (float x) => (float y, float z) { y = Identity(x) }", ONNXTXT_ERR_EVAL,
@@ -607,10 +602,8 @@ END_TEST
 START_TEST(older_than_the_first_entry)
 {
 	int oldest = -1;
-	/* Upsample-1 (width_scale, height_scale) has no kernel; 7 is the first */
-	ck_assert_ptr_null(ox_op_find("", "Upsample", 1, &oldest));
-	ck_assert_int_eq(oldest, 7);
-	ck_assert_ptr_null(at_opset("", "Upsample", 6));
+	/* Upsample-1 (width_scale, height_scale), 7 (scales), 9 (scales an input) */
+	ck_assert_ptr_eq(at_opset("", "Upsample", 6), ox_op_Upsample_1);
 	ck_assert_ptr_eq(at_opset("", "Upsample", 7), ox_op_Upsample_7);
 	ck_assert_ptr_eq(at_opset("", "Upsample", 10), ox_op_Upsample_9); /* deprecated there: still runs */
 	ck_assert_ptr_null(ox_op_find("", "OneHot", 8, &oldest));

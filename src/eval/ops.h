@@ -62,7 +62,8 @@
 	X(BitwiseNot) \
 	X(BitwiseOr) \
 	X(BitwiseXor) \
-	X(Cast) \
+	XV(Cast, 1) \
+	XV(Cast, 6) \
 	X(CastLike) \
 	X(Ceil) \
 	X(Celu) \
@@ -309,6 +310,7 @@
 	XV(Resize, 11) \
 	XV(Resize, 13) \
 	XV(Resize, 19) \
+	XV(Upsample, 1) \
 	XV(Upsample, 7) \
 	XV(Upsample, 9)
 

@@ -101,12 +101,8 @@ static int cast_to(const ox_ictx *x)
 {
 	if (x->schema && x->schema->since >= 6)
 		return (int)ox_iattr_int(x, "to", 0);
-	char low[32];
-	const char *s = ox_iattr_str(x, "to", "");
-	size_t n = strlen(s);
-	for (size_t i = 0; i < n && i < sizeof low; i++)
-		low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
-	return n < sizeof low ? ox_elem_lookup(low, n) : 0;
+	const char *to = ox_iattr_str(x, "to", "");
+	return ox_elem_lookup_enum(to, strlen(to));
 }
 
 static int cast(ox_ictx *x)

@@ -369,7 +369,20 @@ static int cast_to(ox_k *k, int to)
 	return y ? ox_ew_convert(y, x, &o, k->msg) : -1;
 }
 
-int ox_op_Cast(ox_k *k)
+/* Version 1 names the type as TensorProto's enum spells it ("FLOAT"), 6 on by its number. */
+int ox_op_Cast_1(ox_k *k)
+{
+	size_t n;
+	const char *to = ox_attr_str(k, "to", NULL, &n);
+	if (!to)
+		return ox_kfail(k, "attribute 'to' is required");
+	int type = ox_elem_lookup_enum(to, n);
+	if (!type)
+		return ox_kfail(k, "attribute 'to' is \"%.*s\", not an element type", (int)n, to);
+	return cast_to(k, type);
+}
+
+int ox_op_Cast_6(ox_k *k)
 {
 	if (!ox_attr(k, "to"))
 		return ox_kfail(k, "attribute 'to' is required");

@@ -455,9 +455,11 @@ OX_KERNEL(ox_op_Resize_11, resize(k, RESIZE_11))
 OX_KERNEL(ox_op_Resize_13, resize(k, RESIZE_13))
 OX_KERNEL(ox_op_Resize_19, resize(k, RESIZE_19))
 
-/* Upsample from version 7 (scales an attribute; an input from 9). Version 1, experimental,
- * has width_scale and height_scale instead: the registry has no kernel for it. */
-static int upsample(ox_k *k, bool scales_input)
+/* Where Upsample's scales come from: version 1 (experimental) has height_scale and
+ * width_scale for a 4-D input, 7 the attribute scales, 9 input 1. */
+enum { SCALES_HW, SCALES_ATTR, SCALES_INPUT };
+
+static int upsample(ox_k *k, int from)
 {
 	params p = {0};
 	plan P;
@@ -472,7 +474,14 @@ static int upsample(ox_k *k, bool scales_input)
 	const float *s;
 	int64_t n;
 	ox_val *st = NULL;
-	if (!scales_input) {
+	float hw[4] = {1, 1, ox_attr_float(k, "height_scale", 0), ox_attr_float(k, "width_scale", 0)};
+	if (from == SCALES_HW) {
+		if (!ox_attr(k, "height_scale") || !ox_attr(k, "width_scale"))
+			return ox_kfail(k, "attributes height_scale and width_scale are required");
+		if (x->rank != 4)
+			return ox_kfail(k, "input X has rank %d; Upsample-1 takes a 4-D (N, C, H, W) tensor", x->rank);
+		n = 4, s = hw;
+	} else if (from == SCALES_ATTR) {
 		n = ox_attr_floats(k, "scales", &s);
 	} else {
 		if (!(st = ox_in_tensor(k, 1, true)))
@@ -495,5 +504,6 @@ static int upsample(ox_k *k, bool scales_input)
 	return resample(k, x, &p, &P);
 }
 
-OX_KERNEL(ox_op_Upsample_7, upsample(k, false))
-OX_KERNEL(ox_op_Upsample_9, upsample(k, true))
+OX_KERNEL(ox_op_Upsample_1, upsample(k, SCALES_HW))
+OX_KERNEL(ox_op_Upsample_7, upsample(k, SCALES_ATTR))
+OX_KERNEL(ox_op_Upsample_9, upsample(k, SCALES_INPUT))
