@@ -664,6 +664,21 @@ START_TEST(lists_agree_with_the_schemas)
 }
 END_TEST
 
+/* The other way round: every schema of the table, in every domain, version by version, runs
+ * (issue 14: every operator and every version). */
+START_TEST(every_schema_has_a_kernel)
+{
+	size_t n;
+	const ox_schema *all = ox_schema_all(&n);
+	for (size_t i = 0; i < n; i++) {
+		const ox_op *o = ox_op_find(all[i].domain, all[i].name, all[i].since, NULL);
+		REQUIRE(o != NULL, "%s%s%s version %d has no kernel", all[i].domain, *all[i].domain ? "." : "",
+			all[i].name, all[i].since);
+	}
+	ck_assert_uint_gt(n, 600);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("eval");
@@ -697,6 +712,7 @@ int main(void)
 	tcase_add_test(t, version_ranges);
 	tcase_add_test(t, older_than_the_first_entry);
 	tcase_add_test(t, lists_agree_with_the_schemas);
+	tcase_add_test(t, every_schema_has_a_kernel);
 	suite_add_tcase(s, t);
 	return tu_run(s);
 }
