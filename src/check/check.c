@@ -988,18 +988,6 @@ static ctx options(const OnnxCheckOptions *opts, size_t *total)
 		     .strict = o.strict};
 }
 
-OnnxStatus OnnxModel_CheckOpts(const Onnx__ModelProto *model, const OnnxCheckOptions *opts, OnnxError **problems,
-			       size_t *count, size_t *total, OnnxError *err)
-{
-	OnnxError local;
-	if (!err)
-		err = &local;
-	if (!check_args(err, model, "model", problems, count, total))
-		return err->code;
-	ctx c = options(opts, total);
-	return check_model(&c, model, problems, count, err);
-}
-
 OnnxStatus OnnxModel_CheckWith(const Onnx__ModelProto *model, size_t max_problems, OnnxError **problems,
 			       size_t *count, size_t *total, OnnxError *err)
 {
@@ -1036,6 +1024,25 @@ static OnnxStatus check_parsed(const char *text, size_t len, const ox_spans *spa
 	return st;
 }
 
+/* The entry points given a model rather than text: checks it and, with keep, infers into it
+ * (model is written only then). */
+static OnnxStatus check_given(Onnx__ModelProto *model, const OnnxCheckOptions *opts, bool keep, OnnxError **problems,
+			      size_t *count, size_t *total, OnnxError *err)
+{
+	OnnxError local;
+	if (!err)
+		err = &local;
+	if (!check_args(err, model, "model", problems, count, total))
+		return err->code;
+	return check_parsed(NULL, 0, NULL, model, opts, keep, problems, count, total, err);
+}
+
+OnnxStatus OnnxModel_CheckOpts(const Onnx__ModelProto *model, const OnnxCheckOptions *opts, OnnxError **problems,
+			       size_t *count, size_t *total, OnnxError *err)
+{
+	return check_given((Onnx__ModelProto *)model, opts, false, problems, count, total, err);
+}
+
 OnnxStatus OnnxModel_CheckTextOpts(const char *text, size_t len, const OnnxCheckOptions *opts, OnnxError **problems,
 				   size_t *count, size_t *total, OnnxError *err)
 {
@@ -1070,12 +1077,7 @@ OnnxStatus OnnxModel_CheckText(const char *text, size_t len, OnnxError **problem
 OnnxStatus OnnxModel_Infer(Onnx__ModelProto *model, const OnnxCheckOptions *opts, OnnxError **problems,
 			   size_t *count, size_t *total, OnnxError *err)
 {
-	OnnxError local;
-	if (!err)
-		err = &local;
-	if (!check_args(err, model, "model", problems, count, total))
-		return err->code;
-	return check_parsed(NULL, 0, NULL, model, opts, true, problems, count, total, err);
+	return check_given(model, opts, true, problems, count, total, err);
 }
 
 OnnxStatus OnnxModel_InferText(const char *text, size_t len, const OnnxCheckOptions *opts, Onnx__ModelProto **model,

@@ -63,6 +63,14 @@ void ox_check_path_pop(ox_check *c, size_t len);
  * not one of these (maps, opaque types, no element type). */
 enum { OX_KIND_TENSOR, OX_KIND_SEQ, OX_KIND_OPT, OX_KIND_OPTSEQ, OX_KIND_SPARSE };
 intptr_t ox_check_type_code(const Onnx__TypeProto *t);
+struct ox_typeset;
+struct ox_schema;
+struct ox_formal;
+/* Whether set (a formal's or a type parameter's) allows that type code; the checker and
+ * type inference judge types by the same rule. */
+bool ox_check_type_allowed(const struct ox_typeset *set, intptr_t code);
+/* The index of the type constraint naming f's type parameter in s, -1 if f's type is fixed. */
+int ox_check_constraint_of(const struct ox_schema *s, const struct ox_formal *f);
 /* Its spelling, as onnx writes it ("tensor(float)"). */
 void ox_check_type_name(intptr_t code, char *buf, size_t size);
 /* The declared type of name in sc or around it, 0 if none. */

@@ -153,7 +153,7 @@ static void check_attributes(ox_check *c, const Onnx__NodeProto *n, const ox_sch
 
 /* ---- declared types against the type constraints ------------------------------------------- */
 
-static bool allowed(const ox_typeset *set, intptr_t type)
+bool ox_check_type_allowed(const ox_typeset *set, intptr_t type)
 {
 	uint32_t bit = 1u << (type & 0xff);
 	switch (type >> 8) {
@@ -171,7 +171,7 @@ typedef struct binding {
 	const char *by, *what;
 } binding;
 
-static int constraint_of(const ox_schema *s, const ox_formal *f)
+int ox_check_constraint_of(const ox_schema *s, const ox_formal *f)
 {
 	for (int k = 0; k < s->n_constraints; k++)
 		if (!strcmp(s->constraints[k].param, f->type))
@@ -185,16 +185,16 @@ static void check_value_type(ox_check *c, const Onnx__NodeProto *n, const ox_sch
 	const char *what = part == OX_P_INPUT ? "input" : "output";
 	const char *name = part == OX_P_INPUT ? n->input[i] : n->output[i];
 	char have[64], was[64];
-	int k = constraint_of(s, f);
+	int k = ox_check_constraint_of(s, f);
 	intptr_t type = ox_check_type_of(c->scope, name);
 	if (!type)
 		return;
 	ox_check_type_name(type, have, sizeof have);
-	if (!allowed(f->set, type) && k < 0) {
+	if (!ox_check_type_allowed(f->set, type) && k < 0) {
 		problem(c, n, part, i, "%s '%s' is %s, but it must be %s", what, name, have, f->type);
 		return;
 	}
-	if (!allowed(f->set, type)) {
+	if (!ox_check_type_allowed(f->set, type)) {
 		const char *list = s->constraints[k].allowed;
 		bool listed = strlen(list) <= 160;
 		problem(c, n, part, i, "%s '%s' is %s, which type parameter %s does not allow%s%s%s", what, name, have,

@@ -125,40 +125,11 @@ const Onnx__AttributeProto *ox_attr(const ox_k *k, const char *name)
 	return NULL;
 }
 
-/* The schema's default for an absent attribute of that type, or NULL. */
-static const ox_schema_attr *schema_default(const ox_k *k, const char *name, int type)
-{
-	const ox_schema_attr *sa = k->schema ? ox_schema_attr_find(k->schema, name) : NULL;
-	return sa && sa->has_default && sa->type == type ? sa : NULL;
-}
-
-int64_t ox_attr_int(const ox_k *k, const char *name, int64_t def)
-{
-	const Onnx__AttributeProto *a = ox_attr(k, name);
-	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
-	return a ? a->i : sa ? sa->i : def;
-}
-
-float ox_attr_float(const ox_k *k, const char *name, float def)
-{
-	const Onnx__AttributeProto *a = ox_attr(k, name);
-	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
-	return a ? a->f : sa ? sa->f : def;
-}
+OX_SCHEMA_ATTR_READERS(ox_attr, ox_k)
 
 const char *ox_attr_str(const ox_k *k, const char *name, const char *def, size_t *len)
 {
-	const Onnx__AttributeProto *a = ox_attr(k, name);
-	const ox_schema_attr *sa = a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
-	if (!a) {
-		def = sa ? sa->s : def;
-		if (len)
-			*len = def ? strlen(def) : 0;
-		return def;
-	}
-	if (len)
-		*len = a->s.len;
-	return a->s.data ? (const char *)a->s.data : "";
+	return ox_schema_attr_str(k->schema, ox_attr(k, name), name, def, len);
 }
 
 bool ox_attr_str_is(const ox_k *k, const char *name, const char *def, const char *s)
@@ -168,35 +139,9 @@ bool ox_attr_str_is(const ox_k *k, const char *name, const char *def, const char
 	return v && n == strlen(s) && memcmp(v, s, n) == 0;
 }
 
-/* The INTS and FLOATS getters differ only in the field names, so one definition serves both. */
-#define LIST_ATTR(fn, T, field, KIND)                                                                  \
-	int64_t fn(const ox_k *k, const char *name, const T **v)                                       \
-	{                                                                                              \
-		const Onnx__AttributeProto *a = ox_attr(k, name);                                      \
-		const ox_schema_attr *sa =                                                             \
-			a ? NULL : schema_default(k, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##KIND); \
-		if (sa) {                                                                              \
-			*v = sa->field;                                                                \
-			return (int64_t)sa->n;                                                         \
-		}                                                                                      \
-		if (!a)                                                                                \
-			return -1;                                                                     \
-		*v = a->field;                                                                         \
-		return (int64_t)a->n_##field;                                                          \
-	}
-LIST_ATTR(ox_attr_ints, int64_t, ints, INTS)
-LIST_ATTR(ox_attr_floats, float, floats, FLOATS)
-
-const Onnx__TensorProto *ox_attr_tensor(const ox_k *k, const char *name)
+int64_t ox_attr_floats(const ox_k *k, const char *name, const float **v)
 {
-	const Onnx__AttributeProto *a = ox_attr(k, name);
-	return a ? a->t : NULL;
-}
-
-const Onnx__GraphProto *ox_attr_graph(const ox_k *k, const char *name)
-{
-	const Onnx__AttributeProto *a = ox_attr(k, name);
-	return a ? a->g : NULL;
+	return ox_schema_attr_floats(k->schema, ox_attr(k, name), name, v);
 }
 
 ox_val *ox_val_from_attr_tensor(ox_k *k, const Onnx__TensorProto *t)

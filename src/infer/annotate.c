@@ -42,6 +42,22 @@ static Onnx__TensorShapeProto *shape_proto(writer *w, const ox_type *t)
 	return s;
 }
 
+/* A new message of type T, set to its initial value INIT; NULL when out of memory. */
+#define NEW(w, T, INIT) ((T *)copy_of(w, &(T)INIT, sizeof(T)))
+
+static void *copy_of(writer *w, const void *init, size_t size)
+{
+	void *p = alloc(w, size);
+	return p ? memcpy(p, init, size) : NULL;
+}
+
+/* Which field of a TypeProto holds a type of each kind. */
+static const Onnx__TypeProto__ValueCase value_case[] = {
+	[OX_T_TENSOR] = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE, [OX_T_SPARSE] = ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE,
+	[OX_T_SEQ] = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE,  [OX_T_MAP] = ONNX__TYPE_PROTO__VALUE_MAP_TYPE,
+	[OX_T_OPT] = ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE,
+};
+
 /* t as a TypeProto, or NULL when it is not known well enough to write (no element type). */
 static Onnx__TypeProto *type_proto(writer *w, const ox_type *t)
 {
@@ -52,57 +68,45 @@ static Onnx__TypeProto *type_proto(writer *w, const ox_type *t)
 		return NULL;
 	if ((t->kind == OX_T_TENSOR || t->kind == OX_T_SPARSE) && !ox_elem_name(t->elem))
 		return NULL;
-	if (t->kind == OX_T_UNKNOWN || (t->kind == OX_T_MAP && !t->key) || !(p = alloc(w, sizeof *p)))
+	if (t->kind == OX_T_UNKNOWN || (t->kind == OX_T_MAP && !t->key) ||
+	    !(p = NEW(w, Onnx__TypeProto, ONNX__TYPE_PROTO__INIT)))
 		return NULL;
-	*p = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
+	p->value_case = value_case[t->kind];
 	if (t->kind == OX_T_TENSOR || t->kind == OX_T_SPARSE) {
-		Onnx__TypeProto__Tensor *tt = alloc(w, sizeof *tt);
+		Onnx__TypeProto__Tensor *tt = NEW(w, Onnx__TypeProto__Tensor, ONNX__TYPE_PROTO__TENSOR__INIT);
 		if (!tt)
 			return NULL;
-		*tt = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
 		tt->has_elem_type = 1;
 		tt->elem_type = t->elem;
 		tt->shape = t->rank >= 0 ? shape_proto(w, t) : NULL;
 		if (t->kind == OX_T_SPARSE) {
-			Onnx__TypeProto__SparseTensor *st = alloc(w, sizeof *st);
-			if (!st)
+			Onnx__TypeProto__SparseTensor *st =
+				NEW(w, Onnx__TypeProto__SparseTensor, ONNX__TYPE_PROTO__SPARSE_TENSOR__INIT);
+			if (!(p->sparse_tensor_type = st))
 				return NULL;
-			*st = (Onnx__TypeProto__SparseTensor)ONNX__TYPE_PROTO__SPARSE_TENSOR__INIT;
 			st->has_elem_type = 1;
 			st->elem_type = tt->elem_type;
 			st->shape = tt->shape;
-			p->value_case = ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE;
-			p->sparse_tensor_type = st;
 		} else {
-			p->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
 			p->tensor_type = tt;
 		}
 	} else if (t->kind == OX_T_SEQ) {
-		Onnx__TypeProto__Sequence *s = alloc(w, sizeof *s);
-		if (!s)
+		Onnx__TypeProto__Sequence *s = NEW(w, Onnx__TypeProto__Sequence, ONNX__TYPE_PROTO__SEQUENCE__INIT);
+		if (!(p->sequence_type = s))
 			return NULL;
-		*s = (Onnx__TypeProto__Sequence)ONNX__TYPE_PROTO__SEQUENCE__INIT;
 		s->elem_type = inner;
-		p->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
-		p->sequence_type = s;
 	} else if (t->kind == OX_T_OPT) {
-		Onnx__TypeProto__Optional *o = alloc(w, sizeof *o);
-		if (!o)
+		Onnx__TypeProto__Optional *o = NEW(w, Onnx__TypeProto__Optional, ONNX__TYPE_PROTO__OPTIONAL__INIT);
+		if (!(p->optional_type = o))
 			return NULL;
-		*o = (Onnx__TypeProto__Optional)ONNX__TYPE_PROTO__OPTIONAL__INIT;
 		o->elem_type = inner;
-		p->value_case = ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
-		p->optional_type = o;
 	} else {
-		Onnx__TypeProto__Map *m = alloc(w, sizeof *m);
-		if (!m)
+		Onnx__TypeProto__Map *m = NEW(w, Onnx__TypeProto__Map, ONNX__TYPE_PROTO__MAP__INIT);
+		if (!(p->map_type = m))
 			return NULL;
-		*m = (Onnx__TypeProto__Map)ONNX__TYPE_PROTO__MAP__INIT;
 		m->has_key_type = 1;
 		m->key_type = t->key;
 		m->value_type = inner;
-		p->value_case = ONNX__TYPE_PROTO__VALUE_MAP_TYPE;
-		p->map_type = m;
 	}
 	return p;
 }

@@ -5,8 +5,6 @@
 
 #include "infer/engine.h"
 
-#define AT(x) ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##x
-
 const ox_type *ox_input(const ox_ictx *x, size_t i)
 {
 	const ox_type *t = i < x->n_in ? x->in[i] : NULL;
@@ -59,69 +57,16 @@ const Onnx__AttributeProto *ox_iattr(const ox_ictx *x, const char *name)
 	return r;
 }
 
-static const ox_schema_attr *schema_attr(const ox_ictx *x, const char *name)
-{
-	const ox_schema_attr *sa = x->schema ? ox_schema_attr_find(x->schema, name) : NULL;
-	return sa && sa->has_default ? sa : NULL;
-}
-
 bool ox_attr_given(const ox_ictx *x, const char *name)
 {
 	return ox_iattr(x, name) != NULL;
 }
 
-int64_t ox_iattr_int(const ox_ictx *x, const char *name, int64_t def)
-{
-	const Onnx__AttributeProto *a = ox_iattr(x, name);
-	const ox_schema_attr *sa;
-	if (a)
-		return a->i;
-	return (sa = schema_attr(x, name)) && sa->type == AT(INT) ? sa->i : def;
-}
-
-float ox_iattr_float(const ox_ictx *x, const char *name, float def)
-{
-	const Onnx__AttributeProto *a = ox_iattr(x, name);
-	const ox_schema_attr *sa;
-	if (a)
-		return a->f;
-	return (sa = schema_attr(x, name)) && sa->type == AT(FLOAT) ? sa->f : def;
-}
+OX_SCHEMA_ATTR_READERS(ox_iattr, ox_ictx)
 
 const char *ox_iattr_str(const ox_ictx *x, const char *name, const char *def)
 {
-	const Onnx__AttributeProto *a = ox_iattr(x, name);
-	const ox_schema_attr *sa;
-	if (a)
-		return a->s.data ? (const char *)a->s.data : "";
-	return (sa = schema_attr(x, name)) && sa->type == AT(STRING) && sa->s ? sa->s : def;
-}
-
-int64_t ox_iattr_ints(const ox_ictx *x, const char *name, const int64_t **v)
-{
-	const Onnx__AttributeProto *a = ox_iattr(x, name);
-	const ox_schema_attr *sa;
-	if (a) {
-		*v = a->ints;
-		return (int64_t)a->n_ints;
-	}
-	if ((sa = schema_attr(x, name)) && sa->type == AT(INTS)) {
-		*v = sa->ints;
-		return (int64_t)sa->n;
-	}
-	return -1;
-}
-
-const Onnx__TensorProto *ox_iattr_tensor(const ox_ictx *x, const char *name)
-{
-	const Onnx__AttributeProto *a = ox_iattr(x, name);
-	return a ? a->t : NULL;
-}
-
-const Onnx__GraphProto *ox_iattr_graph(const ox_ictx *x, const char *name)
-{
-	const Onnx__AttributeProto *a = ox_iattr(x, name);
-	return a ? a->g : NULL;
+	return ox_schema_attr_str(x->schema, ox_iattr(x, name), name, def, NULL);
 }
 
 /* ---- outputs -------------------------------------------------------------------------------- */

@@ -69,26 +69,6 @@ static const ox_formal *formal_at(const ox_formal *f, size_t n, size_t index)
 	return n && f[n - 1].option == OX_FORMAL_VARIADIC ? &f[n - 1] : NULL;
 }
 
-static int constraint_of(const ox_schema *s, const ox_formal *f)
-{
-	for (int k = 0; k < s->n_constraints; k++)
-		if (!strcmp(s->constraints[k].param, f->type))
-			return k;
-	return -1;
-}
-
-static bool allowed(const ox_typeset *set, intptr_t type)
-{
-	uint32_t bit = 1u << (type & 0xff);
-	switch (type >> 8) {
-	case OX_KIND_TENSOR: return set->tensor & bit;
-	case OX_KIND_SEQ: return set->seq & bit;
-	case OX_KIND_OPT: return set->opt & bit;
-	case OX_KIND_OPTSEQ: return set->optseq & bit;
-	default: return set->sparse & bit;
-	}
-}
-
 typedef struct binding {
 	intptr_t type;
 	const char *by;
@@ -101,13 +81,13 @@ static void check_input_type(ox_ictx *x, size_t i, const ox_formal *f, binding *
 	const ox_schema *s = x->schema;
 	const char *name = x->node->input[i];
 	intptr_t type = ox_infer_code(x->in[i]);
-	int k = constraint_of(s, f);
+	int k = ox_check_constraint_of(s, f);
 	char have[64], was[64];
 	if (!type)
 		return;
 	bool skip = declared(x->e->scope, name); /* the structural check said it */
 	ox_check_type_name(type, have, sizeof have);
-	if (!allowed(f->set, type)) {
+	if (!ox_check_type_allowed(f->set, type)) {
 		const char *list = k >= 0 ? s->constraints[k].allowed : f->type;
 		if (!skip)
 			ox_ierr(x, OX_P_INPUT, i, "input '%s' is %s, which %s%s does not allow%s%s%s", name, have,
@@ -155,7 +135,7 @@ static void generic(ox_ictx *x)
 		const ox_formal *f = formal_at(s->outputs, s->n_outputs, i);
 		if (!f)
 			continue;
-		int k = constraint_of(s, f);
+		int k = ox_check_constraint_of(s, f);
 		intptr_t code = k >= 0 && bound[k].type ? bound[k].type : only_type(k >= 0 ? &s->constraints[k].set : f->set);
 		if (code)
 			x->out[i] = ox_infer_from_code(x->e, code);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "onnx.pb-c.h"
 #include "schema/schema.h"
 
 extern const ox_schema ox_schema_table[];
@@ -97,3 +98,56 @@ const char *ox_schema_suggest(const char *domain, const char *op)
 	}
 	return best;
 }
+
+/* ---- attribute values with the schema's defaults ---------------------------------------------- */
+
+/* The schema's default for an absent attribute of that type, or NULL (s NULL: no schema). */
+static const ox_schema_attr *default_of(const ox_schema *s, const Onnx__AttributeProto *a, const char *name, int type)
+{
+	const ox_schema_attr *sa = !a && s ? ox_schema_attr_find(s, name) : NULL;
+	return sa && sa->has_default && sa->type == type ? sa : NULL;
+}
+
+int64_t ox_schema_attr_int(const ox_schema *s, const Onnx__AttributeProto *a, const char *name, int64_t def)
+{
+	const ox_schema_attr *sa = default_of(s, a, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+	return a ? a->i : sa ? sa->i : def;
+}
+
+float ox_schema_attr_float(const ox_schema *s, const Onnx__AttributeProto *a, const char *name, float def)
+{
+	const ox_schema_attr *sa = default_of(s, a, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
+	return a ? a->f : sa ? sa->f : def;
+}
+
+const char *ox_schema_attr_str(const ox_schema *s, const Onnx__AttributeProto *a, const char *name, const char *def,
+			       size_t *len)
+{
+	const ox_schema_attr *sa = default_of(s, a, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+	if (!a) {
+		def = sa && sa->s ? sa->s : def;
+		if (len)
+			*len = def ? strlen(def) : 0;
+		return def;
+	}
+	if (len)
+		*len = a->s.len;
+	return a->s.data ? (const char *)a->s.data : "";
+}
+
+/* The INTS and FLOATS readers differ only in the field names, so one definition serves both. */
+#define LIST_ATTR(fn, T, field, KIND)                                                                          \
+	int64_t fn(const ox_schema *s, const Onnx__AttributeProto *a, const char *name, const T **v)           \
+	{                                                                                                      \
+		const ox_schema_attr *sa = default_of(s, a, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##KIND); \
+		if (sa) {                                                                                      \
+			*v = sa->field;                                                                        \
+			return (int64_t)sa->n;                                                                 \
+		}                                                                                              \
+		if (!a)                                                                                        \
+			return -1;                                                                             \
+		*v = a->field;                                                                                 \
+		return (int64_t)a->n_##field;                                                                  \
+	}
+LIST_ATTR(ox_schema_attr_ints, int64_t, ints, INTS)
+LIST_ATTR(ox_schema_attr_floats, float, floats, FLOATS)

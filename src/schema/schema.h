@@ -78,6 +78,48 @@ const ox_schema *ox_schema_versions(const char *domain, const char *op, size_t *
 const char *ox_schema_suggest(const char *domain, const char *op);
 /* The schema's attribute called name, or NULL. */
 const ox_schema_attr *ox_schema_attr_find(const ox_schema *s, const char *name);
+
+/* An attribute's value: a (the node's attribute of that name, or NULL), else s's default for
+ * name when it has one of the right type (s may be NULL), else def. The evaluator and type
+ * inference both read attributes so. The string's bytes are not NUL-terminated in general
+ * (def is); *len (if len) gets its length. The lists give their count, or -1 when absent. */
+struct Onnx__AttributeProto;
+int64_t ox_schema_attr_int(const ox_schema *s, const struct Onnx__AttributeProto *a, const char *name, int64_t def);
+float ox_schema_attr_float(const ox_schema *s, const struct Onnx__AttributeProto *a, const char *name, float def);
+const char *ox_schema_attr_str(const ox_schema *s, const struct Onnx__AttributeProto *a, const char *name,
+			       const char *def, size_t *len);
+int64_t ox_schema_attr_ints(const ox_schema *s, const struct Onnx__AttributeProto *a, const char *name,
+			    const int64_t **v);
+int64_t ox_schema_attr_floats(const ox_schema *s, const struct Onnx__AttributeProto *a, const char *name,
+			      const float **v);
+
+/* The attribute readers of a context type ctx with a schema member, whose node attribute
+ * called name pre(c, name) finds: the evaluator's kernels (ox_attr, ox_k) and type inference
+ * (ox_iattr, ox_ictx) read attributes alike, so one definition gives both theirs. */
+#define OX_SCHEMA_ATTR_READERS(pre, ctx)                                                          \
+	int64_t pre##_int(const ctx *c, const char *name, int64_t def)                             \
+	{                                                                                          \
+		return ox_schema_attr_int(c->schema, pre(c, name), name, def);                     \
+	}                                                                                          \
+	float pre##_float(const ctx *c, const char *name, float def)                               \
+	{                                                                                          \
+		return ox_schema_attr_float(c->schema, pre(c, name), name, def);                   \
+	}                                                                                          \
+	int64_t pre##_ints(const ctx *c, const char *name, const int64_t **v)                      \
+	{                                                                                          \
+		return ox_schema_attr_ints(c->schema, pre(c, name), name, v);                      \
+	}                                                                                          \
+	const Onnx__TensorProto *pre##_tensor(const ctx *c, const char *name)                      \
+	{                                                                                          \
+		const Onnx__AttributeProto *a = pre(c, name);                                      \
+		return a ? a->t : NULL;                                                            \
+	}                                                                                          \
+	const Onnx__GraphProto *pre##_graph(const ctx *c, const char *name)                        \
+	{                                                                                          \
+		const Onnx__AttributeProto *a = pre(c, name);                                      \
+		return a ? a->g : NULL;                                                            \
+	}
+
 /* The whole table, sorted by domain, op and since. */
 const ox_schema *ox_schema_all(size_t *n);
 
