@@ -197,9 +197,9 @@ fails fa_gqa "FlexAttention with query heads that do not group" "the 3 query hea
 flex fa_arity '<score_mod = two (float[1, 1, 2, 3] s, float t) => (float[1, 1, 2, 3] o) { o = Add (s, t) }>' 'q, k, v'
 fails fa_arity "FlexAttention with a score_mod of two inputs" "attribute 'score_mod' must have one input and one output, not 2 and 1"
 flex fa_shape '<score_mod = sum (float[1, 1, 2, 3] s) => (float[1, 1, 2] o) { a = Constant <value = int64[1] {3}> () o = ReduceSum <keepdims = 0> (s, a) }>' 'q, k, v'
-fails fa_shape "FlexAttention with a score_mod that changes the shape" "attribute 'score_mod' must return a tensor of its input's type and shape, float\\[1, 1, 2, 3\\], not float\\[1, 1, 2\\]"
+fails fa_shape "FlexAttention with a score_mod that changes the shape" "attribute 'score_mod' must return a tensor of its input's type and shape, float\\[1,1,2,3\\], not float\\[1,1,2\\]"
 flex fa_type '<prob_mod = wide (float[1, 1, 2, 3] p) => (double[1, 1, 2, 3] o) { o = Cast <to = 11> (p) }>' 'q, k, v'
-fails fa_type "FlexAttention with a prob_mod of another type" "attribute 'prob_mod' must return a tensor of its input's type and shape, float\\[1, 1, 2, 3\\], not double\\[1, 1, 2, 3\\]"
+fails fa_type "FlexAttention with a prob_mod of another type" "attribute 'prob_mod' must return a tensor of its input's type and shape, float\\[1,1,2,3\\], not double\\[1,1,2,3\\]"
 flex fa_inner '<score_mod = bad (float[1, 1, 2, 3] s) => (float[1, 1, 2, 3] o) { o = Add (s, x) }>' 'q, k, v'
 fails fa_inner "FlexAttention whose score_mod fails" "in attribute 'score_mod': .*Add"
 

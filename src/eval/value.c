@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -683,4 +684,23 @@ void ox_set_i64(ox_val *t, int64_t i, int64_t x)
 	case OX_INT2: ((int8_t *)d)[i] = wrap_signed(x, 2); break;
 	default: ox_set_f64(t, i, (double)x); break;
 	}
+}
+
+/* "float[2,3]", "a sequence", ...: what a value is, for messages. */
+const char *ox_val_describe(const ox_val *v, char *buf, size_t size)
+{
+	if (!v)
+		return "nothing";
+	if (v->kind == OX_SEQUENCE)
+		return "a sequence";
+	if (v->kind == OX_OPTIONAL)
+		return "an optional";
+	if (v->kind == OX_MAP)
+		return "a map";
+	size_t n = (size_t)snprintf(buf, size, "%s[", ox_elem_label(v->type));
+	for (int i = 0; i < v->rank && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? "," : "", (long long)v->dims[i]);
+	if (n < size)
+		snprintf(buf + n, size - n, "]");
+	return buf;
 }

@@ -91,6 +91,8 @@ static inline ox_val *ox_val_ref(ox_val *v)
 	return v;
 }
 void ox_val_unref(ox_val *v);
+/* "float[2,3]", "a sequence", "nothing" (v NULL), ...: what a value is, for messages, in buf. */
+const char *ox_val_describe(const ox_val *v, char *buf, size_t size);
 
 /* Deep copy of a tensor's elements from src to dst (same type and count). */
 bool ox_tensor_copy_data(ox_val *dst, const ox_val *src);

@@ -654,19 +654,6 @@ static void flex_softmax(double *x, int64_t rows, int64_t s)
 	}
 }
 
-/* "float[1, 2, 3]" or "not a tensor", for messages. */
-static const char *describe(const ox_val *v, char *buf, size_t size)
-{
-	if (!v || v->kind != OX_TENSOR)
-		return "a value that is not a tensor";
-	size_t n = (size_t)snprintf(buf, size, "%s[", ox_elem_label(v->type));
-	for (int i = 0; i < v->rank && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? ", " : "", (long long)v->dims[i]);
-	if (n < size)
-		snprintf(buf + n, size - n, "]");
-	return buf;
-}
-
 /* Runs the sub-graph of attr (score_mod or prob_mod), when the node has one, on x as a
  * [B, Hq, L, S] tensor of the softmax precision; x gets its result, which must have that
  * type and shape. */
@@ -689,7 +676,7 @@ static int flex_mod(const flex *F, const char *attr, double *x)
 	if (rc == 0 && (!r || r->kind != OX_TENSOR || r->type != t->type || r->rank != 4 ||
 			memcmp(r->dims, dims, sizeof dims) != 0))
 		rc = ox_kfail(k, "attribute '%s' must return a tensor of its input's type and shape, %s, not %s", attr,
-			      describe(t, want, sizeof want), describe(r, got, sizeof got));
+			      ox_val_describe(t, want, sizeof want), ox_val_describe(r, got, sizeof got));
 	if (rc == 0)
 		ox_to_f64(r, x);
 	ox_val_unref(t);

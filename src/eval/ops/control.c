@@ -9,31 +9,12 @@
 
 /* ---- values ---------------------------------------------------------------------------- */
 
-/* "float[2,3]", "a sequence", ...: what a value is, for messages. */
-static const char *describe(const ox_val *v, char *buf, size_t size)
-{
-	if (!v)
-		return "nothing";
-	if (v->kind == OX_SEQUENCE)
-		return "a sequence";
-	if (v->kind == OX_OPTIONAL)
-		return "an optional";
-	if (v->kind == OX_MAP)
-		return "a map";
-	size_t n = (size_t)snprintf(buf, size, "%s[", ox_elem_label(v->type));
-	for (int i = 0; i < v->rank && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? "," : "", (long long)v->dims[i]);
-	if (n < size)
-		snprintf(buf + n, size - n, "]");
-	return buf;
-}
-
 /* A condition: a bool tensor of one element. */
 static int truth(ox_k *k, const ox_val *v, const char *what, bool *out)
 {
 	char d[96];
 	if (!v || v->kind != OX_TENSOR || v->type != OX_BOOL || v->count != 1)
-		return ox_kfail(k, "%s must be a bool tensor of one element, not %s", what, describe(v, d, sizeof d));
+		return ox_kfail(k, "%s must be a bool tensor of one element, not %s", what, ox_val_describe(v, d, sizeof d));
 	*out = *(const unsigned char *)v->data != 0;
 	return 0;
 }
@@ -145,13 +126,13 @@ static int alike(ox_k *k, const char *what, ox_val *const *items, int64_t n, siz
 		const ox_val *v = items[(size_t)t * stride];
 		if (v && v->kind != OX_TENSOR)
 			return ox_kfail(k, "%s: %s gives %s; expected a tensor", what, where(t, per, w1, sizeof w1),
-					describe(v, d1, sizeof d1));
+					ox_val_describe(v, d1, sizeof d1));
 		if (v && !model)
 			model = v, m = t;
 		else if (v && !same_shape(v, model))
 			return ox_kfail(k, "%s: %s gives %s, %s gave %s (every iteration must give one type and shape)", what,
-					where(t, per, w1, sizeof w1), describe(v, d1, sizeof d1), where(m, per, w2, sizeof w2),
-					describe(model, d2, sizeof d2));
+					where(t, per, w1, sizeof w1), ox_val_describe(v, d1, sizeof d1), where(m, per, w2, sizeof w2),
+					ox_val_describe(model, d2, sizeof d2));
 	}
 	return 0;
 }
@@ -322,7 +303,7 @@ static int trip_count(ox_k *k, int64_t *m)
 	if (!v)
 		return 0;
 	if (v->kind != OX_TENSOR || v->count != 1 || (v->type != OX_INT64 && v->type != OX_INT32))
-		return ox_kfail(k, "M must be an int64 tensor of one element, not %s", describe(v, d, sizeof d));
+		return ox_kfail(k, "M must be an int64 tensor of one element, not %s", ox_val_describe(v, d, sizeof d));
 	*m = v->type == OX_INT64 ? *(const int64_t *)v->data : *(const int32_t *)v->data;
 	return 0;
 }
@@ -761,7 +742,7 @@ static int map_items(ox_k *k, body *b, size_t n, ox_val **outs)
 			char d[96];
 			if (b->out[j]->kind != OX_TENSOR)
 				return ox_kfail(k, "iteration %zu: output %d of the body is %s; expected a tensor", i, j,
-						describe(b->out[j], d, sizeof d));
+						ox_val_describe(b->out[j], d, sizeof d));
 			outs[j]->items[i] = b->out[j];
 			b->out[j] = NULL;
 		}
