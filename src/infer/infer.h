@@ -1,7 +1,8 @@
 /* Type and shape inference: the types (kinds, element types, shapes with numbers, named
  * parameters and unknown dimensions, and the values of small tensors known statically), the
  * context an operator rule sees, the one rule table, and the helpers rules share. The engine
- * (engine.c) walks a graph and calls one rule per node; rules live in rules_FAMILY.c. */
+ * (engine.c) walks a graph and calls one rule per node; rules live in rules_FAMILY.c, listed
+ * in rules.h. */
 #ifndef OX_INFER_INFER_H
 #define OX_INFER_INFER_H
 
@@ -92,16 +93,14 @@ typedef struct ox_ictx {
 typedef int (*ox_rule_fn)(ox_ictx *x);
 
 /* Rules are keyed by (domain, op, the since version of the schema in force): one serves the
- * schemas whose since lies in [since, until] (until 0: no upper bound). Each family file
- * exports one array ended by an entry with op NULL, and rules.c lists every family. */
+ * schemas whose since lies in [since, until] (until 0: no upper bound). rules.h lists them all
+ * (OX_INFER_RULES), family by family, and rules.c builds the one table from that list. */
 typedef struct ox_rule {
 	const char *domain, *op;
 	int since, until;
 	ox_rule_fn fn;
 } ox_rule;
 
-/* rules.c: the families, ended by NULL. */
-extern const ox_rule *const ox_rule_families[];
 /* The rule for op of domain whose schema in force has since version since, or NULL. */
 ox_rule_fn ox_rule_find(const char *domain, const char *op, int since);
 

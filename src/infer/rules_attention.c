@@ -2,14 +2,9 @@
  * the result has the input's type. */
 #include "infer/rules.h"
 
-static int rotary_embedding(ox_ictx *x)
+int ox_rule_rotary_embedding(ox_ictx *x)
 {
 	const ox_type *t = ox_input(x, 0);
 	ox_out_like(x, 0, t && t->kind == OX_T_TENSOR ? t->elem : ox_out_elem(x, 0), 0);
 	return 0;
 }
-
-const ox_rule ox_rules_attention[] = {
-	{"", "RotaryEmbedding", 23, 0, rotary_embedding},
-	{NULL, NULL, 0, 0, NULL},
-};

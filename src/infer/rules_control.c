@@ -15,7 +15,7 @@ static const ox_type *union_of(ox_ictx *x, const ox_type *a, const ox_type *b)
 	return u;
 }
 
-static int if_rule(ox_ictx *x)
+int ox_rule_if(ox_ictx *x)
 {
 	const Onnx__GraphProto *g[2] = {ox_iattr_graph(x, "then_branch"), ox_iattr_graph(x, "else_branch")};
 	if (!g[0] || !g[1])
@@ -55,7 +55,7 @@ static const ox_type *stacked(ox_ictx *x, const ox_type *t, ox_dim n, int axis)
 	return s;
 }
 
-static int loop(ox_ictx *x)
+int ox_rule_loop(ox_ictx *x)
 {
 	const Onnx__GraphProto *g = ox_iattr_graph(x, "body");
 	if (!g)
@@ -85,7 +85,7 @@ static int loop(ox_ictx *x)
 }
 
 /* Scan (opset 9 on): N state values then M scan inputs, sliced along their axes. */
-static int scan(ox_ictx *x)
+int ox_rule_scan(ox_ictx *x)
 {
 	const Onnx__GraphProto *g = ox_iattr_graph(x, "body");
 	int64_t m = ox_iattr_int(x, "num_scan_inputs", 0);
@@ -123,10 +123,3 @@ static int scan(ox_ictx *x)
 	}
 	return 0;
 }
-
-const ox_rule ox_rules_control[] = {
-	{"", "If", 1, 0, if_rule},
-	{"", "Loop", 1, 0, loop},
-	{"", "Scan", 9, 0, scan},
-	{NULL, NULL, 0, 0, NULL},
-};

@@ -56,7 +56,7 @@ static void binary_values(ox_ictx *x, ox_type *out)
 /* ---- rules ------------------------------------------------------------------------------------ */
 
 /* The output has the first input's type and shape (elementwise unary ops, Identity). */
-static int unary(ox_ictx *x)
+int ox_rule_unary(ox_ictx *x)
 {
 	int elem = ox_out_elem(x, 0);
 	ox_out_like(x, 0, elem ? elem : (ox_input(x, 0) ? ox_input(x, 0)->elem : 0), 0);
@@ -64,7 +64,7 @@ static int unary(ox_ictx *x)
 }
 
 /* Identity of any type (sequences and optionals too), its values kept. */
-static int identity(ox_ictx *x)
+int ox_rule_identity(ox_ictx *x)
 {
 	const ox_type *t = ox_input(x, 0);
 	if (t)
@@ -74,7 +74,7 @@ static int identity(ox_ictx *x)
 
 /* Every input broadcast together; the result's element type is the engine's guess
  * (the shared constraint, or bool for comparisons). */
-static int broadcast(ox_ictx *x)
+int ox_rule_broadcast(ox_ictx *x)
 {
 	size_t idx[64], n = 0;
 	for (size_t i = 0; i < x->n_in && n < 64; i++)
@@ -89,9 +89,9 @@ static int broadcast(ox_ictx *x)
 }
 
 /* Before opset 7, binary ops broadcast only B into A (with broadcast=1): A's shape. */
-static int legacy_binary(ox_ictx *x)
+int ox_rule_legacy_binary(ox_ictx *x)
 {
-	return unary(x);
+	return ox_rule_unary(x);
 }
 
 /* Cast: the element type 'to', the input's shape; integer values keep their values when
@@ -105,7 +105,7 @@ static int cast_to(const ox_ictx *x)
 	return ox_elem_lookup_enum(to, strlen(to));
 }
 
-static int cast(ox_ictx *x)
+int ox_rule_cast(ox_ictx *x)
 {
 	int to = cast_to(x);
 	if (!ox_elem_name(to))
@@ -126,7 +126,7 @@ static int cast(ox_ictx *x)
 }
 
 /* CastLike: the second input's element type. */
-static int cast_like(ox_ictx *x)
+int ox_rule_cast_like(ox_ictx *x)
 {
 	const ox_type *like = ox_input(x, 1);
 	ox_out_like(x, 0, like ? like->elem : ox_out_elem(x, 0), 0);
@@ -134,34 +134,10 @@ static int cast_like(ox_ictx *x)
 }
 
 /* Dropout: the data's type and shape, and a bool mask of the same shape. */
-static int dropout(ox_ictx *x)
+int ox_rule_dropout(ox_ictx *x)
 {
-	unary(x);
+	ox_rule_unary(x);
 	if (x->n_out > 1)
 		ox_out_like(x, 1, ox_out_elem(x, 1) ? ox_out_elem(x, 1) : OX_BOOL, 0);
 	return 0;
 }
-
-#define U(op, since) {"", op, since, 0, unary}
-#define B(op) {"", op, 7, 0, broadcast}, {"", op, 1, 6, legacy_binary}
-
-const ox_rule ox_rules_elementwise[] = {
-	U("Abs", 1), U("Neg", 1), U("Relu", 1), U("Sigmoid", 1), U("Tanh", 1), U("Exp", 1), U("Log", 1), U("Sqrt", 1),
-	U("Reciprocal", 1), U("Floor", 1), U("Ceil", 1), U("Round", 1), U("Sign", 1), U("Sin", 1), U("Cos", 1),
-	U("Tan", 1), U("Asin", 1), U("Acos", 1), U("Atan", 1), U("Sinh", 1), U("Cosh", 1), U("Asinh", 1),
-	U("Acosh", 1), U("Atanh", 1), U("Erf", 1), U("Not", 1), U("IsNaN", 1), U("IsInf", 1), U("Elu", 1),
-	U("Selu", 1), U("LeakyRelu", 1), U("ThresholdedRelu", 1), U("HardSigmoid", 1), U("HardSwish", 1),
-	U("Softplus", 1), U("Softsign", 1), U("Celu", 1), U("Mish", 1), U("Gelu", 1), U("Shrink", 1),
-	U("BitwiseNot", 1), U("Clip", 1), U("Swish", 1),
-	B("Add"), B("Sub"), B("Mul"), B("Div"), B("Pow"), B("And"), B("Or"), B("Xor"), B("Equal"), B("Less"),
-	B("Greater"), B("PRelu"),
-	{"", "LessOrEqual", 1, 0, broadcast}, {"", "GreaterOrEqual", 1, 0, broadcast}, {"", "Mod", 1, 0, broadcast},
-	{"", "BitShift", 1, 0, broadcast}, {"", "BitwiseAnd", 1, 0, broadcast}, {"", "BitwiseOr", 1, 0, broadcast},
-	{"", "BitwiseXor", 1, 0, broadcast}, {"", "Where", 1, 0, broadcast},
-	{"", "Max", 8, 0, broadcast}, {"", "Min", 8, 0, broadcast}, {"", "Sum", 8, 0, broadcast},
-	{"", "Mean", 8, 0, broadcast}, {"", "Max", 1, 7, legacy_binary}, {"", "Min", 1, 7, legacy_binary},
-	{"", "Sum", 1, 7, legacy_binary}, {"", "Mean", 1, 7, legacy_binary},
-	{"", "Identity", 1, 0, identity}, {"", "Cast", 1, 0, cast}, {"", "CastLike", 1, 0, cast_like},
-	{"", "Dropout", 1, 0, dropout},
-	{NULL, NULL, 0, 0, NULL},
-};

@@ -3,14 +3,14 @@
 #include "infer/rules.h"
 
 /* Output 0 has input 0's shape and element type (Trilu, CumSum, the scatters, ...). */
-static int like_data(ox_ictx *x)
+int ox_rule_like_data(ox_ictx *x)
 {
 	const ox_type *in = ox_input(x, 0);
 	ox_out_like(x, 0, in && in->elem ? in->elem : ox_out_elem(x, 0), 0);
 	return 0;
 }
 
-static int gather_elements(ox_ictx *x)
+int ox_rule_gather_elements(ox_ictx *x)
 {
 	const ox_type *d = ox_input_ranked(x, 0), *ix = ox_input_ranked(x, 1);
 	int a;
@@ -24,7 +24,7 @@ static int gather_elements(ox_ictx *x)
 }
 
 /* GatherND: indices[:-1] + data[batch_dims + indices[-1]:]. */
-static int gather_nd(ox_ictx *x)
+int ox_rule_gather_nd(ox_ictx *x)
 {
 	const ox_type *d = ox_input_ranked(x, 0), *ix = ox_input_ranked(x, 1);
 	int64_t b = ox_iattr_int(x, "batch_dims", 0);
@@ -50,7 +50,7 @@ static int gather_nd(ox_ictx *x)
 	return 0;
 }
 
-static int one_hot(ox_ictx *x)
+int ox_rule_one_hot(ox_ictx *x)
 {
 	const ox_type *ix = ox_input_ranked(x, 0), *val = ox_input(x, 2);
 	const int64_t *depth;
@@ -74,7 +74,7 @@ static int one_hot(ox_ictx *x)
 	return 0;
 }
 
-static int non_zero(ox_ictx *x)
+int ox_rule_non_zero(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	ox_type *out = ox_type_tensor(x, OX_INT64, 2);
@@ -106,7 +106,7 @@ static int select_along(ox_ictx *x, const ox_type *in, int elem, int *axis)
 	return 0;
 }
 
-static int compress(ox_ictx *x)
+int ox_rule_compress(ox_ictx *x)
 {
 	const ox_type *c = ox_input_ranked(x, 1);
 	int a;
@@ -115,7 +115,7 @@ static int compress(ox_ictx *x)
 	return select_along(x, ox_input_ranked(x, 0), ox_out_elem(x, 0), &a);
 }
 
-static int unique(ox_ictx *x)
+int ox_rule_unique(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	int a;
@@ -129,7 +129,7 @@ static int unique(ox_ictx *x)
 	return 0;
 }
 
-static int top_k(ox_ictx *x)
+int ox_rule_top_k(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *kv;
@@ -163,7 +163,7 @@ static int top_k(ox_ictx *x)
 }
 
 /* Range: 1-D of max(ceil((limit - start) / delta), 0) elements, known for integer scalars. */
-static int range(ox_ictx *x)
+int ox_rule_range(ox_ictx *x)
 {
 	const int64_t *s, *l, *d;
 	ox_type *out = ox_type_tensor(x, ox_out_elem(x, 0), 1);
@@ -177,7 +177,7 @@ static int range(ox_ictx *x)
 	return 0;
 }
 
-static int eye_like(ox_ictx *x)
+int ox_rule_eye_like(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const ox_type *any = ox_input(x, 0);
@@ -190,7 +190,7 @@ static int eye_like(ox_ictx *x)
 
 /* Pad: the pads (attribute 'paddings' in version 1, 'pads' in 2, input 1 since 11; input 3
  * names the axes since 18) add to each padded dimension. */
-static int pad(ox_ictx *x)
+int ox_rule_pad(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *p = NULL, *axes = NULL;
@@ -260,36 +260,12 @@ static int depth_space(ox_ictx *x, bool to_space)
 	return 0;
 }
 
-static int depth_to_space(ox_ictx *x)
+int ox_rule_depth_to_space(ox_ictx *x)
 {
 	return depth_space(x, true);
 }
 
-static int space_to_depth(ox_ictx *x)
+int ox_rule_space_to_depth(ox_ictx *x)
 {
 	return depth_space(x, false);
 }
-
-const ox_rule ox_rules_index[] = {
-	{"", "GatherElements", 1, 0, gather_elements},
-	{"", "GatherND", 1, 0, gather_nd},
-	{"", "ScatterElements", 1, 0, like_data},
-	{"", "ScatterND", 1, 0, like_data},
-	{"", "Scatter", 1, 0, like_data},
-	{"", "TensorScatter", 1, 0, like_data},
-	{"", "Trilu", 1, 0, like_data},
-	{"", "CumSum", 1, 0, like_data},
-	{"", "CumProd", 1, 0, like_data},
-	{"", "ReverseSequence", 1, 0, like_data},
-	{"", "OneHot", 1, 0, one_hot},
-	{"", "NonZero", 1, 0, non_zero},
-	{"", "Compress", 1, 0, compress},
-	{"", "Unique", 1, 0, unique},
-	{"", "TopK", 1, 0, top_k},
-	{"", "Range", 1, 0, range},
-	{"", "EyeLike", 1, 0, eye_like},
-	{"", "Pad", 1, 0, pad},
-	{"", "DepthToSpace", 1, 0, depth_to_space},
-	{"", "SpaceToDepth", 1, 0, space_to_depth},
-	{NULL, NULL, 0, 0, NULL},
-};

@@ -14,7 +14,7 @@ static int inner(ox_ictx *x, ox_dim ka, ox_dim kb, ox_dim *k)
 		       x->node->input[0], a, (long long)ka.v, x->node->input[1], b, (long long)kb.v);
 }
 
-static int matmul(ox_ictx *x)
+int ox_rule_matmul(ox_ictx *x)
 {
 	const ox_type *a = ox_input_ranked(x, 0), *b = ox_input_ranked(x, 1);
 	int elem = ox_out_elem(x, 0);
@@ -49,7 +49,7 @@ static int matmul(ox_ictx *x)
 	return 0;
 }
 
-static int gemm(ox_ictx *x)
+int ox_rule_gemm(ox_ictx *x)
 {
 	const ox_type *a = ox_input_ranked(x, 0), *b = ox_input_ranked(x, 1), *c = ox_input_ranked(x, 2);
 	int elem = ox_out_elem(x, 0);
@@ -83,10 +83,3 @@ static int gemm(ox_ictx *x)
 	ox_set_out(x, 0, out);
 	return 0;
 }
-
-const ox_rule ox_rules_linalg[] = {
-	{"", "MatMul", 1, 0, matmul},
-	{"", "MatMulInteger", 1, 0, matmul},
-	{"", "Gemm", 1, 0, gemm},
-	{NULL, NULL, 0, 0, NULL},
-};

@@ -26,7 +26,7 @@ static int check_labels(ox_ictx *x, const ox_type *s, const ox_type *l)
 	return 0;
 }
 
-static int loss(ox_ictx *x)
+int ox_rule_loss(ox_ictx *x)
 {
 	const ox_type *s = ox_input_ranked(x, 0), *l = ox_input_ranked(x, 1);
 	if (s && s->rank < 2)
@@ -46,9 +46,3 @@ static int loss(ox_ictx *x)
 		ox_out_like(x, 1, elem, 0); /* SoftmaxCrossEntropyLoss's log_prob: the scores' shape */
 	return 0;
 }
-
-const ox_rule ox_rules_loss[] = {
-	{"", "SoftmaxCrossEntropyLoss", 12, 0, loss},
-	{"", "NegativeLogLikelihoodLoss", 12, 0, loss},
-	{NULL, NULL, 0, 0, NULL},
-};

@@ -5,7 +5,7 @@
 /* ---- quantization ---------------------------------------------------------------------------- */
 
 /* QuantizeLinear: x's shape; the zero point's element type, else output_dtype, else uint8. */
-static int quantize(ox_ictx *x)
+int ox_rule_quantize(ox_ictx *x)
 {
 	const ox_type *zp = ox_input(x, 2);
 	int elem = zp && zp->elem ? zp->elem : (int)ox_iattr_int(x, "output_dtype", 0);
@@ -15,7 +15,7 @@ static int quantize(ox_ictx *x)
 
 /* DequantizeLinear: x's shape; the scale's element type (float before opset 19), or
  * output_dtype when given. */
-static int dequantize(ox_ictx *x)
+int ox_rule_dequantize(ox_ictx *x)
 {
 	const ox_type *s = ox_input(x, 1);
 	int elem = (int)ox_iattr_int(x, "output_dtype", 0);
@@ -25,7 +25,7 @@ static int dequantize(ox_ictx *x)
 	return 0;
 }
 
-static int dynamic_quantize(ox_ictx *x)
+int ox_rule_dynamic_quantize(ox_ictx *x)
 {
 	ox_out_like(x, 0, OX_UINT8, 0);
 	ox_set_out(x, 1, ox_type_tensor(x, OX_FLOAT, 0));
@@ -35,7 +35,7 @@ static int dynamic_quantize(ox_ictx *x)
 
 /* ---- random generators ----------------------------------------------------------------------- */
 
-static int random_shape(ox_ictx *x)
+int ox_rule_random_shape(ox_ictx *x)
 {
 	const int64_t *shape;
 	int64_t n = ox_iattr_ints(x, "shape", &shape);
@@ -51,14 +51,14 @@ static int random_shape(ox_ictx *x)
 }
 
 /* RandomNormalLike, RandomUniformLike, Bernoulli: the input's shape, dtype or its type. */
-static int random_like(ox_ictx *x)
+int ox_rule_random_like(ox_ictx *x)
 {
 	const ox_type *in = ox_input(x, 0);
 	ox_out_like(x, 0, (int)ox_iattr_int(x, "dtype", in && in->elem ? in->elem : ox_out_elem(x, 0)), 0);
 	return 0;
 }
 
-static int multinomial(ox_ictx *x)
+int ox_rule_multinomial(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	if (in && in->rank != 2)
@@ -87,7 +87,7 @@ static ox_type *dims_of(ox_ictx *x, int elem, int rank, const ox_dim *d)
 /* RNN, GRU, LSTM: X is [seq, batch, input] ([batch, seq, input] with layout 1); Y is [seq,
  * dirs, batch, hidden] ([batch, seq, dirs, hidden]); Y_h and LSTM's Y_c [dirs, batch, hidden]
  * ([batch, dirs, hidden]). hidden_size is the attribute, else R's last dimension. */
-static int recurrent(ox_ictx *x)
+int ox_rule_recurrent(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0), *r = ox_input_ranked(x, 2);
 	const char *dir = ox_iattr_str(x, "direction", "forward");
@@ -114,7 +114,7 @@ static int recurrent(ox_ictx *x)
 /* ---- signal windows -------------------------------------------------------------------------- */
 
 /* HannWindow, HammingWindow, BlackmanWindow: 1-D of the size input's value. */
-static int window(ox_ictx *x)
+int ox_rule_window(ox_ictx *x)
 {
 	const int64_t *n;
 	ox_type *out = ox_type_tensor(x, (int)ox_iattr_int(x, "output_datatype", OX_FLOAT), 1);
@@ -128,7 +128,7 @@ static int window(ox_ictx *x)
 }
 
 /* MelWeightMatrix: [dft_length / 2 + 1, num_mel_bins]. */
-static int mel_weight_matrix(ox_ictx *x)
+int ox_rule_mel_weight_matrix(ox_ictx *x)
 {
 	const int64_t *bins, *len;
 	ox_type *out = ox_type_tensor(x, (int)ox_iattr_int(x, "output_datatype", OX_FLOAT), 2);
@@ -143,7 +143,7 @@ static int mel_weight_matrix(ox_ictx *x)
 /* ---- Det and strings --------------------------------------------------------------------------- */
 
 /* Det: [*, M, M] gives [*]. */
-static int det(ox_ictx *x)
+int ox_rule_det(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	ox_dim m;
@@ -161,7 +161,7 @@ static int det(ox_ictx *x)
 }
 
 /* StringNormalizer: [C] or [1, C]; stop words may remove elements. */
-static int string_normalizer(ox_ictx *x)
+int ox_rule_string_normalizer(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const Onnx__AttributeProto *stop = ox_iattr(x, "stopwords");
@@ -178,7 +178,7 @@ static int string_normalizer(ox_ictx *x)
 	return 0;
 }
 
-static int string_concat(ox_ictx *x)
+int ox_rule_string_concat(ox_ictx *x)
 {
 	static const size_t ins[] = {0, 1};
 	ox_type *out = ox_broadcast(x, ins, 2, OX_STRING);
@@ -188,14 +188,14 @@ static int string_concat(ox_ictx *x)
 	return 0;
 }
 
-static int regex_full_match(ox_ictx *x)
+int ox_rule_regex_full_match(ox_ictx *x)
 {
 	ox_out_like(x, 0, OX_BOOL, 0);
 	return 0;
 }
 
 /* StringSplit: Y adds a dimension of unknown length (the most substrings); Z counts them. */
-static int string_split(ox_ictx *x)
+int ox_rule_string_split(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	ox_type *y = ox_type_tensor(x, OX_STRING, in ? in->rank + 1 : -1);
@@ -205,28 +205,3 @@ static int string_split(ox_ictx *x)
 	ox_out_like(x, 1, OX_INT64, 0);
 	return 0;
 }
-
-const ox_rule ox_rules_misc[] = {
-	{"", "QuantizeLinear", 1, 0, quantize},
-	{"", "DequantizeLinear", 1, 0, dequantize},
-	{"", "DynamicQuantizeLinear", 1, 0, dynamic_quantize},
-	{"", "RandomNormal", 1, 0, random_shape},
-	{"", "RandomUniform", 1, 0, random_shape},
-	{"", "RandomNormalLike", 1, 0, random_like},
-	{"", "RandomUniformLike", 1, 0, random_like},
-	{"", "Bernoulli", 1, 0, random_like},
-	{"", "Multinomial", 1, 0, multinomial},
-	{"", "RNN", 1, 0, recurrent},
-	{"", "GRU", 1, 0, recurrent},
-	{"", "LSTM", 1, 0, recurrent},
-	{"", "HannWindow", 1, 0, window},
-	{"", "HammingWindow", 1, 0, window},
-	{"", "BlackmanWindow", 1, 0, window},
-	{"", "MelWeightMatrix", 1, 0, mel_weight_matrix},
-	{"", "Det", 1, 0, det},
-	{"", "StringNormalizer", 1, 0, string_normalizer},
-	{"", "StringConcat", 1, 0, string_concat},
-	{"", "RegexFullMatch", 1, 0, regex_full_match},
-	{"", "StringSplit", 1, 0, string_split},
-	{NULL, NULL, 0, 0, NULL},
-};

@@ -10,21 +10,21 @@ static int input_elem(const ox_ictx *x, size_t i)
 }
 
 /* Binarizer, Imputer: the input's element type and shape. */
-static int same(ox_ictx *x)
+int ox_rule_same(ox_ictx *x)
 {
 	ox_out_like(x, 0, input_elem(x, 0), 0);
 	return 0;
 }
 
 /* Normalizer, Scaler: float, the input's shape. */
-static int to_float(ox_ictx *x)
+int ox_rule_to_float(ox_ictx *x)
 {
 	ox_out_like(x, 0, OX_FLOAT, 0);
 	return 0;
 }
 
 /* CategoryMapper: strings to int64 and back, the same shape. */
-static int category_mapper(ox_ictx *x)
+int ox_rule_category_mapper(ox_ictx *x)
 {
 	int e = input_elem(x, 0);
 	ox_out_like(x, 0, e == OX_STRING ? OX_INT64 : e == OX_INT64 ? OX_STRING : 0, 0);
@@ -32,7 +32,7 @@ static int category_mapper(ox_ictx *x)
 }
 
 /* LabelEncoder: the output's element type is the values attribute's. */
-static int label_encoder(ox_ictx *x)
+int ox_rule_label_encoder(ox_ictx *x)
 {
 	int e = 0;
 	if (x->schema && x->schema->since < 2) /* version 1 maps strings to int64 or back */
@@ -50,7 +50,7 @@ static int label_encoder(ox_ictx *x)
 }
 
 /* OneHotEncoder: float, the input's shape and one more dim, the categories. */
-static int one_hot_encoder(ox_ictx *x)
+int ox_rule_one_hot_encoder(ox_ictx *x)
 {
 	const ox_type *t = ox_input_ranked(x, 0);
 	const int64_t *v;
@@ -78,19 +78,19 @@ static void rows(ox_ictx *x, size_t out, ox_dim width)
 	ox_set_out(x, out, o);
 }
 
-static int linear_regressor(ox_ictx *x)
+int ox_rule_linear_regressor(ox_ictx *x)
 {
 	rows(x, 0, ox_dim_num(ox_iattr_int(x, "targets", 1)));
 	return 0;
 }
 
-static int svm_regressor(ox_ictx *x)
+int ox_rule_svm_regressor(ox_ictx *x)
 {
 	rows(x, 0, ox_dim_num(1));
 	return 0;
 }
 
-static int tree_ensemble_regressor(ox_ictx *x)
+int ox_rule_tree_ensemble_regressor(ox_ictx *x)
 {
 	rows(x, 0, ox_dim_num(ox_iattr_int(x, "n_targets", 1)));
 	return 0;
@@ -98,7 +98,7 @@ static int tree_ensemble_regressor(ox_ictx *x)
 
 /* The classifiers: labels [N] (strings or int64, as the class labels are), scores [N, ?]
  * (the number of columns depends on binary versus multi-class post-processing). */
-static int classifier(ox_ictx *x)
+int ox_rule_classifier(ox_ictx *x)
 {
 	const ox_type *t = ox_input_ranked(x, 0);
 	ox_type *y = ox_type_tensor(x, ox_iattr(x, "classlabels_strings") ? OX_STRING : OX_INT64, 1);
@@ -110,7 +110,7 @@ static int classifier(ox_ictx *x)
 }
 
 /* FeatureVectorizer: the inputs' columns side by side. */
-static int feature_vectorizer(ox_ictx *x)
+int ox_rule_feature_vectorizer(ox_ictx *x)
 {
 	const int64_t *v;
 	int64_t n = ox_iattr_ints(x, "inputdimensions", &v);
@@ -122,7 +122,7 @@ static int feature_vectorizer(ox_ictx *x)
 }
 
 /* ZipMap: a sequence of maps from the class labels (strings or int64) to float. */
-static int zip_map(ox_ictx *x)
+int ox_rule_zip_map(ox_ictx *x)
 {
 	ox_type *m = ox_type_new(x, OX_T_MAP), *s = ox_type_new(x, OX_T_SEQ);
 	if (!m || !s)
@@ -133,22 +133,3 @@ static int zip_map(ox_ictx *x)
 	ox_set_out(x, 0, s);
 	return 0;
 }
-
-const ox_rule ox_rules_ml[] = {
-	{"ai.onnx.ml", "Binarizer", 1, 0, same},
-	{"ai.onnx.ml", "Imputer", 1, 0, same},
-	{"ai.onnx.ml", "Normalizer", 1, 0, to_float},
-	{"ai.onnx.ml", "Scaler", 1, 0, to_float},
-	{"ai.onnx.ml", "CategoryMapper", 1, 0, category_mapper},
-	{"ai.onnx.ml", "LabelEncoder", 1, 0, label_encoder},
-	{"ai.onnx.ml", "OneHotEncoder", 1, 0, one_hot_encoder},
-	{"ai.onnx.ml", "LinearRegressor", 1, 0, linear_regressor},
-	{"ai.onnx.ml", "SVMRegressor", 1, 0, svm_regressor},
-	{"ai.onnx.ml", "TreeEnsembleRegressor", 1, 0, tree_ensemble_regressor},
-	{"ai.onnx.ml", "LinearClassifier", 1, 0, classifier},
-	{"ai.onnx.ml", "SVMClassifier", 1, 0, classifier},
-	{"ai.onnx.ml", "TreeEnsembleClassifier", 1, 0, classifier},
-	{"ai.onnx.ml", "FeatureVectorizer", 1, 0, feature_vectorizer},
-	{"ai.onnx.ml", "ZipMap", 1, 0, zip_map},
-	{NULL, NULL, 0, 0, NULL},
-};

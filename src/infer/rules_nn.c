@@ -112,7 +112,7 @@ static int conv_weights(ox_ictx *x, const ox_type *in, const ox_type *w, int64_t
 	return 0;
 }
 
-static int conv(ox_ictx *x)
+int ox_rule_conv(ox_ictx *x)
 {
 	const ox_type *in = image(x, -1), *w = ox_input_ranked(x, 1);
 	if (!in)
@@ -143,7 +143,7 @@ static int conv(ox_ictx *x)
 	return 0;
 }
 
-static int conv_transpose(ox_ictx *x)
+int ox_rule_conv_transpose(ox_ictx *x)
 {
 	const ox_type *in = image(x, -1), *w = ox_input_ranked(x, 1);
 	if (!in)
@@ -182,7 +182,7 @@ static int conv_transpose(ox_ictx *x)
 	return 0;
 }
 
-static int pool(ox_ictx *x)
+int ox_rule_pool(ox_ictx *x)
 {
 	const ox_type *in = image(x, -1);
 	if (!in)
@@ -211,7 +211,7 @@ static int pool(ox_ictx *x)
 }
 
 /* GlobalAveragePool, GlobalMaxPool, GlobalLpPool: [N, C, 1, 1, ...]. */
-static int global_pool(ox_ictx *x)
+int ox_rule_global_pool(ox_ictx *x)
 {
 	const ox_type *in = image(x, -1);
 	if (!in)
@@ -224,7 +224,7 @@ static int global_pool(ox_ictx *x)
 }
 
 /* The input's shape; an axis attribute (when the operator has one) in range. */
-static int same_shape_axis(ox_ictx *x)
+int ox_rule_same_shape_axis(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	int a;
@@ -253,7 +253,7 @@ static int channel_params(ox_ictx *x, size_t first, size_t last)
 	return 0;
 }
 
-static int batch_norm(ox_ictx *x)
+int ox_rule_batch_norm(ox_ictx *x)
 {
 	if (x->schema->since >= 9 && channel_params(x, 1, 4) < 0)
 		return -1;
@@ -264,7 +264,7 @@ static int batch_norm(ox_ictx *x)
 	return 0;
 }
 
-static int instance_norm(ox_ictx *x)
+int ox_rule_instance_norm(ox_ictx *x)
 {
 	if (channel_params(x, 1, 2) < 0)
 		return -1;
@@ -273,7 +273,7 @@ static int instance_norm(ox_ictx *x)
 }
 
 /* LayerNormalization: Y like X; Mean and InvStdDev keep the dims before axis, 1 after. */
-static int layer_norm(ox_ictx *x)
+int ox_rule_layer_norm(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	int a = 0;
@@ -292,26 +292,3 @@ static int layer_norm(ox_ictx *x)
 	}
 	return 0;
 }
-
-const ox_rule ox_rules_nn[] = {
-	{"", "Conv", 1, 0, conv},
-	{"", "ConvInteger", 1, 0, conv},
-	{"", "ConvTranspose", 1, 0, conv_transpose},
-	{"", "MaxPool", 1, 0, pool},
-	{"", "AveragePool", 1, 0, pool},
-	{"", "LpPool", 1, 0, pool},
-	{"", "GlobalAveragePool", 1, 0, global_pool},
-	{"", "GlobalMaxPool", 1, 0, global_pool},
-	{"", "GlobalLpPool", 1, 0, global_pool},
-	{"", "Softmax", 1, 0, same_shape_axis},
-	{"", "LogSoftmax", 1, 0, same_shape_axis},
-	{"", "Hardmax", 1, 0, same_shape_axis},
-	{"", "LpNormalization", 1, 0, same_shape_axis},
-	{"", "LRN", 1, 0, same_shape_axis},
-	{"", "MeanVarianceNormalization", 1, 0, same_shape_axis},
-	{"", "BatchNormalization", 1, 0, batch_norm},
-	{"", "InstanceNormalization", 1, 0, instance_norm},
-	{"", "LayerNormalization", 1, 0, layer_norm},
-	{"", "GroupNormalization", 1, 0, same_shape_axis},
-	{NULL, NULL, 0, 0, NULL},
-};

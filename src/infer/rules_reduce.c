@@ -11,7 +11,7 @@ static int axes_input_since(const char *op)
 	return !strcmp(op, "ReduceSum") ? 13 : 18;
 }
 
-static int reduce(ox_ictx *x)
+int ox_rule_reduce(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	int elem = ox_out_elem(x, 0);
@@ -44,7 +44,7 @@ static int reduce(ox_ictx *x)
 	return 0;
 }
 
-static int arg_reduce(ox_ictx *x)
+int ox_rule_arg_reduce(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	bool keep = ox_iattr_int(x, "keepdims", 1) != 0;
@@ -64,13 +64,3 @@ static int arg_reduce(ox_ictx *x)
 	ox_set_out(x, 0, out);
 	return 0;
 }
-
-#define R(op) {"", op, 1, 0, reduce}
-
-const ox_rule ox_rules_reduce[] = {
-	R("ReduceSum"), R("ReduceMean"), R("ReduceMax"), R("ReduceMin"), R("ReduceProd"), R("ReduceL1"), R("ReduceL2"),
-	R("ReduceLogSum"), R("ReduceLogSumExp"), R("ReduceSumSquare"),
-	{"", "ArgMax", 1, 0, arg_reduce},
-	{"", "ArgMin", 1, 0, arg_reduce},
-	{NULL, NULL, 0, 0, NULL},
-};

@@ -68,7 +68,7 @@ static int from_scales(ox_ictx *x, size_t input, const ox_type *in, const double
 }
 
 /* Resize (scales or sizes), Upsample (scales, an attribute in version 7). */
-static int resize(ox_ictx *x)
+int ox_rule_resize(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	bool upsample = x->node->op_type[0] == 'U';
@@ -129,7 +129,7 @@ static ox_dim dim_of(const ox_type *t, int k)
 }
 
 /* GridSample: [N, C] of X, then the grid's spatial dims ([N, out..., r - 2]). */
-static int grid_sample(ox_ictx *x)
+int ox_rule_grid_sample(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0), *g = ox_input_ranked(x, 1);
 	int r = in ? in->rank : g ? g->rank : -1;
@@ -149,7 +149,7 @@ static int grid_sample(ox_ictx *x)
 }
 
 /* AffineGrid: size [N, C, H, W] gives [N, H, W, 2]; [N, C, D, H, W] gives [N, D, H, W, 3]. */
-static int affine_grid(ox_ictx *x)
+int ox_rule_affine_grid(ox_ictx *x)
 {
 	const int64_t *sz = NULL;
 	int64_t n = ox_input_values(x, 1, &sz);
@@ -170,7 +170,7 @@ static int affine_grid(ox_ictx *x)
 }
 
 /* RoiAlign and MaxRoiPool: [rois, C, output height, output width]. */
-static int roi_pool(ox_ictx *x)
+int ox_rule_roi_pool(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0), *rois = ox_input_ranked(x, 1);
 	const int64_t *ps;
@@ -188,7 +188,7 @@ static int roi_pool(ox_ictx *x)
 	return 0;
 }
 
-static int non_max_suppression(ox_ictx *x)
+int ox_rule_non_max_suppression(ox_ictx *x)
 {
 	ox_dim d[2] = {OX_DIM_UNKNOWN, ox_dim_num(3)};
 	ox_set_out(x, 0, shaped(x, OX_INT64, 2, d));
@@ -196,7 +196,7 @@ static int non_max_suppression(ox_ictx *x)
 }
 
 /* MaxUnpool: output_shape's values when given, else (in - 1) * stride - pads + kernel. */
-static int max_unpool(ox_ictx *x)
+int ox_rule_max_unpool(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *os, *k, *st, *p;
@@ -227,7 +227,7 @@ static int max_unpool(ox_ictx *x)
 }
 
 /* Col2Im: [N, C * prod(block), L] to [N, C, image...]. */
-static int col2im(ox_ictx *x)
+int ox_rule_col2im(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *img, *blk;
@@ -261,7 +261,7 @@ static int col2im(ox_ictx *x)
 }
 
 /* CenterCropPad: the axes (attribute, default all) take the shape input's values. */
-static int center_crop_pad(ox_ictx *x)
+int ox_rule_center_crop_pad(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *sh, *axes;
@@ -288,7 +288,7 @@ static int center_crop_pad(ox_ictx *x)
 
 /* DFT: the input's shape with the last dimension 2 (complex), the transformed axis of
  * dft_length (when known) or kept, halved + 1 when onesided. */
-static int dft(ox_ictx *x)
+int ox_rule_dft(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *len, *av;
@@ -322,7 +322,7 @@ static int dft(ox_ictx *x)
 }
 
 /* STFT: [batch, frames, bins, 2] with frames = (length - frame_length) / frame_step + 1. */
-static int stft(ox_ictx *x)
+int ox_rule_stft(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0), *w = ox_input_ranked(x, 2);
 	const int64_t *step, *fl;
@@ -343,19 +343,3 @@ static int stft(ox_ictx *x)
 	ox_set_out(x, 0, shaped(x, ox_out_elem(x, 0), 4, d));
 	return 0;
 }
-
-const ox_rule ox_rules_resample[] = {
-	{"", "Resize", 1, 0, resize},
-	{"", "Upsample", 1, 0, resize},
-	{"", "GridSample", 1, 0, grid_sample},
-	{"", "AffineGrid", 1, 0, affine_grid},
-	{"", "RoiAlign", 1, 0, roi_pool},
-	{"", "MaxRoiPool", 1, 0, roi_pool},
-	{"", "NonMaxSuppression", 1, 0, non_max_suppression},
-	{"", "MaxUnpool", 1, 0, max_unpool},
-	{"", "Col2Im", 1, 0, col2im},
-	{"", "CenterCropPad", 1, 0, center_crop_pad},
-	{"", "DFT", 1, 0, dft},
-	{"", "STFT", 1, 0, stft},
-	{NULL, NULL, 0, 0, NULL},
-};

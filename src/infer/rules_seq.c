@@ -49,13 +49,13 @@ static int mismatch(ox_ictx *x, size_t i, const ox_type *t, const ox_type *with,
 	return ox_ierr(x, OX_P_INPUT, i, "input %zu is %s, but %s %s", i, a, what, b);
 }
 
-static int sequence_empty(ox_ictx *x)
+int ox_rule_sequence_empty(ox_ictx *x)
 {
 	ox_set_out(x, 0, seq_of(x, ox_type_tensor(x, (int)ox_iattr_int(x, "dtype", OX_FLOAT), -1)));
 	return 0;
 }
 
-static int sequence_construct(ox_ictx *x)
+int ox_rule_sequence_construct(ox_ictx *x)
 {
 	const ox_type *u = NULL;
 	for (size_t i = 0; i < x->n_in; i++) {
@@ -68,7 +68,7 @@ static int sequence_construct(ox_ictx *x)
 	return 0;
 }
 
-static int sequence_at(ox_ictx *x)
+int ox_rule_sequence_at(ox_ictx *x)
 {
 	const ox_type *s;
 	if (seq_input(x, 0, &s) < 0)
@@ -77,7 +77,7 @@ static int sequence_at(ox_ictx *x)
 	return 0;
 }
 
-static int sequence_insert(ox_ictx *x)
+int ox_rule_sequence_insert(ox_ictx *x)
 {
 	const ox_type *s, *t = ox_input(x, 1);
 	if (seq_input(x, 0, &s) < 0)
@@ -89,7 +89,7 @@ static int sequence_insert(ox_ictx *x)
 	return 0;
 }
 
-static int sequence_erase(ox_ictx *x)
+int ox_rule_sequence_erase(ox_ictx *x)
 {
 	const ox_type *s;
 	if (seq_input(x, 0, &s) < 0)
@@ -98,7 +98,7 @@ static int sequence_erase(ox_ictx *x)
 	return 0;
 }
 
-static int sequence_length(ox_ictx *x)
+int ox_rule_sequence_length(ox_ictx *x)
 {
 	const ox_type *s;
 	if (seq_input(x, 0, &s) < 0)
@@ -109,7 +109,7 @@ static int sequence_length(ox_ictx *x)
 
 /* SplitToSequence: without 'split', pieces of length 1 along the axis (dropped with keepdims
  * 0); with it, pieces whose length along the axis is not known statically in general. */
-static int split_to_sequence(ox_ictx *x)
+int ox_rule_split_to_sequence(ox_ictx *x)
 {
 	const ox_type *t = ox_input_ranked(x, 0);
 	if (!t) {
@@ -131,7 +131,7 @@ static int split_to_sequence(ox_ictx *x)
 }
 
 /* ConcatFromSequence: the tensors joined along axis (a new one with new_axis 1). */
-static int concat_from_sequence(ox_ictx *x)
+int ox_rule_concat_from_sequence(ox_ictx *x)
 {
 	const ox_type *s;
 	if (seq_input(x, 0, &s) < 0)
@@ -153,7 +153,7 @@ static int concat_from_sequence(ox_ictx *x)
 	return 0;
 }
 
-static int optional(ox_ictx *x)
+int ox_rule_optional(ox_ictx *x)
 {
 	const Onnx__AttributeProto *a = ox_iattr(x, "type");
 	ox_type *o = ox_type_new(x, OX_T_OPT);
@@ -169,14 +169,14 @@ static int optional(ox_ictx *x)
 	return 0;
 }
 
-static int optional_has_element(ox_ictx *x)
+int ox_rule_optional_has_element(ox_ictx *x)
 {
 	ox_set_out(x, 0, ox_type_tensor(x, OX_BOOL, 0));
 	return 0;
 }
 
 /* OptionalGetElement: an optional's element; from opset 18 a tensor or sequence passes. */
-static int optional_get_element(ox_ictx *x)
+int ox_rule_optional_get_element(ox_ictx *x)
 {
 	const ox_type *t = ox_input(x, 0);
 	if (!t || t->kind == OX_T_UNKNOWN)
@@ -189,18 +189,3 @@ static int optional_get_element(ox_ictx *x)
 	ox_set_out(x, 0, t->kind == OX_T_OPT ? t->inner : t);
 	return 0;
 }
-
-const ox_rule ox_rules_seq[] = {
-	{"", "SequenceEmpty", 11, 0, sequence_empty},
-	{"", "SequenceConstruct", 11, 0, sequence_construct},
-	{"", "SequenceAt", 11, 0, sequence_at},
-	{"", "SequenceInsert", 11, 0, sequence_insert},
-	{"", "SequenceErase", 11, 0, sequence_erase},
-	{"", "SequenceLength", 11, 0, sequence_length},
-	{"", "SplitToSequence", 11, 0, split_to_sequence},
-	{"", "ConcatFromSequence", 11, 0, concat_from_sequence},
-	{"", "Optional", 15, 0, optional},
-	{"", "OptionalHasElement", 15, 0, optional_has_element},
-	{"", "OptionalGetElement", 15, 0, optional_get_element},
-	{NULL, NULL, 0, 0, NULL},
-};

@@ -20,7 +20,7 @@ static ox_type *int_vector(ox_ictx *x, int64_t n)
 
 /* ---- Shape, Size, Constant, ConstantOfShape ------------------------------------------------- */
 
-static int shape(ox_ictx *x)
+int ox_rule_shape(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	if (!in) {
@@ -42,7 +42,7 @@ static int shape(ox_ictx *x)
 	return 0;
 }
 
-static int size(ox_ictx *x)
+int ox_rule_size(ox_ictx *x)
 {
 	ox_type *t = ox_type_tensor(x, OX_INT64, 0);
 	int64_t n = ox_type_count(ox_input_ranked(x, 0));
@@ -53,7 +53,7 @@ static int size(ox_ictx *x)
 }
 
 /* Constant: the value attribute's tensor, or value_int(s) / value_float(s) / value_string(s). */
-static int constant(ox_ictx *x)
+int ox_rule_constant(ox_ictx *x)
 {
 	const Onnx__TensorProto *v = ox_iattr_tensor(x, "value");
 	const int64_t *ints = NULL;
@@ -117,7 +117,7 @@ static ox_type *shape_from_values(ox_ictx *x, size_t i, int elem)
 	return t;
 }
 
-static int constant_of_shape(ox_ictx *x)
+int ox_rule_constant_of_shape(ox_ictx *x)
 {
 	const Onnx__TensorProto *v = ox_iattr_tensor(x, "value");
 	ox_type *t = shape_from_values(x, 0, v ? v->data_type : OX_FLOAT);
@@ -216,7 +216,7 @@ static int reshape_count(ox_ictx *x, const ox_type *in, int minus)
 	return 0;
 }
 
-static int reshape(ox_ictx *x)
+int ox_rule_reshape(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0), *s = NULL;
 	int elem = ox_out_elem(x, 0);
@@ -252,7 +252,7 @@ static int reshape(ox_ictx *x)
 	return 0;
 }
 
-static int flatten(ox_ictx *x)
+int ox_rule_flatten(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	ox_type *out = ox_type_tensor(x, ox_out_elem(x, 0), 2);
@@ -272,7 +272,7 @@ static int flatten(ox_ictx *x)
 
 /* ---- Transpose, Concat ------------------------------------------------------------------------ */
 
-static int transpose(ox_ictx *x)
+int ox_rule_transpose(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *perm;
@@ -316,7 +316,7 @@ static void concat_values(ox_ictx *x, ox_type *out)
 	}
 }
 
-static int concat(ox_ictx *x)
+int ox_rule_concat(ox_ictx *x)
 {
 	const ox_type *first = NULL;
 	for (size_t i = 0; i < x->n_in && !first; i++)
@@ -378,7 +378,7 @@ static void keep_values(ox_type *out, const ox_type *in)
 	}
 }
 
-static int squeeze(ox_ictx *x)
+int ox_rule_squeeze(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *axes = NULL;
@@ -414,7 +414,7 @@ static int squeeze(ox_ictx *x)
 	return 0;
 }
 
-static int unsqueeze(ox_ictx *x)
+int ox_rule_unsqueeze(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *axes = NULL;
@@ -459,7 +459,7 @@ static void gather_values(ox_ictx *x, ox_type *out, const ox_type *data, const o
 	}
 }
 
-static int gather(ox_ictx *x)
+int ox_rule_gather(ox_ictx *x)
 {
 	const ox_type *data = ox_input_ranked(x, 0), *idx = ox_input_ranked(x, 1);
 	int elem = ox_out_elem(x, 0), axis;
@@ -530,7 +530,7 @@ static bool slice_args_of(ox_ictx *x, slice_args *s)
 	return s->n >= 0 && ox_input_values(x, 2, &s->ends) == s->n && s->nax != -1 && s->nst != -1;
 }
 
-static int slice(ox_ictx *x)
+int ox_rule_slice(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	slice_args s = {0};
@@ -574,7 +574,7 @@ static int slice(ox_ictx *x)
 
 /* ---- Expand, Tile, Split -------------------------------------------------------------------------- */
 
-static int expand(ox_ictx *x)
+int ox_rule_expand(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	ox_type *s = shape_from_values(x, 1, ox_out_elem(x, 0));
@@ -599,7 +599,7 @@ static int expand(ox_ictx *x)
 	return 0;
 }
 
-static int tile(ox_ictx *x)
+int ox_rule_tile(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *rep;
@@ -634,7 +634,7 @@ static int64_t split_sizes(ox_ictx *x, const int64_t **v)
 	return ox_has_input(x, 1) ? ox_input_values(x, 1, v) : -2;
 }
 
-static int split(ox_ictx *x)
+int ox_rule_split(ox_ictx *x)
 {
 	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *sizes;
@@ -671,22 +671,3 @@ static int split(ox_ictx *x)
 	}
 	return 0;
 }
-
-const ox_rule ox_rules_shape[] = {
-	{"", "Shape", 1, 0, shape},
-	{"", "Size", 1, 0, size},
-	{"", "Constant", 1, 0, constant},
-	{"", "ConstantOfShape", 1, 0, constant_of_shape},
-	{"", "Reshape", 1, 0, reshape},
-	{"", "Flatten", 1, 0, flatten},
-	{"", "Transpose", 1, 0, transpose},
-	{"", "Concat", 1, 0, concat},
-	{"", "Squeeze", 1, 0, squeeze},
-	{"", "Unsqueeze", 1, 0, unsqueeze},
-	{"", "Gather", 1, 0, gather},
-	{"", "Slice", 1, 0, slice},
-	{"", "Expand", 1, 0, expand},
-	{"", "Tile", 1, 0, tile},
-	{"", "Split", 1, 0, split},
-	{NULL, NULL, 0, 0, NULL},
-};

@@ -17,21 +17,14 @@ static int updated(ox_ictx *x, const int *from, int ngroups_in, int ngroups_out)
 	return 0;
 }
 
-static int two_state(ox_ictx *x)
+int ox_rule_two_state(ox_ictx *x)
 {
 	static const int from[] = {0, 2};
 	return updated(x, from, 3, 2);
 }
 
-static int adam(ox_ictx *x)
+int ox_rule_adam(ox_ictx *x)
 {
 	static const int from[] = {0, 2, 3};
 	return updated(x, from, 4, 3);
 }
-
-const ox_rule ox_rules_train[] = {
-	{"ai.onnx.preview.training", "Adagrad", 1, 0, two_state},
-	{"ai.onnx.preview.training", "Momentum", 1, 0, two_state},
-	{"ai.onnx.preview.training", "Adam", 1, 0, adam},
-	{NULL, NULL, 0, 0, NULL},
-};
