@@ -156,6 +156,9 @@ void ox_value_copy(ox_ictx *x, ox_type *t, int64_t i, const ox_type *from, int64
 
 /* Sets output i (ignored beyond the node's outputs or for one left out). */
 void ox_set_out(ox_ictx *x, size_t i, const ox_type *t);
+/* Output 0 is values; output 1, where the node has it, the int64 indices of the same shape
+ * (TopK, MaxPool). In rules_index.c. */
+void ox_set_out_indexed(ox_ictx *x, const ox_type *values);
 /* The engine's guess for output i's element type (0 when it has none). */
 int ox_out_elem(const ox_ictx *x, size_t i);
 /* Output i is a tensor of elem with the shape of input j (rank unknown when it is). */

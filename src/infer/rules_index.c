@@ -154,12 +154,19 @@ int ox_rule_top_k(ox_ictx *x)
 		return 0;
 	out->nvals = 0;
 	out->dims[a] = k >= 0 ? ox_dim_num(k) : OX_DIM_UNKNOWN;
-	ox_set_out(x, 0, out);
-	ox_type *ix = ox_type_copy(x, out);
-	if (ix)
-		ix->elem = OX_INT64;
-	ox_set_out(x, 1, ix);
+	ox_set_out_indexed(x, out);
 	return 0;
+}
+
+void ox_set_out_indexed(ox_ictx *x, const ox_type *values)
+{
+	ox_set_out(x, 0, values);
+	if (x->n_out > 1) {
+		ox_type *ix = ox_type_copy(x, values);
+		if (ix)
+			ix->elem = OX_INT64;
+		ox_set_out(x, 1, ix);
+	}
 }
 
 /* Range: 1-D of max(ceil((limit - start) / delta), 0) elements, known for integer scalars. */

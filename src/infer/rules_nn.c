@@ -200,13 +200,7 @@ int ox_rule_pool(ox_ictx *x)
 	out->nvals = 0, out->vals = NULL, out->known = NULL, out->sym = NULL, out->fvals = NULL;
 	if (window_out(x, in, k, ox_iattr_int(x, "ceil_mode", 0) != 0, out) < 0)
 		return -1;
-	ox_set_out(x, 0, out);
-	if (x->n_out > 1) { /* MaxPool's indices */
-		ox_type *idx = ox_type_copy(x, out);
-		if (idx)
-			idx->elem = OX_INT64;
-		ox_set_out(x, 1, idx);
-	}
+	ox_set_out_indexed(x, out); /* MaxPool's indices */
 	return 0;
 }
 
