@@ -41,6 +41,13 @@ static int seq_input(ox_ictx *x, size_t i, const ox_type **s)
 	return 0;
 }
 
+/* The element type of sequence input i, or NULL (unknown, or an error reported). */
+static const ox_type *seq_elem(ox_ictx *x, size_t i)
+{
+	const ox_type *s;
+	return seq_input(x, i, &s) < 0 || !s ? NULL : s->inner;
+}
+
 static int mismatch(ox_ictx *x, size_t i, const ox_type *t, const ox_type *with, const char *what)
 {
 	char a[160], b[160];
@@ -70,11 +77,8 @@ int ox_rule_sequence_construct(ox_ictx *x)
 
 int ox_rule_sequence_at(ox_ictx *x)
 {
-	const ox_type *s;
-	if (seq_input(x, 0, &s) < 0)
-		return -1;
-	ox_set_out(x, 0, s ? s->inner : NULL);
-	return 0;
+	ox_set_out(x, 0, seq_elem(x, 0));
+	return x->failed ? -1 : 0;
 }
 
 int ox_rule_sequence_insert(ox_ictx *x)
@@ -133,10 +137,9 @@ int ox_rule_split_to_sequence(ox_ictx *x)
 /* ConcatFromSequence: the tensors joined along axis (a new one with new_axis 1). */
 int ox_rule_concat_from_sequence(ox_ictx *x)
 {
-	const ox_type *s;
-	if (seq_input(x, 0, &s) < 0)
+	const ox_type *t = seq_elem(x, 0);
+	if (x->failed)
 		return -1;
-	const ox_type *t = s ? s->inner : NULL;
 	if (!t || t->kind != OX_T_TENSOR || t->rank < 0) {
 		ox_set_out(x, 0, ox_type_tensor(x, t ? t->elem : ox_out_elem(x, 0), -1));
 		return 0;
