@@ -370,6 +370,25 @@ static int64_t axes_of(ox_ictx *x, const int64_t **v)
 	return ox_input_values(x, 1, v);
 }
 
+/* What Squeeze and Unsqueeze start from: the input (ranked, or NULL), the axes (n as axes_of
+ * gives it), the engine's guess for the output's element type, and a mark per axis (the
+ * axes Squeeze drops, the ones Unsqueeze adds), all clear. */
+typedef struct {
+	const ox_type *in;
+	const int64_t *axes;
+	int64_t n;
+	int elem;
+	bool mark[OX_INFER_MAX_RANK];
+} axes_args;
+
+static axes_args axes_args_of(ox_ictx *x)
+{
+	axes_args a = {.in = ox_input_ranked(x, 0)};
+	a.n = axes_of(x, &a.axes);
+	a.elem = ox_out_elem(x, 0);
+	return a;
+}
+
 static void keep_values(ox_type *out, const ox_type *in)
 {
 	if (in->vals && in->nvals == ox_type_count(out)) {
@@ -380,63 +399,55 @@ static void keep_values(ox_type *out, const ox_type *in)
 
 int ox_rule_squeeze(ox_ictx *x)
 {
-	const ox_type *in = ox_input_ranked(x, 0);
-	const int64_t *axes = NULL;
-	int64_t n = axes_of(x, &axes);
-	int elem = ox_out_elem(x, 0);
-	bool drop[OX_INFER_MAX_RANK] = {false};
-	if (!in || n == -1) {
-		ox_set_out(x, 0, ox_type_tensor(x, elem, in && n >= 0 ? in->rank - (int)n : -1));
+	axes_args a = axes_args_of(x);
+	if (!a.in || a.n == -1) {
+		ox_set_out(x, 0, ox_type_tensor(x, a.elem, a.in && a.n >= 0 ? a.in->rank - (int)a.n : -1));
 		return 0;
 	}
-	if (n >= 0 && ox_reduce_axes(x, axes, n, in->rank, "the axes", drop) < 0)
+	if (a.n >= 0 && ox_reduce_axes(x, a.axes, a.n, a.in->rank, "the axes", a.mark) < 0)
 		return -1;
 	int r = 0;
-	for (int k = 0; k < in->rank; k++) {
-		if (n == -2 && !ox_dim_known(in->dims[k])) {
-			ox_set_out(x, 0, ox_type_tensor(x, elem, -1)); /* it may be 1 */
+	for (int k = 0; k < a.in->rank; k++) {
+		if (a.n == -2 && !ox_dim_known(a.in->dims[k])) {
+			ox_set_out(x, 0, ox_type_tensor(x, a.elem, -1)); /* it may be 1 */
 			return 0;
 		}
-		if (n == -2)
-			drop[k] = in->dims[k].v == 1;
-		else if (drop[k] && ox_dim_known(in->dims[k]) && in->dims[k].v != 1)
+		if (a.n == -2)
+			a.mark[k] = a.in->dims[k].v == 1;
+		else if (a.mark[k] && ox_dim_known(a.in->dims[k]) && a.in->dims[k].v != 1)
 			return ox_ierr(x, OX_P_OP, 0, "cannot squeeze axis %d: its dimension is %lld, not 1", k,
-				       (long long)in->dims[k].v);
-		r += !drop[k];
+				       (long long)a.in->dims[k].v);
+		r += !a.mark[k];
 	}
-	ox_type *out = ox_type_tensor(x, elem, r);
-	for (int k = 0, j = 0; out && k < in->rank; k++)
-		if (!drop[k])
-			out->dims[j++] = in->dims[k];
+	ox_type *out = ox_type_tensor(x, a.elem, r);
+	for (int k = 0, j = 0; out && k < a.in->rank; k++)
+		if (!a.mark[k])
+			out->dims[j++] = a.in->dims[k];
 	if (out)
-		keep_values(out, in);
+		keep_values(out, a.in);
 	ox_set_out(x, 0, out);
 	return 0;
 }
 
 int ox_rule_unsqueeze(ox_ictx *x)
 {
-	const ox_type *in = ox_input_ranked(x, 0);
-	const int64_t *axes = NULL;
-	int64_t n = axes_of(x, &axes);
-	int elem = ox_out_elem(x, 0);
-	bool add[OX_INFER_MAX_RANK] = {false};
-	if (n == -2)
+	axes_args a = axes_args_of(x);
+	if (a.n == -2)
 		return ox_ierr(x, OX_P_OP, 0, "Unsqueeze needs axes");
-	if (!in || n < 0) {
-		ox_set_out(x, 0, ox_type_tensor(x, elem, in && n >= 0 ? in->rank + (int)n : -1));
+	if (!a.in || a.n < 0) {
+		ox_set_out(x, 0, ox_type_tensor(x, a.elem, a.in && a.n >= 0 ? a.in->rank + (int)a.n : -1));
 		return 0;
 	}
-	int r = in->rank + (int)n;
+	int r = a.in->rank + (int)a.n;
 	if (r > OX_INFER_MAX_RANK)
 		return ox_ierr(x, OX_P_OP, 0, "the result would have rank %d, more than %d", r, OX_INFER_MAX_RANK);
-	if (ox_reduce_axes(x, axes, n, r, "the axes", add) < 0)
+	if (ox_reduce_axes(x, a.axes, a.n, r, "the axes", a.mark) < 0)
 		return -1;
-	ox_type *out = ox_type_tensor(x, elem, r);
+	ox_type *out = ox_type_tensor(x, a.elem, r);
 	for (int k = 0, j = 0; out && k < r; k++)
-		out->dims[k] = add[k] ? ox_dim_num(1) : in->dims[j++];
+		out->dims[k] = a.mark[k] ? ox_dim_num(1) : a.in->dims[j++];
 	if (out)
-		keep_values(out, in);
+		keep_values(out, a.in);
 	ox_set_out(x, 0, out);
 	return 0;
 }
