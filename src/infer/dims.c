@@ -84,6 +84,14 @@ int64_t ox_type_count(const ox_type *t)
 	return ox_dim_known(n) ? n.v : -1;
 }
 
+ox_type *ox_type_dims(ox_ictx *x, int elem, int rank, const ox_dim *d)
+{
+	ox_type *t = ox_type_tensor(x, elem, rank);
+	for (int k = 0; t && k < rank; k++)
+		t->dims[k] = d[k];
+	return t;
+}
+
 void ox_dim_str(ox_dim d, char *buf, size_t size)
 {
 	if (d.param)

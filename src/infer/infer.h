@@ -137,6 +137,8 @@ int64_t ox_input_values(const ox_ictx *x, size_t i, const int64_t **v);
 ox_type *ox_type_new(ox_ictx *x, enum ox_tkind kind);
 /* A tensor of elem and rank (-1: unknown), its dims unknown. */
 ox_type *ox_type_tensor(ox_ictx *x, int elem, int rank);
+/* A tensor of elem with the rank dims d (dims.c). */
+ox_type *ox_type_dims(ox_ictx *x, int elem, int rank, const ox_dim *d);
 /* A copy of t (dims and values copied), to change before setting it. */
 ox_type *ox_type_copy(ox_ictx *x, const ox_type *t);
 /* Gives t nvals values, all unknown; returns t->vals (NULL when out of memory or too many). */

@@ -75,15 +75,6 @@ int ox_rule_multinomial(ox_ictx *x)
 
 /* ---- recurrent layers ------------------------------------------------------------------------ */
 
-/* A [d0, d1, d2] or, with four, [d0, d1, d2, d3] tensor of elem. */
-static ox_type *dims_of(ox_ictx *x, int elem, int rank, const ox_dim *d)
-{
-	ox_type *t = ox_type_tensor(x, elem, rank);
-	for (int k = 0; t && k < rank; k++)
-		t->dims[k] = d[k];
-	return t;
-}
-
 /* RNN, GRU, LSTM: X is [seq, batch, input] ([batch, seq, input] with layout 1); Y is [seq,
  * dirs, batch, hidden] ([batch, seq, dirs, hidden]); Y_h and LSTM's Y_c [dirs, batch, hidden]
  * ([batch, dirs, hidden]). hidden_size is the attribute, else R's last dimension. */
@@ -105,9 +96,9 @@ int ox_rule_recurrent(ox_ictx *x)
 			       x->node->input[2], (long long)r->dims[2].v, (long long)ox_iattr_int(x, "hidden_size", 0));
 	ox_dim y[4] = {seq, dirs, batch, hidden}, yl[4] = {batch, seq, dirs, hidden};
 	ox_dim h[3] = {dirs, batch, hidden}, hl[3] = {batch, dirs, hidden};
-	ox_set_out(x, 0, dims_of(x, elem, 4, layout ? yl : y));
+	ox_set_out(x, 0, ox_type_dims(x, elem, 4, layout ? yl : y));
 	for (size_t i = 1; i < x->n_out; i++)
-		ox_set_out(x, i, dims_of(x, elem, 3, layout ? hl : h));
+		ox_set_out(x, i, ox_type_dims(x, elem, 3, layout ? hl : h));
 	return 0;
 }
 
@@ -156,7 +147,7 @@ int ox_rule_det(ox_ictx *x)
 	if (!ox_dim_unify(in->dims[in->rank - 2], in->dims[in->rank - 1], &m))
 		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' is not square: its last dimensions are %lld and %lld",
 			       x->node->input[0], (long long)in->dims[in->rank - 2].v, (long long)in->dims[in->rank - 1].v);
-	ox_set_out(x, 0, dims_of(x, ox_out_elem(x, 0), in->rank - 2, in->dims));
+	ox_set_out(x, 0, ox_type_dims(x, ox_out_elem(x, 0), in->rank - 2, in->dims));
 	return 0;
 }
 

@@ -114,15 +114,6 @@ int ox_rule_resize(ox_ictx *x)
 	return 0;
 }
 
-/* A tensor of elem from a list of dims. */
-static ox_type *shaped(ox_ictx *x, int elem, int rank, const ox_dim *d)
-{
-	ox_type *t = ox_type_tensor(x, elem, rank);
-	for (int k = 0; t && k < rank; k++)
-		t->dims[k] = d[k];
-	return t;
-}
-
 static ox_dim dim_of(const ox_type *t, int k)
 {
 	return t && k < t->rank ? t->dims[k] : OX_DIM_UNKNOWN;
@@ -144,7 +135,7 @@ int ox_rule_grid_sample(ox_ictx *x)
 	d[0] = dim_of(in, 0), d[1] = dim_of(in, 1);
 	for (int k = 2; k < r; k++)
 		d[k] = dim_of(g, k - 1);
-	ox_set_out(x, 0, shaped(x, ox_out_elem(x, 0), r, d));
+	ox_set_out(x, 0, ox_type_dims(x, ox_out_elem(x, 0), r, d));
 	return 0;
 }
 
@@ -165,7 +156,7 @@ int ox_rule_affine_grid(ox_ictx *x)
 	for (int k = 2; k < n; k++)
 		d[k - 1] = ox_dim_num(sz[k]);
 	d[n - 1] = ox_dim_num(n - 2);
-	ox_set_out(x, 0, shaped(x, ox_out_elem(x, 0), (int)n, d));
+	ox_set_out(x, 0, ox_type_dims(x, ox_out_elem(x, 0), (int)n, d));
 	return 0;
 }
 
@@ -184,14 +175,14 @@ int ox_rule_roi_pool(ox_ictx *x)
 		d[2] = ox_dim_num(ps[0]);
 		d[3] = ox_dim_num(ps[1]);
 	}
-	ox_set_out(x, 0, shaped(x, ox_out_elem(x, 0), 4, d));
+	ox_set_out(x, 0, ox_type_dims(x, ox_out_elem(x, 0), 4, d));
 	return 0;
 }
 
 int ox_rule_non_max_suppression(ox_ictx *x)
 {
 	ox_dim d[2] = {OX_DIM_UNKNOWN, ox_dim_num(3)};
-	ox_set_out(x, 0, shaped(x, OX_INT64, 2, d));
+	ox_set_out(x, 0, ox_type_dims(x, OX_INT64, 2, d));
 	return 0;
 }
 
@@ -206,7 +197,7 @@ int ox_rule_max_unpool(ox_ictx *x)
 		ox_dim d[OX_INFER_MAX_RANK];
 		for (int64_t i = 0; i < n && i < OX_INFER_MAX_RANK; i++)
 			d[i] = ox_dim_num(os[i]);
-		ox_set_out(x, 0, shaped(x, elem, n < OX_INFER_MAX_RANK ? (int)n : -1, d));
+		ox_set_out(x, 0, ox_type_dims(x, elem, n < OX_INFER_MAX_RANK ? (int)n : -1, d));
 		return 0;
 	}
 	int64_t nk = ox_iattr_ints(x, "kernel_shape", &k), ns = ox_iattr_ints(x, "strides", &st);
@@ -256,7 +247,7 @@ int ox_rule_col2im(ox_ictx *x)
 	}
 	for (int64_t i = 0; i < ni; i++)
 		d[i + 2] = ox_dim_num(img[i]);
-	ox_set_out(x, 0, shaped(x, elem, (int)ni + 2, d));
+	ox_set_out(x, 0, ox_type_dims(x, elem, (int)ni + 2, d));
 	return 0;
 }
 
@@ -340,6 +331,6 @@ int ox_rule_stft(ox_ictx *x)
 	}
 	if (ox_dim_known(len))
 		d[2] = ox_dim_num(ox_iattr_int(x, "onesided", 1) ? len.v / 2 + 1 : len.v);
-	ox_set_out(x, 0, shaped(x, ox_out_elem(x, 0), 4, d));
+	ox_set_out(x, 0, ox_type_dims(x, ox_out_elem(x, 0), 4, d));
 	return 0;
 }
