@@ -274,7 +274,8 @@ int ox_rule_layer_norm(ox_ictx *x)
 	ox_out_like(x, 0, ox_out_elem(x, 0), 0);
 	if (!in)
 		return 0;
-	if (ox_infer_axis(x, ox_iattr_int(x, "axis", -1), in->rank, 0, "attribute 'axis'", &a) < 0)
+	/* axis in [-r, r] (the spec's range): axis r normalises nothing, the statistics keep X's shape */
+	if (ox_infer_axis(x, ox_iattr_int(x, "axis", -1), in->rank, 1, "attribute 'axis'", &a) < 0)
 		return -1;
 	for (size_t i = 1; i < x->n_out; i++) {
 		/* U: the stash type, float unless stash_type says otherwise */
