@@ -428,6 +428,11 @@ const OnnxValue *OnnxSession_Output(const OnnxSession *s, size_t i)
 	return s && i < s->noutputs ? PUB(s->outputs[i]) : NULL;
 }
 
+void ox_session_observe(OnnxSession *s, ox_observer fn, void *ctx)
+{
+	ox_plan_observe(s->plan, fn, ctx);
+}
+
 OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 {
 	OnnxError local;

@@ -68,6 +68,8 @@ struct ox_plan {
 	int height; /* how deep function calls and sub-graphs nest below this body */
 	ox_plan *next;  /* every plan of a model, for ox_plan_free */
 	ox_plan *chain; /* in the main plan: the first of them */
+	ox_observer observe; /* in the main plan: shown each value its nodes store, or NULL */
+	void *observe_ctx;
 };
 
 /* What planning one body needs beyond the body itself. */
@@ -1011,6 +1013,15 @@ static void free_after(frame *F, const ox_node *N)
 	}
 }
 
+/* Shows the observer what the node stored, under the names of the slots they went to (a
+ * fused Conv's result is the last fused node's output). */
+static void observe(const frame *F, const ox_node *N, int dest, ox_val *const *out)
+{
+	for (int j = 0; j < N->nout; j++)
+		if (N->out[j] >= 0)
+			F->p->observe(F->p->observe_ctx, F->p->slot_names[j ? N->out[j] : dest], out[j]);
+}
+
 static int run_node(frame *F, size_t i)
 {
 	const ox_node *N = &F->p->nodes[i];
@@ -1044,6 +1055,8 @@ static int run_node(frame *F, size_t i)
 		else
 			ox_val_unref(out[j]);
 	}
+	if (rc == 0 && F->p->observe)
+		observe(F, N, dest, out);
 	if (rc == 0)
 		free_after(F, N);
 	if (in != inbuf)
@@ -1107,6 +1120,12 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 	if (v != buf)
 		free(v);
 	return rc;
+}
+
+void ox_plan_observe(ox_plan *p, ox_observer fn, void *ctx)
+{
+	p->observe = fn;
+	p->observe_ctx = ctx;
 }
 
 int ox_plan_run(const ox_plan *p, ox_val *const *in, ox_val **out, ox_status *st)
