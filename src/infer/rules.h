@@ -121,6 +121,7 @@
 	R("", MatMul, 1, 0, matmul) \
 	R("", MatMulInteger, 1, 0, matmul) \
 	R("", Gemm, 1, 0, gemm) \
+	R("", Einsum, 12, 0, einsum) \
 	/* rules_nn.c: Conv, ConvTranspose, pools, Softmax, normalisations */ \
 	R("", Conv, 1, 0, conv) \
 	R("", ConvInteger, 1, 0, conv) \
