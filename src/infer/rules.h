@@ -100,6 +100,7 @@
 	R("", Identity, 1, 0, identity) \
 	R("", Cast, 1, 0, cast) \
 	R("", CastLike, 1, 0, cast_like) \
+	R("", BitCast, 26, 0, bitcast) \
 	R("", Dropout, 1, 0, dropout) \
 	/* rules_shape.c: Shape, Reshape, Concat, Gather, Slice, ... with values */ \
 	R("", Shape, 1, 0, shape) \
