@@ -252,6 +252,12 @@
 	R("ai.onnx.preview.training", Momentum, 1, 0, two_state) \
 	R("ai.onnx.preview.training", Adam, 1, 0, adam) \
 	/* rules_attention.c: RotaryEmbedding */ \
+	R("", Attention, 23, 0, attention) \
+	R("", RMSNormalization, 23, 0, rms_norm) \
+	R("", SwiGLU, 28, 0, swiglu) \
+	R("", LinearAttention, 27, 0, linear_attention) \
+	R("", CausalConvWithState, 27, 0, causal_conv) \
+	R("ai.onnx.preview", FlexAttention, 1, 0, flex_attention) \
 	R("", RotaryEmbedding, 23, 0, rotary_embedding)
 
 #define OX_RULE_DECLARE(domain, op, since, until, name) int ox_rule_##name(ox_ictx *x);
