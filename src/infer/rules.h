@@ -100,6 +100,7 @@
 	R("", Identity, 1, 0, identity) \
 	R("", Cast, 1, 0, cast) \
 	R("", CastLike, 1, 0, cast_like) \
+	R("", BitCast, 26, 0, bitcast) \
 	R("", Dropout, 1, 0, dropout) \
 	/* rules_shape.c: Shape, Reshape, Concat, Gather, Slice, ... with values */ \
 	R("", Shape, 1, 0, shape) \
@@ -121,6 +122,7 @@
 	R("", MatMul, 1, 0, matmul) \
 	R("", MatMulInteger, 1, 0, matmul) \
 	R("", Gemm, 1, 0, gemm) \
+	R("", Einsum, 12, 0, einsum) \
 	/* rules_nn.c: Conv, ConvTranspose, pools, Softmax, normalisations */ \
 	R("", Conv, 1, 0, conv) \
 	R("", ConvInteger, 1, 0, conv) \
@@ -250,6 +252,12 @@
 	R("ai.onnx.preview.training", Momentum, 1, 0, two_state) \
 	R("ai.onnx.preview.training", Adam, 1, 0, adam) \
 	/* rules_attention.c: RotaryEmbedding */ \
+	R("", Attention, 23, 0, attention) \
+	R("", RMSNormalization, 23, 0, rms_norm) \
+	R("", SwiGLU, 28, 0, swiglu) \
+	R("", LinearAttention, 27, 0, linear_attention) \
+	R("", CausalConvWithState, 27, 0, causal_conv) \
+	R("ai.onnx.preview", FlexAttention, 1, 0, flex_attention) \
 	R("", RotaryEmbedding, 23, 0, rotary_embedding)
 
 #define OX_RULE_DECLARE(domain, op, since, until, name) int ox_rule_##name(ox_ictx *x);

@@ -144,6 +144,22 @@ int ox_rule_cast(ox_ictx *x)
 	return 0;
 }
 
+/* BitCast: the input's shape under the type 'to', which must be as wide (ox_elem_bits, the
+ * width the evaluator checks too). */
+int ox_rule_bitcast(ox_ictx *x)
+{
+	int to = (int)ox_iattr_int(x, "to", 0);
+	const ox_type *in = ox_input(x, 0);
+	if (!ox_elem_name(to) || !ox_elem_bits(to))
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'to' (%d) does not name a non-string element type", to);
+	if (in && in->kind == OX_T_TENSOR && in->elem && ox_elem_bits(in->elem) != ox_elem_bits(to))
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'to' is %s (%d bits), but input '%s' is %s (%d bits); BitCast "
+			       "keeps the width", ox_elem_name(to), ox_elem_bits(to), x->node->input[0],
+			       ox_elem_name(in->elem), ox_elem_bits(in->elem));
+	ox_out_like(x, 0, to, 0);
+	return 0;
+}
+
 /* CastLike: the second input's element type. */
 int ox_rule_cast_like(ox_ictx *x)
 {

@@ -1,5 +1,10 @@
 /* Inference rules of matrix products: MatMul (numpy's rules: 1-D operands promoted, batch
- * dimensions broadcast), MatMulInteger (the same shapes), Gemm (transposes, C broadcast to the result). */
+ * dimensions broadcast), MatMulInteger (the same shapes), Gemm (transposes, C broadcast to the result),
+ * Einsum (its equation read by einsum.h, as the evaluator reads it). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "einsum.h"
 #include "infer/rules.h"
 
 /* The inner dims of a product must agree: an error naming both operands otherwise. */
@@ -82,4 +87,87 @@ int ox_rule_gemm(ox_ictx *x)
 			       c->rank);
 	ox_set_out(x, 0, out);
 	return 0;
+}
+
+/* ---- Einsum ---------------------------------------------------------------------------------- */
+
+/* A label for messages: "label 'i'", or "ellipsis dim 0". */
+static void label_name(int l, char *buf, size_t size)
+{
+	if (l >= OX_EINSUM_LETTERS)
+		snprintf(buf, size, "ellipsis dim %d", l - OX_EINSUM_LETTERS);
+	else
+		snprintf(buf, size, "label '%c'", ox_einsum_label_char(l));
+}
+
+/* Each label's dim: within one input a repeated label takes a diagonal (its dims equal);
+ * across inputs a 1 broadcasts, as at run time. An error names the label and both dims. */
+static int label_dims(ox_ictx *x, const ox_einsum *E, ox_dim *size, bool *seen)
+{
+	int from[OX_EINSUM_MAXL] = {0};
+	for (int i = 0; i < E->nin; i++) {
+		const ox_type *t = ox_input(x, (size_t)i);
+		ox_dim mine[OX_EINSUM_MAXL];
+		bool here[OX_EINSUM_MAXL] = {false};
+		for (int j = 0; j < E->nl[i]; j++) {
+			int l = E->lab[i][j];
+			ox_dim d = t->dims[j], u = d;
+			char a[32], b[32], ln[32];
+			if (here[l] && !ox_dim_unify(mine[l], d, &u)) {
+				label_name(l, ln, sizeof ln), ox_dim_str(mine[l], a, sizeof a), ox_dim_str(d, b, sizeof b);
+				return ox_ierr(x, OX_P_INPUT, (size_t)i, "equation: %s is repeated in the term of input %d "
+					       "('%s') over dims %s and %s; a diagonal needs equal dims", ln, i,
+					       x->node->input[i], a, b);
+			}
+			mine[l] = here[l] ? u : d, here[l] = true;
+			if (seen[l] && !ox_dim_broadcast(size[l], d, &u)) {
+				label_name(l, ln, sizeof ln), ox_dim_str(size[l], a, sizeof a), ox_dim_str(d, b, sizeof b);
+				return ox_ierr(x, OX_P_INPUT, (size_t)i, "equation: %s is %s in input %d ('%s') but %s in input "
+					       "%d ('%s')", ln, a, from[l], x->node->input[from[l]], b, i, x->node->input[i]);
+			}
+			if (!seen[l] || (ox_dim_known(size[l]) && size[l].v == 1))
+				from[l] = i; /* the input that gave the dim */
+			size[l] = seen[l] ? u : d, seen[l] = true;
+		}
+	}
+	return 0;
+}
+
+/* The output of a parsed equation: each output label's dim. */
+static int einsum_out(ox_ictx *x, const ox_einsum *E, int elem)
+{
+	ox_dim size[OX_EINSUM_MAXL];
+	bool seen[OX_EINSUM_MAXL] = {false};
+	if (label_dims(x, E, size, seen) < 0)
+		return -1;
+	ox_type *out = ox_type_tensor(x, elem, E->nout);
+	for (int j = 0; out && j < E->nout; j++)
+		out->dims[j] = size[E->out[j]];
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+int ox_rule_einsum(ox_ictx *x)
+{
+	int elem = ox_out_elem(x, 0), n = (int)x->n_in, rc = 0;
+	const Onnx__AttributeProto *a = ox_iattr(x, "equation");
+	int *ranks = calloc((size_t)n + 1, sizeof *ranks), *nl = calloc((size_t)n + 1, sizeof *nl);
+	int (*lab)[OX_EINSUM_MAXL] = calloc((size_t)n + 1, sizeof *lab);
+	bool ranked = a && ranks && nl && lab;
+	for (int i = 0; ranked && i < n; i++) {
+		const ox_type *t = ox_input_ranked(x, (size_t)i);
+		ranked = t != NULL;
+		ranks[i] = t ? t->rank : -1;
+	}
+	ox_einsum E = {.nin = n, .lab = lab, .nl = nl};
+	if (!ranked) /* the equation cannot be read against the inputs yet */
+		ox_set_out(x, 0, ox_type_tensor(x, elem, -1));
+	else if (ox_einsum_parse(&E, (const char *)a->s.data, a->s.len, ranks) < 0)
+		rc = E.bad >= 0 ? ox_ierr(x, OX_P_INPUT, (size_t)E.bad, "%s (input %d, '%s')", E.err, E.bad,
+					  x->node->input[E.bad])
+				: ox_ierr(x, OX_P_OP, 0, "%s", E.err);
+	else
+		rc = einsum_out(x, &E, elem);
+	free(ranks), free(nl), free(lab);
+	return rc;
 }
