@@ -234,7 +234,7 @@ static int tfidf_attrs(ox_ictx *x, const ox_type *in, int64_t *cols)
 			       (long long)ox_iattr_int(x, "max_skip_count", 0));
 	bool strings = in && in->elem == OX_STRING;
 	if (in && in->elem && !ox_attr_given(x, strings ? "pool_strings" : "pool_int64s"))
-		return ox_ierr(x, OX_P_OP, 0, "attribute '%s' is required for a %s input", strings ? "pool_strings" : "pool_int64s",
+		return ox_ierr(x, OX_P_OP, 0, "attribute '%s' is required for %s input", strings ? "pool_strings" : "pool_int64s",
 			       ox_elem_label(in->elem));
 	const int64_t *idx;
 	int64_t n = ox_iattr_ints(x, "ngram_indexes", &idx);

@@ -37,10 +37,11 @@ int ox_rule_gradient(ox_ictx *x)
 	const Onnx__AttributeProto *xs = ox_iattr(x, "xs"), *zs = ox_iattr(x, "zs");
 	size_t nx = xs ? xs->n_strings : 0, nz = zs ? zs->n_strings : 0;
 	if (x->n_in != nx + nz)
-		return ox_ierr(x, OX_P_OP, 0, "%zu inputs, but xs and zs name %zu values (the inputs, in their order)", x->n_in,
+		return ox_ierr(x, OX_P_OP, 0, "%zu inputs for %zu names in xs and zs (the inputs, in their order)", x->n_in,
 			       nx + nz);
 	if (x->n_out > nx)
-		return ox_ierr(x, OX_P_OUTPUT, nx, "%zu outputs, but xs names %zu values (one gradient each)", x->n_out, nx);
+		return ox_ierr(x, OX_P_OUTPUT, nx, "%zu outputs, but xs names %zu value%s (one gradient each)", x->n_out, nx,
+			       nx == 1 ? "" : "s");
 	for (size_t i = 0; i < x->n_out; i++) {
 		const ox_type *t = ox_input(x, i);
 		ox_out_like(x, i, t && t->kind == OX_T_TENSOR ? t->elem : ox_out_elem(x, i), i);
