@@ -123,10 +123,13 @@
 	R("", MatMulInteger, 1, 0, matmul) \
 	R("", Gemm, 1, 0, gemm) \
 	R("", Einsum, 12, 0, einsum) \
+	R("", QLinearMatMul, 10, 0, qlinear_matmul) \
 	/* rules_nn.c: Conv, ConvTranspose, pools, Softmax, normalisations */ \
 	R("", Conv, 1, 0, conv) \
 	R("", ConvInteger, 1, 0, conv) \
 	R("", ConvTranspose, 1, 0, conv_transpose) \
+	R("", QLinearConv, 10, 0, qlinear_conv) \
+	R("", DeformConv, 19, 0, deform_conv) \
 	R("", MaxPool, 1, 0, pool) \
 	R("", AveragePool, 1, 0, pool) \
 	R("", LpPool, 1, 0, pool) \
@@ -203,6 +206,9 @@
 	R("", StringConcat, 1, 0, string_concat) \
 	R("", RegexFullMatch, 1, 0, regex_full_match) \
 	R("", StringSplit, 1, 0, string_split) \
+	/* rules_misc.c too: ImageDecoder, TfIdfVectorizer */ \
+	R("", ImageDecoder, 20, 0, image_decoder) \
+	R("", TfIdfVectorizer, 9, 0, tfidf_vectorizer) \
 	/* rules_resample.c: Resize, GridSample, RoiAlign, MaxUnpool, Col2Im, DFT, STFT, ... */ \
 	R("", Resize, 1, 0, resize) \
 	R("", Upsample, 1, 0, resize) \
@@ -247,10 +253,15 @@
 	R("ai.onnx.ml", TreeEnsembleClassifier, 1, 0, classifier) \
 	R("ai.onnx.ml", FeatureVectorizer, 1, 0, feature_vectorizer) \
 	R("ai.onnx.ml", ZipMap, 1, 0, zip_map) \
+	R("ai.onnx.ml", ArrayFeatureExtractor, 1, 0, array_feature_extractor) \
+	R("ai.onnx.ml", CastMap, 1, 0, cast_map) \
+	R("ai.onnx.ml", DictVectorizer, 1, 0, dict_vectorizer) \
+	R("ai.onnx.ml", TreeEnsemble, 5, 0, tree_ensemble) \
 	/* rules_train.c: ai.onnx.preview.training optimizers */ \
 	R("ai.onnx.preview.training", Adagrad, 1, 0, two_state) \
 	R("ai.onnx.preview.training", Momentum, 1, 0, two_state) \
 	R("ai.onnx.preview.training", Adam, 1, 0, adam) \
+	R("ai.onnx.preview.training", Gradient, 1, 0, gradient) \
 	/* rules_attention.c: RotaryEmbedding */ \
 	R("", Attention, 23, 0, attention) \
 	R("", RMSNormalization, 23, 0, rms_norm) \
