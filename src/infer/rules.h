@@ -163,6 +163,7 @@
 	R("", If, 1, 0, if) \
 	R("", Loop, 1, 0, loop) \
 	R("", Scan, 9, 0, scan) \
+	R("", Scan, 8, 8, scan) \
 	/* rules_index.c: gathers, scatters, TopK, Unique, Range, Pad, ... */ \
 	R("", GatherElements, 1, 0, gather_elements) \
 	R("", GatherND, 1, 0, gather_nd) \
