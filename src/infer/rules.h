@@ -232,6 +232,7 @@
 	R("", SequenceLength, 11, 0, sequence_length) \
 	R("", SplitToSequence, 11, 0, split_to_sequence) \
 	R("", ConcatFromSequence, 11, 0, concat_from_sequence) \
+	R("", SequenceMap, 17, 0, sequence_map) \
 	R("", Optional, 15, 0, optional) \
 	R("", OptionalHasElement, 15, 0, optional_has_element) \
 	R("", OptionalGetElement, 15, 0, optional_get_element) \
