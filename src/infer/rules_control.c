@@ -58,6 +58,50 @@ static const ox_type *widened(ox_ictx *x, const ox_type *t, int at, const ox_dim
 	return s;
 }
 
+/* Whether a and b (a union of a with something) are the same type: NULL, a kind other than a
+ * tensor's, or a tensor of the same rank and dims. */
+static bool same_type(const ox_type *a, const ox_type *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != OX_T_TENSOR || b->kind != OX_T_TENSOR || a->elem != b->elem || a->rank != b->rank)
+		return false;
+	for (int k = 0; k < a->rank; k++)
+		if (!ox_dim_eq(a->dims[k], b->dims[k]))
+			return false;
+	return true;
+}
+
+/* t without its values: a carried value's change from one iteration to the next. */
+static const ox_type *valueless(ox_ictx *x, const ox_type *t)
+{
+	if (!t || t->kind != OX_T_TENSOR || !t->nvals)
+		return t;
+	ox_type *c = ox_type_copy(x, t);
+	if (c)
+		c->nvals = 0, c->vals = NULL, c->fvals = NULL, c->known = NULL, c->sym = NULL;
+	return c;
+}
+
+/* Infers Loop's body with carried values in[2..n) that hold for every iteration: a carried
+ * value may change from one iteration to the next (grow, say), so the body is inferred again
+ * with the union of what goes in and what comes out until that changes nothing. Each pass
+ * loses a dim, a rank or a type, or ends it; the last pass's types are the body's. */
+static int loop_body(ox_ictx *x, const Onnx__GraphProto *g, const ox_type **in, size_t n, const ox_type **out)
+{
+	for (bool again = true; again;) {
+		if (ox_infer_graph(x, g, "body", in, n, out) < 0)
+			return -1;
+		again = false;
+		for (size_t i = 2; i < n; i++) {
+			const ox_type *u = union_of(x, in[i], i - 1 < g->n_output ? out[i - 1] : NULL);
+			again |= !same_type(u, in[i]);
+			in[i] = u;
+		}
+	}
+	return 0;
+}
+
 int ox_rule_loop(ox_ictx *x)
 {
 	const Onnx__GraphProto *g = ox_iattr_graph(x, "body");
@@ -70,8 +114,8 @@ int ox_rule_loop(ox_ictx *x)
 	in[0] = ox_type_tensor(x, OX_INT64, 0);
 	in[1] = ox_type_tensor(x, OX_BOOL, 0);
 	for (size_t i = 0; i < carried; i++)
-		in[2 + i] = ox_input(x, 2 + i);
-	if (ox_infer_graph(x, g, "body", in, n_in, out) < 0)
+		in[2 + i] = valueless(x, ox_input(x, 2 + i));
+	if (loop_body(x, g, in, n_in, out) < 0)
 		return -1;
 	/* without a condition the loop runs exactly its trip count: scan outputs get it */
 	const int64_t *trips;
