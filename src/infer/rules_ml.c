@@ -101,16 +101,45 @@ int ox_rule_tree_ensemble_regressor(ox_ictx *x)
 	return 0;
 }
 
+/* LinearClassifier's score columns in *w, as the evaluator counts them: a row of
+ * coefficients per class (their count over the features, else the intercepts' when there are
+ * more than one), two columns for one row and two class labels (binary); unknown when
+ * neither says. Coefficients that do not fit the features, or intercepts neither 1 nor one
+ * per row, are errors. */
+static int linear_classes(ox_ictx *x, ox_dim *w)
+{
+	const ox_type *t = ox_input_ranked(x, 0);
+	const Onnx__AttributeProto *co = ox_iattr(x, "coefficients"), *ic = ox_iattr(x, "intercepts");
+	const Onnx__AttributeProto *ls = ox_iattr(x, "classlabels_strings"), *li = ox_iattr(x, "classlabels_ints");
+	int64_t nc = co ? (int64_t)co->n_floats : 0, ni = ic ? (int64_t)ic->n_floats : 0, rows = ni > 1 ? ni : -1;
+	ox_dim c = t && (t->rank == 1 || t->rank == 2) ? t->dims[t->rank - 1] : OX_DIM_UNKNOWN;
+	if (ox_dim_known(c) && c.v > 0 && nc % c.v)
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'coefficients' has %lld values, not a row per class of the %lld features of '%s'",
+			       (long long)nc, (long long)c.v, x->node->input[0]);
+	if (ox_dim_known(c) && c.v > 0)
+		rows = nc / c.v;
+	if (rows >= 0 && ni > 1 && ni != rows)
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'intercepts' has %lld values; expected 1 or %lld, one per row of coefficients",
+			       (long long)ni, (long long)rows);
+	int64_t labels = ls && ls->n_strings ? (int64_t)ls->n_strings : li ? (int64_t)li->n_ints : 0;
+	*w = rows < 0 ? OX_DIM_UNKNOWN : ox_dim_num(rows == 1 && labels == 2 ? 2 : rows);
+	return 0;
+}
+
 /* The classifiers: labels [N] (strings or int64, as the class labels are), scores [N, ?]
- * (the number of columns depends on binary versus multi-class post-processing). */
+ * (the number of columns depends on binary versus multi-class post-processing: known for
+ * LinearClassifier). */
 int ox_rule_classifier(ox_ictx *x)
 {
 	const ox_type *t = ox_input_ranked(x, 0);
+	ox_dim w = OX_DIM_UNKNOWN;
+	if (!strcmp(x->node->op_type, "LinearClassifier") && linear_classes(x, &w) < 0)
+		return -1;
 	ox_type *y = ox_type_tensor(x, ox_iattr(x, "classlabels_strings") ? OX_STRING : OX_INT64, 1);
 	if (y)
 		y->dims[0] = t && t->rank == 2 ? t->dims[0] : OX_DIM_UNKNOWN;
 	ox_set_out(x, 0, y);
-	rows(x, 1, OX_DIM_UNKNOWN);
+	rows(x, 1, w);
 	return 0;
 }
 
