@@ -79,7 +79,7 @@ static const ox_type *valueless(ox_ictx *x, const ox_type *t)
 		return t;
 	ox_type *c = ox_type_copy(x, t);
 	if (c)
-		c->nvals = 0, c->vals = NULL, c->fvals = NULL, c->known = NULL, c->sym = NULL;
+		c->nvals = 0;
 	return c;
 }
 
@@ -184,9 +184,10 @@ static int scan_list(ox_ictx *x, const char *name, size_t count, const int64_t *
 static int scan_open(ox_ictx *x, const Onnx__GraphProto *g, scan *s)
 {
 	int64_t m = ox_iattr_int(x, "num_scan_inputs", 0);
-	if (m < 1 || (size_t)m > x->n_in - s->first)
+	size_t given = x->n_in > s->first ? x->n_in - s->first : 0;
+	if (m < 1 || (size_t)m > given)
 		return ox_ierr(x, OX_P_OP, 0, "attribute 'num_scan_inputs' is %lld; expected 1 to %zu, the inputs given%s",
-			       (long long)m, x->n_in - s->first, s->v8 ? " after sequence_lens" : "");
+			       (long long)m, given, s->v8 ? " after sequence_lens" : "");
 	s->m = (size_t)m;
 	s->states = x->n_in - s->first - s->m;
 	if (g->n_input != s->states + s->m)
