@@ -1,8 +1,8 @@
 /* Inference rules of ai.onnx.ml: the elementwise transforms keep their input's shape, the
  * regressors give [N, targets], ZipMap a sequence of maps. N is the input's first dim when
- * it is a matrix, else unknown (a vector is one row). ArrayFeatureExtractor picks columns,
- * CastMap and DictVectorizer turn maps (their key and value types checked) into rows,
- * TreeEnsemble checks that its node and leaf attributes agree. */
+ * it is a matrix, 1 when it is a vector (one row, as the evaluator takes it), else unknown.
+ * ArrayFeatureExtractor picks columns, CastMap and DictVectorizer turn maps (their key and
+ * value types checked) into rows, TreeEnsemble checks that its node and leaf attributes agree. */
 #include <stdio.h>
 #include <string.h>
 
@@ -71,14 +71,20 @@ int ox_rule_one_hot_encoder(ox_ictx *x)
 	return 0;
 }
 
+/* N, the rows of input 0. */
+static ox_dim batch(const ox_ictx *x)
+{
+	const ox_type *t = ox_input_ranked(x, 0);
+	return !t ? OX_DIM_UNKNOWN : t->rank == 2 ? t->dims[0] : t->rank == 1 ? ox_dim_num(1) : OX_DIM_UNKNOWN;
+}
+
 /* A float [N, width] result. */
 static void rows(ox_ictx *x, size_t out, ox_dim width)
 {
-	const ox_type *t = ox_input_ranked(x, 0);
 	ox_type *o = ox_type_tensor(x, OX_FLOAT, 2);
 	if (!o)
 		return;
-	o->dims[0] = t && t->rank == 2 ? t->dims[0] : OX_DIM_UNKNOWN;
+	o->dims[0] = batch(x);
 	o->dims[1] = width;
 	ox_set_out(x, out, o);
 }
@@ -131,13 +137,12 @@ static int linear_classes(ox_ictx *x, ox_dim *w)
  * LinearClassifier). */
 int ox_rule_classifier(ox_ictx *x)
 {
-	const ox_type *t = ox_input_ranked(x, 0);
 	ox_dim w = OX_DIM_UNKNOWN;
 	if (!strcmp(x->node->op_type, "LinearClassifier") && linear_classes(x, &w) < 0)
 		return -1;
 	ox_type *y = ox_type_tensor(x, ox_iattr(x, "classlabels_strings") ? OX_STRING : OX_INT64, 1);
 	if (y)
-		y->dims[0] = t && t->rank == 2 ? t->dims[0] : OX_DIM_UNKNOWN;
+		y->dims[0] = batch(x);
 	ox_set_out(x, 0, y);
 	rows(x, 1, w);
 	return 0;
@@ -335,7 +340,7 @@ int ox_rule_tree_ensemble(ox_ictx *x)
 		return ox_ierr(x, OX_P_OP, 0, "attribute 'n_targets' must be given, 1 or more");
 	if (tree_nodes(x, elem) < 0 || tree_leaves(x, elem, targets) < 0)
 		return -1;
-	ox_dim d[2] = {t ? (t->rank == 2 ? t->dims[0] : ox_dim_num(1)) : OX_DIM_UNKNOWN, ox_dim_num(targets)};
+	ox_dim d[2] = {batch(x), ox_dim_num(targets)};
 	ox_set_out(x, 0, ox_type_dims(x, elem ? elem : ox_out_elem(x, 0), 2, d));
 	return 0;
 }
