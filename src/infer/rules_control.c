@@ -72,21 +72,22 @@ static bool same_type(const ox_type *a, const ox_type *b)
 	return true;
 }
 
-/* t without its values: a carried value's change from one iteration to the next. */
-static const ox_type *valueless(ox_ictx *x, const ox_type *t)
+/* Whether tensor a's int64 values are all known and b has the same. */
+static bool same_values(const ox_type *a, const ox_type *b)
 {
-	if (!t || t->kind != OX_T_TENSOR || !t->nvals)
-		return t;
-	ox_type *c = ox_type_copy(x, t);
-	if (c)
-		c->nvals = 0;
-	return c;
+	if (!a || !b || !a->vals || !b->vals || a->nvals != b->nvals || !a->nvals)
+		return false;
+	for (int64_t i = 0; i < a->nvals; i++)
+		if ((a->known && !a->known[i]) || (b->known && !b->known[i]) || a->vals[i] != b->vals[i])
+			return false;
+	return true;
 }
 
 /* Infers Loop's body with carried values in[2..n) that hold for every iteration: a carried
- * value may change from one iteration to the next (grow, say), so the body is inferred again
- * with the union of what goes in and what comes out until that changes nothing. Each pass
- * loses a dim, a rank or a type, or ends it; the last pass's types are the body's. */
+ * value may change from one iteration to the next (grow, count), so the body is inferred
+ * again with the union of what goes in and what comes out (without values, unless the body
+ * gives the same ones back) until that changes nothing. Each pass loses values, a dim, a
+ * rank or a type, or ends it; the last pass's types are the body's. */
 static int loop_body(ox_ictx *x, const Onnx__GraphProto *g, const ox_type **in, size_t n, const ox_type **out)
 {
 	for (bool again = true; again;) {
@@ -94,8 +95,10 @@ static int loop_body(ox_ictx *x, const Onnx__GraphProto *g, const ox_type **in, 
 			return -1;
 		again = false;
 		for (size_t i = 2; i < n; i++) {
-			const ox_type *u = union_of(x, in[i], i - 1 < g->n_output ? out[i - 1] : NULL);
-			again |= !same_type(u, in[i]);
+			const ox_type *o = i - 1 < g->n_output ? out[i - 1] : NULL, *u = union_of(x, in[i], o);
+			if (same_type(u, in[i]) && same_values(in[i], o))
+				continue; /* passed on as it came, values too */
+			again |= !same_type(u, in[i]) || (in[i] && in[i]->nvals);
 			in[i] = u;
 		}
 	}
@@ -114,7 +117,7 @@ int ox_rule_loop(ox_ictx *x)
 	in[0] = ox_type_tensor(x, OX_INT64, 0);
 	in[1] = ox_type_tensor(x, OX_BOOL, 0);
 	for (size_t i = 0; i < carried; i++)
-		in[2 + i] = valueless(x, ox_input(x, 2 + i));
+		in[2 + i] = ox_input(x, 2 + i);
 	if (loop_body(x, g, in, n_in, out) < 0)
 		return -1;
 	/* without a condition the loop runs exactly its trip count: scan outputs get it */
