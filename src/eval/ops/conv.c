@@ -8,6 +8,7 @@
 #include "conv.h"
 #include "geometry.h"
 #include "eval/simd/cpu.h"
+#include "eval/simd/dconv.h"
 #include "eval/simd/gemm.h"
 #include "eval/kernel.h"
 #include "eval/threads.h"
@@ -392,17 +393,23 @@ static const float *group_input(const ox_conv_geom *g, const tables *t, const fl
 typedef struct ox_conv_packed {
 	int level;
 	bool scaled; /* rows scaled: the tensor's own data are not these weights */
+	bool direct; /* for the direct convolution (dconv.h): dc, per floats a group */
 	int64_t group, cout_g, depth;
+	float *dc;
+	int64_t per;
 	ox_gemm_packed g[];
 } ox_conv_packed;
+
+static bool packed_fits(const ox_conv_packed *pk, int level, const ox_conv_geom *g, const tables *t, bool direct)
+{
+	return pk && pk->direct == direct && pk->level == level && pk->group == g->group &&
+	       pk->cout_g == g->cout / g->group && pk->depth == t->depth;
+}
 
 static const ox_gemm_packed *packed_for(const ox_conv_packed *pk, int level, const ox_conv_geom *g,
 					 const tables *t, int64_t q)
 {
-	if (!pk || pk->level != level || pk->group != g->group || pk->cout_g != g->cout / g->group ||
-	    pk->depth != t->depth)
-		return NULL;
-	return &pk->g[q];
+	return packed_fits(pk, level, g, t, false) ? &pk->g[q] : NULL;
 }
 
 /* One group of one image, as a task: depthwise groups are many and each small, so they
@@ -453,6 +460,69 @@ static int conv_serial(const conv_job *J)
 	return rc;
 }
 
+/* Whether conv_group takes the depthwise path: one input channel per group. */
+static bool uses_depthwise(const ox_conv_geom *g, const tables *t)
+{
+	return t->depth == t->kvol && !is_pointwise(g);
+}
+
+/* The direct convolution's weights for J: the packed ones when they fit, else packed
+ * now into *own (NULL when out of memory or when the packed ones are the only form). */
+static const float *direct_weights(const conv_job *J, float **own)
+{
+	const ox_conv_geom *g = J->g;
+	const ox_conv_packed *pk = J->pk;
+	*own = NULL;
+	if (packed_fits(pk, J->level, g, J->t, true))
+		return pk->dc;
+	if (pk && pk->scaled)
+		return NULL; /* scaled weights exist only packed: a convolution they do not fit cannot run */
+	int64_t cout_g = g->cout / g->group, per = ox_dconv_packed_floats(J->level, cout_g, J->t->depth);
+	if (per > OX_MAX_ELEMENTS / g->group || !(*own = alloc_n(per * g->group, sizeof(float))))
+		return NULL;
+	for (int64_t q = 0; q < g->group; q++)
+		ox_dconv_pack(J->level, J->w + q * cout_g * J->t->depth, cout_g, J->t->depth, NULL, *own + q * per);
+	return *own;
+}
+
+/* Every image and group by the direct convolution: the input padded (with the slack the
+ * tiles of short rows read past the end) unless it can be read where it is. */
+static int conv_direct(const conv_job *J)
+{
+	const ox_conv_geom *g = J->g;
+	const tables *t = J->t;
+	bool flat = is_pointwise(g); /* positions contiguous: one row of them all */
+	int64_t len = flat ? t->npos : g->out[g->nsp - 1], st = flat ? 1 : g->stride[g->nsp - 1];
+	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
+	bool copy = t->padded || len < ox_dconv_min_len(J->level);
+	float *own, *xp = NULL;
+	const float *wp = direct_weights(J, &own);
+	if (copy && wp)
+		xp = alloc_n(g->cin * t->ps + ox_dconv_slack(J->level, st), sizeof(float));
+	if (!wp || (copy && !xp)) {
+		free(own);
+		return -1;
+	}
+	int64_t per = ox_dconv_packed_floats(J->level, cout_g, t->depth);
+	for (int64_t n = 0; n < g->batch; n++) {
+		const float *xn = J->x + n * g->cin * ins;
+		if (copy) {
+			pad_input(g, t, g->cin, xn, xp, sizeof(float));
+			memset(xp + g->cin * t->ps, 0, (size_t)ox_dconv_slack(J->level, st) * sizeof(float));
+			xn = xp;
+		}
+		for (int64_t q = 0; q < g->group; q++) {
+			ox_dconv c = {xn + q * cin_g * t->ps, t->off, t->pos, t->depth, t->npos / len, len, st,
+				      wp + q * per, cout_g, J->bias ? J->bias + q * cout_g : NULL, NULL,
+				      J->y + (n * g->cout + q * cout_g) * t->npos, J->act == OX_ACT_RELU};
+			ox_dconv_run(J->level, &c);
+		}
+	}
+	free(xp);
+	free(own);
+	return 0;
+}
+
 int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const float *w, const void *packed,
 		       const float *bias, float *y, int act)
 {
@@ -462,6 +532,11 @@ int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const f
 	conv_job J = {level, g, &t, x, w, bias, packed, y, act, 0};
 	const ox_conv_packed *pk = packed;
 	int rc;
+	if (ox_dconv_available(level) && !uses_depthwise(g, &t)) {
+		rc = conv_direct(&J);
+		tables_free(&t);
+		return rc;
+	}
 	/* scaled weights exist only packed: a convolution they do not fit cannot run */
 	if (pk && pk->scaled && (!packed_for(pk, level, g, &t, 0) || g->cin == g->group)) {
 		tables_free(&t);
@@ -483,10 +558,29 @@ int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w
 	return ox_conv_f32_packed(level, g, x, w, NULL, bias, y, OX_ACT_NONE);
 }
 
+/* The direct convolution's form: each group's weights in the layout of dconv.h. */
+static void *prepack_direct(int level, const float *w, int64_t cout, int64_t group, int64_t depth, const float *scale)
+{
+	int64_t cout_g = cout / group, per = ox_dconv_packed_floats(level, cout_g, depth);
+	size_t head = (sizeof(ox_conv_packed) + 63) & ~(size_t)63;
+	if ((uint64_t)per > (SIZE_MAX / 2 - head) / sizeof(float) / (uint64_t)group)
+		return NULL;
+	ox_conv_packed *pk = ox_alloc_big(head + (size_t)(per * group) * sizeof(float));
+	if (!pk)
+		return NULL;
+	*pk = (ox_conv_packed){level, scale != NULL, true, group, cout_g, depth, (float *)((char *)pk + head), per};
+	for (int64_t q = 0; q < group; q++)
+		ox_dconv_pack(level, w + q * cout_g * depth, cout_g, depth, scale ? scale + q * cout_g : NULL,
+			      pk->dc + q * per);
+	return pk;
+}
+
 void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, int64_t depth, const float *scale)
 {
 	if (group < 1 || cout % group || cout <= 0 || depth <= 0)
 		return NULL;
+	if (ox_dconv_available(level))
+		return prepack_direct(level, w, cout, group, depth, scale);
 	int64_t cout_g = cout / group, per = ox_gemm_packed_floats(level, cout_g, depth);
 	size_t head = (sizeof(ox_conv_packed) + (size_t)group * sizeof(ox_gemm_packed) + 63) & ~(size_t)63;
 	if ((uint64_t)per > (SIZE_MAX / 2 - head) / sizeof(float) / (uint64_t)group)
@@ -494,7 +588,7 @@ void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, in
 	ox_conv_packed *pk = ox_alloc_big(head + (size_t)(per * group) * sizeof(float));
 	if (!pk)
 		return NULL;
-	*pk = (ox_conv_packed){level, scale != NULL, group, cout_g, depth};
+	*pk = (ox_conv_packed){level, scale != NULL, false, group, cout_g, depth, NULL, 0};
 	float *data = (float *)((char *)pk + head);
 	for (int64_t q = 0; q < group; q++) {
 		ox_gemm_src a = ox_gemm_a(w + q * cout_g * depth, depth, false);
