@@ -720,7 +720,7 @@ static void conv_on(int level, int threads, const ox_conv_geom *g, const float *
 		    const float *b, float *y, int act)
 {
 	ox_pool *pool = ox_pool_new(threads), *old = ox_pool_enter(pool);
-	REQUIRE(ox_conv_f32_packed(level, g, x, w, pk, b, y, act) == 0, "conv failed");
+	REQUIRE(ox_conv_f32_packed(level, g, x, w, pk, b, NULL, y, act) == 0, "conv failed");
 	ox_pool_enter(old);
 	ox_pool_free(pool);
 }

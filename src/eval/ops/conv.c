@@ -340,11 +340,14 @@ static bool is_pointwise(const ox_conv_geom *g)
 static int conv_group_(int level, const ox_conv_geom *g, const tables *t, const float *x, const float *w,
 		       const ox_gemm_packed *packed, const float *bias, float *y);
 
-/* One group, then its activation while the group's output is still in the caches. */
+/* One group, then the residual res (y's layout, or NULL) and the activation while the
+ * group's output is still in the caches. */
 static int conv_group(int level, const ox_conv_geom *g, const tables *t, const float *x, const float *w,
-		      const ox_gemm_packed *packed, const float *bias, float *y, int act)
+		      const ox_gemm_packed *packed, const float *bias, const float *res, float *y, int act)
 {
 	int rc = conv_group_(level, g, t, x, w, packed, bias, y);
+	for (int64_t i = 0; rc == 0 && res && i < g->cout / g->group * t->npos; i++)
+		y[i] += res[i];
 	if (rc == 0 && act == OX_ACT_RELU)
 		ox_f32_loops_best()->relu(y, y, (size_t)(g->cout / g->group * t->npos), NULL);
 	return rc;
@@ -420,10 +423,18 @@ typedef struct conv_job {
 	const tables *t;
 	const float *x, *w, *bias;
 	const ox_conv_packed *pk;
+	const float *res; /* added before the activation, or NULL */
 	float *y;
 	int act;
 	int failed;
 } conv_job;
+
+/* The part of J's residual that image n and group q add, or NULL. */
+static const float *res_at(const conv_job *J, int64_t n, int64_t q)
+{
+	const ox_conv_geom *g = J->g;
+	return J->res ? J->res + (n * g->cout + q * (g->cout / g->group)) * J->t->npos : NULL;
+}
 
 static void conv_task(void *ctx, int64_t i)
 {
@@ -437,7 +448,8 @@ static void conv_task(void *ctx, int64_t i)
 	}
 	if (conv_group(J->level, g, J->t, group_input(g, J->t, J->x + n * g->cin * ins, xp, q, true),
 		       J->w + q * cout_g * J->t->depth, packed_for(J->pk, J->level, g, J->t, q),
-		       J->bias ? J->bias + q * cout_g : NULL, J->y + (n * g->cout + q * cout_g) * J->t->npos, J->act) < 0)
+		       J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q), J->y + (n * g->cout + q * cout_g) * J->t->npos,
+		       J->act) < 0)
 		J->failed = 1; /* any task may set it; only ever to 1 */
 	free(xp);
 }
@@ -454,8 +466,8 @@ static int conv_serial(const conv_job *J)
 		for (int64_t q = 0; q < g->group && rc == 0; q++)
 			rc = conv_group(J->level, g, t, group_input(g, t, J->x + n * g->cin * ins, xp, q, one),
 					J->w + q * cout_g * t->depth, packed_for(J->pk, J->level, g, t, q),
-					J->bias ? J->bias + q * cout_g : NULL, J->y + (n * g->cout + q * cout_g) * t->npos,
-					J->act);
+					J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
+					J->y + (n * g->cout + q * cout_g) * t->npos, J->act);
 	free(xp);
 	return rc;
 }
@@ -513,7 +525,7 @@ static int conv_direct(const conv_job *J)
 		}
 		for (int64_t q = 0; q < g->group; q++) {
 			ox_dconv c = {xn + q * cin_g * t->ps, t->off, t->pos, t->depth, t->npos / len, len, st,
-				      wp + q * per, cout_g, J->bias ? J->bias + q * cout_g : NULL, NULL,
+				      wp + q * per, cout_g, J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
 				      J->y + (n * g->cout + q * cout_g) * t->npos, J->act == OX_ACT_RELU};
 			ox_dconv_run(J->level, &c);
 		}
@@ -524,12 +536,12 @@ static int conv_direct(const conv_job *J)
 }
 
 int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const float *w, const void *packed,
-		       const float *bias, float *y, int act)
+		       const float *bias, const float *res, float *y, int act)
 {
 	tables t;
 	if (tables_new(g, &t) < 0)
 		return -1;
-	conv_job J = {level, g, &t, x, w, bias, packed, y, act, 0};
+	conv_job J = {level, g, &t, x, w, bias, packed, res, y, act, 0};
 	const ox_conv_packed *pk = packed;
 	int rc;
 	if (ox_dconv_available(level) && !uses_depthwise(g, &t)) {
@@ -555,7 +567,7 @@ int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const f
 
 int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias, float *y)
 {
-	return ox_conv_f32_packed(level, g, x, w, NULL, bias, y, OX_ACT_NONE);
+	return ox_conv_f32_packed(level, g, x, w, NULL, bias, NULL, y, OX_ACT_NONE);
 }
 
 /* The direct convolution's form: each group's weights in the layout of dconv.h. */
@@ -911,12 +923,29 @@ static float *to_f32_less(const ox_val *t, const ox_val *zp, int64_t per)
 
 typedef int (*f32_fn)(int, const ox_conv_geom *, const float *, const float *, const float *, float *);
 
+/* Whether a residual the executor's fusion offers (input 3, after a Conv's own inputs)
+ * can be added in the output pass: a float tensor of Y's shape. Otherwise the Conv leaves
+ * it, and the activation after it, to the nodes of the graph (exec.c checks the same). */
+static bool residual_fits(const ox_val *r, const ox_val *y)
+{
+	if (!r || r->kind != OX_TENSOR || r->type != OX_FLOAT || y->type != OX_FLOAT || r->rank != y->rank)
+		return false;
+	return memcmp(r->dims, y->dims, (size_t)y->rank * sizeof(int64_t)) == 0;
+}
+
+static int conv_fused(ox_k *k, const ox_conv_geom *g, ox_val *x, ox_val *w, ox_val *b, ox_val *y)
+{
+	ox_val *r = ox_in(k, 3);
+	bool add = residual_fits(r, y);
+	return ox_conv_f32_packed(ox_cpu_level(), g, x->data, w->data, w->derived, b ? b->data : NULL,
+				  add ? r->data : NULL, y->data, r && !add ? OX_ACT_NONE : k->act);
+}
+
 /* Runs the float convolution fn on any floating type by way of float (double aside). */
 static int run_float(ox_k *k, const ox_conv_geom *g, ox_val *x, ox_val *w, ox_val *b, ox_val *y, f32_fn fn)
 {
 	if (x->type == OX_FLOAT) {
-		if ((fn == ox_conv_f32 ? ox_conv_f32_packed(ox_cpu_level(), g, x->data, w->data, w->derived,
-							    b ? b->data : NULL, y->data, k->act)
+		if ((fn == ox_conv_f32 ? conv_fused(k, g, x, w, b, y)
 				       : fn(ox_cpu_level(), g, x->data, w->data, b ? b->data : NULL, y->data)) < 0)
 			return ox_kfail(k, "out of memory for the convolution's scratch buffers");
 		return 0;
