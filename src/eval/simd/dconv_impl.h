@@ -93,6 +93,24 @@ TARGET static void FN(dc_store)(const ox_dconv *c, const float *tmp, int mr, int
 	}
 }
 
+/* The lines of the output and of the residual that the tile of positions [p0, p0 + n)
+ * and channels [c0, c0 + nc) stores and reads, asked for before its long sum: the
+ * residual was made layers ago and is no longer in the caches, and each channel's row is
+ * a stream of its own that the hardware does not foresee. */
+TARGET static inline void FN(dc_prefetch)(const ox_dconv *c, int64_t p0, int64_t c0, int64_t nc, int n)
+{
+	int64_t npos = c->rows * c->len;
+	for (int64_t ch = c0; ch < c0 + nc && ch < c->cout; ch++) {
+		int64_t at = ch * npos + p0;
+		__builtin_prefetch(c->y + at, 1);
+		__builtin_prefetch(c->y + at + n - 1, 1);
+		if (c->res) {
+			__builtin_prefetch(c->res + at);
+			__builtin_prefetch(c->res + at + n - 1);
+		}
+	}
+}
+
 /* Unit u of the work: channel block u / tiles, tile u % tiles of the rows. A row's tiles
  * are mr apart, the last one moved back to end with the row (it stores only the lanes the
  * one before did not); a row shorter than mr has one tile that reads past it. */
@@ -104,6 +122,7 @@ TARGET static void FN(dc_unit)(const ox_dconv *c, const dc_plan *P, int64_t u, f
 	int64_t p0 = row * c->len + ow, slab = blk * P->nv, ws = c->depth * VW;
 	int si = c->stride == 1 ? 0 : c->stride == 2 ? 1 : 2;
 	const float *xa = c->x + c->pos[p0];
+	FN(dc_prefetch)(c, p0, blk * P->nv * VW, P->nv * VW, hi);
 	while (slab < P->nslab) {
 		int nv = P->nslab - slab >= P->nv ? P->nv : P->nslab - slab >= 2 ? 2 : 1;
 		if (slab + nv > (blk + 1) * P->nv)
