@@ -17,7 +17,7 @@
 /* How one convolution is cut into tiles: mr positions by nv vectors of vw channels. */
 typedef struct dc_plan dc_plan;
 struct dc_plan {
-	bool small;
+	bool small, tile_major;
 	int mr, nv, vw;
 	int64_t min_len, nslab, tpr, tiles; /* slabs of channels, tiles per row, tiles in all */
 	void (*units)(const ox_dconv *c, const dc_plan *P, int64_t u0, int64_t u1);
@@ -168,6 +168,12 @@ static void dc_task(void *ctx, int64_t t)
 /* Convolutions below this many multiply-adds stay on one thread: a task costs a few us. */
 enum { PAR_MIN = 1 << 21 };
 
+/* Weights up to this many bytes stay in L2 while every block of channels takes its turn
+ * on a tile: tiles then go outermost, so that the input a tile reads (a band of rows of
+ * every input channel) is fetched once for all blocks rather than once per block. Above
+ * it, blocks go outermost, so each block's weights are fetched once. */
+enum { TILE_MAJOR_MAX = 256 << 10 };
+
 void ox_dconv_run(int level, const ox_dconv *c)
 {
 	dc_plan P;
@@ -177,6 +183,7 @@ void ox_dconv_run(int level, const ox_dconv *c)
 	P.nslab = (c->cout + P.vw - 1) / P.vw;
 	P.tpr = c->len >= P.mr ? (c->len + P.mr - 1) / P.mr : 1;
 	P.tiles = c->rows * P.tpr;
+	P.tile_major = P.nslab * P.vw * c->depth * (int64_t)sizeof(float) <= TILE_MAJOR_MAX;
 	int64_t units = (P.nslab + P.nv - 1) / P.nv * P.tiles, threads = ox_threads();
 	int64_t tasks = threads <= 1 || c->cout * c->rows * c->len * c->depth < PAR_MIN ? 1 : 8 * threads;
 	if (tasks > units)

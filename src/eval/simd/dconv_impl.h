@@ -111,12 +111,15 @@ TARGET static inline void FN(dc_prefetch)(const ox_dconv *c, int64_t p0, int64_t
 	}
 }
 
-/* Unit u of the work: channel block u / tiles, tile u % tiles of the rows. A row's tiles
+/* Unit u of the work: a channel block and a tile of the rows, blocks outermost or (tile
+ * major) innermost. A row's tiles
  * are mr apart, the last one moved back to end with the row (it stores only the lanes the
  * one before did not); a row shorter than mr has one tile that reads past it. */
 TARGET static void FN(dc_unit)(const ox_dconv *c, const dc_plan *P, int64_t u, float *tmp)
 {
-	int64_t blk = u / P->tiles, t = u % P->tiles, row = t / P->tpr, j = t % P->tpr;
+	int64_t nblk = (P->nslab + P->nv - 1) / P->nv;
+	int64_t blk = P->tile_major ? u % nblk : u / P->tiles, t = P->tile_major ? u / nblk : u % P->tiles;
+	int64_t row = t / P->tpr, j = t % P->tpr;
 	int64_t ow = c->len >= P->mr ? (j * P->mr < c->len - P->mr ? j * P->mr : c->len - P->mr) : 0;
 	int lo = (int)(j * P->mr - ow), hi = c->len >= P->mr ? P->mr : (int)c->len;
 	int64_t p0 = row * c->len + ow, slab = blk * P->nv, ws = c->depth * VW;
