@@ -73,22 +73,26 @@ static const FN(dc_kernel) FN(dc_kernels)[2][3][3] = {
 TARGET static void FN(dc_store)(const ox_dconv *c, const float *tmp, int mr, int nv, int64_t p0, int64_t c0, int lo,
 				int hi)
 {
-	int64_t npos = c->rows * c->len;
+	/* the fields in locals: the stores through y could alias them for the compiler */
+	int64_t npos = c->rows * c->len, cout = c->cout;
+	const float *bias = c->bias, *res = c->res;
+	float *y = c->y;
+	bool relu = c->relu;
 	for (int v = 0; v < nv; v++) {
 		VF r[VW];
 		for (int i = 0; i < VW; i++)
 			r[i] = i < mr && i < DC_MRB ? VLOAD(tmp + i * DC_TS + v * VW) : VZERO();
 		FN(dc_transpose)(r);
-		for (int q = 0; q < VW && c0 + v * VW + q < c->cout; q++) {
+		for (int q = 0; q < VW && c0 + v * VW + q < cout; q++) {
 			int64_t ch = c0 + v * VW + q, at = ch * npos + p0;
 			VF o = r[q];
-			if (c->bias)
-				o = VADD(o, VSET(c->bias[ch]));
-			if (c->res)
-				o = VADD(o, FN(dc_load_lanes)(c->res + at, lo, hi));
-			if (c->relu)
+			if (bias)
+				o = VADD(o, VSET(bias[ch]));
+			if (res)
+				o = VADD(o, FN(dc_load_lanes)(res + at, lo, hi));
+			if (relu)
 				o = VMAX(VSET(0.0f), o);
-			FN(dc_store_lanes)(c->y + at, o, lo, hi);
+			FN(dc_store_lanes)(y + at, o, lo, hi);
 		}
 	}
 }
