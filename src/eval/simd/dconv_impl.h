@@ -28,6 +28,7 @@ static inline __attribute__((always_inline)) TARGET void FN(dc_body)(const int M
 #pragma GCC unroll 2
 	for (int64_t k = 0; k < depth; k++) {
 		const float *a = xa + off[k];
+		__builtin_prefetch(a + 2 * MR * s); /* the next tile's input at this depth */
 		VF b[4];
 		for (int v = 0; v < NV; v++)
 			b[v] = VLOAD(w + v * ws + k * VW);
