@@ -292,10 +292,23 @@ static tap_fn tap_at(int level)
 }
 
 #if OX_X86
-/* Stride 1 along the last axis: 16 outputs at a time summed over every tap in a register,
- * so that each output is loaded and stored once. */
+/* Inputs p[0], p[st], ... of n outputs (at most 16), as one vector: stride 1 a masked
+ * load, stride 2 the even lanes of two (masked: nothing past the last input is read). */
+OX_TARGET_AVX512 static inline __m512 taps_avx512(const float *p, int64_t n, int64_t st)
+{
+	if (st == 1)
+		return _mm512_maskz_loadu_ps(n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1), p);
+	int64_t need = 2 * (n < 16 ? n : 16) - 1;
+	__mmask16 m0 = need >= 16 ? 0xffff : (__mmask16)((1u << need) - 1);
+	__mmask16 m1 = need > 16 ? (__mmask16)((1u << (need - 16)) - 1) : 0;
+	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(m0, p), even, _mm512_maskz_loadu_ps(m1, p + 16));
+}
+
+/* Stride 1 or 2 along the last axis: 16 outputs at a time summed over every tap in a
+ * register, so that each output is loaded and stored once. */
 OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, const float *w, float *y, int64_t rows,
-					      int64_t n)
+					      int64_t n, int64_t st)
 {
 	for (int64_t r = 0; r < rows; r++, y += n) {
 		const float *s = x + t->pos[r * n];
@@ -303,7 +316,7 @@ OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, c
 			__mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
 			__m512 acc = _mm512_maskz_loadu_ps(m, y + i);
 			for (int64_t q = 0; q < t->kvol; q++)
-				acc = _mm512_fmadd_ps(_mm512_set1_ps(w[q]), _mm512_maskz_loadu_ps(m, s + t->off[q] + i), acc);
+				acc = _mm512_fmadd_ps(_mm512_set1_ps(w[q]), taps_avx512(s + t->off[q] + i * st, n - i, st), acc);
 			_mm512_mask_storeu_ps(y + i, m, acc);
 		}
 	}
@@ -318,8 +331,8 @@ static void depthwise_channel(const ox_conv_geom *g, const tables *t, int level,
 	int64_t len = g->out[g->nsp - 1], st = g->stride[g->nsp - 1];
 	int64_t rows = len ? t->npos / len : 0;
 #if OX_X86
-	if (st == 1 && level >= OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512) {
-		depthwise_avx512(t, x, w, y, rows, len);
+	if (st <= 2 && level >= OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512) {
+		depthwise_avx512(t, x, w, y, rows, len, st);
 		return;
 	}
 #endif
