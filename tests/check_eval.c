@@ -352,7 +352,7 @@ START_TEST(functions_expand_with_attributes)
 {
 	/* an attribute reference takes the call's value, or the function's default */
 	Onnx__ModelProto *m;
-	OnnxSession *s = session(HEAD "g (float[2] x) => (float[2] y, float[2] z) {\n"
+	OnnxSession *s = session(HEAD "g (float[2] x) => (int64 y, int64 z) {\n"
 				      "  y = local.pick <which = 1> (x)\n"
 				      "  z = local.pick (x)\n}\n"
 				      "<domain: \"local\", opset_import: [\"\" : 17]>\n"
@@ -392,6 +392,23 @@ START_TEST(binding_checks_types)
 	ck_assert_str_eq(err.message, "the graph has no input named 'nope'");
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_OK);
 	OnnxValue_Free(ok), OnnxValue_Free(bad), OnnxValue_Free(wrong), OnnxValue_Free(seq), OnnxValue_Free(badseq);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+START_TEST(outputs_must_fit_their_declared_type)
+{
+	/* issue 13's Relu declared int64: the run gives float, which must not pass as the result */
+	Onnx__ModelProto *m;
+	OnnxSession *s = session(HEAD "g (float[2] x) => (int64[2] y) { y = Relu(x) }", &m);
+	OnnxValue *x = value("float[2] {1, -2}");
+	OnnxError err;
+	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
+	ck_assert_str_eq(err.message, "output 'y': the graph declares int64[2], the run gave float[2]");
+	ck_assert_str_eq(err.path, "graph.output[0]");
+	OnnxValue_Free(x);
 	OnnxSession_Free(s);
 	OnnxProto_Free(m);
 }
@@ -701,6 +718,7 @@ int main(void)
 	tcase_add_loop_test(t, structural_errors, 0, sizeof structural / sizeof structural[0]);
 	tcase_add_test(t, functions_expand_with_attributes);
 	tcase_add_test(t, binding_checks_types);
+	tcase_add_test(t, outputs_must_fit_their_declared_type);
 	tcase_add_test(t, missing_input_and_initializer_default);
 	tcase_add_test(t, kernel_errors_name_the_node);
 	tcase_add_test(t, sessions_check_attributes_against_the_schema);

@@ -96,7 +96,7 @@ typedef struct OnnxError {
 	/* The same facts apart, for tools that read diagnostics (the message says them all):
 	 * path: the element the problem is about, in check's form ("graph.node[3]",
 	 * "graph.initializer[0]"), empty when none: filled by OnnxModel_Check* and by the
-	 * evaluator (OnnxSession_New, OnnxSession_Run) for a node of the main graph;
+	 * evaluator (OnnxSession_New, OnnxSession_Run) for a node or an output of the main graph;
 	 * hint: a suggestion ("did you mean 'float16'?"), empty when none;
 	 * fix: when fix_set, replacing bytes [fix_offset, fix_offset + fix_length) of the
 	 * text with fix would resolve the problem. */
@@ -266,10 +266,10 @@ ONNXTXT_API OnnxStatus OnnxModel_InferText(const char *text, size_t len, const O
 
 /* Places an error about a model (err->path set, as by OnnxSession_Run) in the text the
  * model was parsed from: fills err's line, column, offset and length with the element's
- * place (a node's op type), as OnnxModel_CheckText would. Returns ONNXTXT_OK when the
- * path names a place in the text; otherwise err is left as it was (ONNXTXT_ERR_ARG for
- * NULL arguments, ONNXTXT_ERR_VALUE for a path the text does not have or a text that does
- * not parse). */
+ * place (a node's op type, a graph output's declaration), as OnnxModel_CheckText would.
+ * Returns ONNXTXT_OK when the path names a place in the text; otherwise err is left as it
+ * was (ONNXTXT_ERR_ARG for NULL arguments, ONNXTXT_ERR_VALUE for a path the text does not
+ * have or a text that does not parse). */
 ONNXTXT_API OnnxStatus OnnxModel_LocateText(const char *text, size_t len, OnnxError *err);
 
 /* ---- messages -> text ----------------------------------------------------------------------

@@ -1124,6 +1124,16 @@ static const Onnx__NodeProto *node_at(const Onnx__ModelProto *m, const char *pat
 	return m->graph->node[i];
 }
 
+/* The main graph's output a path "graph.output[N]" names, or NULL. */
+static const Onnx__ValueInfoProto *output_at(const Onnx__ModelProto *m, const char *path)
+{
+	unsigned long long i;
+	int used = 0;
+	if (!m->graph || sscanf(path, "graph.output[%llu]%n", &i, &used) != 1 || path[used] || i >= m->graph->n_output)
+		return NULL;
+	return m->graph->output[i];
+}
+
 OnnxStatus OnnxModel_LocateText(const char *text, size_t len, OnnxError *err)
 {
 	if (!err || (!text && len))
@@ -1134,10 +1144,11 @@ OnnxStatus OnnxModel_LocateText(const char *text, size_t len, OnnxError *err)
 	OnnxStatus st = ox_parse_model_spans(text, len, &m, &spans, &parse_err);
 	if (st == ONNXTXT_OK) {
 		const Onnx__NodeProto *n = node_at(m, err->path);
+		const void *at = n ? (const void *)n : output_at(m, err->path);
 		ctx c = {.text = text, .len = len, .spans = &spans, .node = n};
 		OnnxError where = {0};
-		if (n)
-			locate(&c, &where, n, OX_P_OP, 0);
+		if (at)
+			locate(&c, &where, at, OX_P_OP, 0);
 		st = where.line ? ONNXTXT_OK : ONNXTXT_ERR_VALUE;
 		if (st == ONNXTXT_OK) {
 			err->line = where.line;

@@ -433,6 +433,8 @@ void ox_session_observe(OnnxSession *s, ox_observer fn, void *ctx)
 	ox_plan_observe(s->plan, fn, ctx);
 }
 
+static void outputs_fit(const OnnxSession *s, OnnxError *err);
+
 OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 {
 	OnnxError local;
@@ -462,6 +464,8 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 	}
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
 		status_error(err, &st);
+	else
+		outputs_fit(s, err);
 	ox_blocks_enter(old_blocks);
 	ox_pool_enter(old);
 	ox_budget_leave(prev);
@@ -593,6 +597,25 @@ static bool fits(const Onnx__TypeProto *t, const ox_val *v)
 	}
 	default:
 		return true;
+	}
+}
+
+/* A run whose output contradicts the graph's declared output type is an error, as at
+ * onnxruntime's load: the model is wrong, and a value of the wrong type must not pass as
+ * its result. */
+static void outputs_fit(const OnnxSession *s, OnnxError *err)
+{
+	for (size_t i = 0; i < s->noutputs; i++) {
+		const Onnx__TypeProto *t = ox_plan_output_type(s->plan, i);
+		if (!s->outputs[i] || fits(t, s->outputs[i]))
+			continue;
+		char want[200], got[200];
+		type_text(t, want, sizeof want);
+		value_text(s->outputs[i], got, sizeof got);
+		ox_error_set(err, ONNXTXT_ERR_EVAL, "output '%s': the graph declares %s, the run gave %s",
+			     ox_plan_output_name(s->plan, i), want, got);
+		snprintf(err->path, sizeof err->path, "graph.output[%zu]", i);
+		return;
 	}
 }
 

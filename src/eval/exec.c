@@ -60,7 +60,7 @@ struct ox_plan {
 	ox_val **init; /* per slot: an initializer's value, owned by the plan */
 	int *inputs, *outputs;
 	size_t ninputs, noutputs;
-	const Onnx__ValueInfoProto **input_info; /* graphs, not function bodies */
+	const Onnx__ValueInfoProto **input_info, **output_info; /* graphs, not function bodies */
 	ox_node *nodes;
 	size_t nnodes;
 	capture *caps;
@@ -661,6 +661,10 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 		return NULL;
 	for (size_t i = 0; g && i < g->n_input; i++)
 		p->input_info[i] = g->input[i];
+	if (g && !(p->output_info = alloc(P, g->n_output * sizeof *p->output_info)))
+		return NULL;
+	for (size_t i = 0; g && i < g->n_output; i++)
+		p->output_info[i] = g->output[i];
 	for (size_t i = 0; i < b->nnodes; i++) {
 		if (plan_node(P, p, b, i) < 0)
 			return NULL;
@@ -752,6 +756,11 @@ size_t ox_plan_outputs(const ox_plan *p)
 const char *ox_plan_output_name(const ox_plan *p, size_t i)
 {
 	return p->slot_names[p->outputs[i]];
+}
+
+const Onnx__TypeProto *ox_plan_output_type(const ox_plan *p, size_t i)
+{
+	return p->output_info ? p->output_info[i]->type : NULL;
 }
 
 

@@ -52,6 +52,8 @@ size_t ox_plan_inputs(const ox_plan *p);
 const Onnx__ValueInfoProto *ox_plan_input(const ox_plan *p, size_t i, int *has_default);
 size_t ox_plan_outputs(const ox_plan *p);
 const char *ox_plan_output_name(const ox_plan *p, size_t i);
+/* Output i's declared type; NULL when it has none or the plan is a function body's. */
+const Onnx__TypeProto *ox_plan_output_type(const ox_plan *p, size_t i);
 
 /* For tests: fn (NULL: none) is called after each node of the main graph with each value
  * the node stored, under its name (borrowed, valid during the call), so that every
