@@ -446,6 +446,38 @@ START_TEST(vec_pool2d)
 }
 END_TEST
 
+/* Stride 2 over rows as wide as the models' (squeezenet's 3x3 MaxPool on 109, 54 and 27
+ * columns, inception's with the end pad): the last block of a row reads each tap's lanes
+ * from the float before it (POOL_ODD), whose results must be pool_one's bits too. Rows
+ * and planes are allocated exactly, so a read past the end shows under AddressSanitizer. */
+START_TEST(vec_pool2d_stride2_rows)
+{
+	const ox_nn_vec *s = ox_nn_vec_level(OX_CPU_SCALAR);
+	const int64_t widths[] = {109, 54, 27, 112, 56, 28, 14, 37, 38, 65, 66};
+	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+		for (int mode = 0; mode < 3; mode++)
+			for (int pad = 0; pad < 2; pad++) {
+				ox_pool2d p = {.ih = 5, .iw = widths[w], .kh = 3, .kw = 3 + (w % 3 == 2), .sh = 2, .sw = 2,
+					       .dh = 1, .dw = 1, .pb = pad, .pr = pad, .mode = mode};
+				p.oh = (p.ih + p.pb - p.kh) / p.sh + 1;
+				p.ow = (p.iw + p.pr - p.kw) / p.sw + 1;
+				float *x = floats(p.ih * p.iw, -5, 5), *y1 = floats(p.oh * p.ow, 0, 1),
+				      *y2 = floats(p.oh * p.ow, 0, 1);
+				s->pool2d(&p, x, y1);
+				for (size_t l = 0; l < 2; l++) {
+					const ox_nn_vec *v = ox_nn_vec_level(levels[l]);
+					if (!v)
+						continue;
+					v->pool2d(&p, x, y2);
+					for (int64_t i = 0; i < p.oh * p.ow; i++)
+						REQUIRE(y2[i] == y1[i], "width %lld kw %lld pad %d level %d mode %d at %lld: %g vs %g",
+							(long long)p.iw, (long long)p.kw, pad, levels[l], mode, (long long)i, y2[i], y1[i]);
+				}
+				free(x), free(y1), free(y2);
+			}
+}
+END_TEST
+
 /* The naive reference: the spec's output shape, then each window over the input, padded
  * positions counted for count_include_pad (never beyond the pads). */
 typedef struct ref_pool {
@@ -972,6 +1004,7 @@ int main(void)
 	tcase_add_test(tc, vec_exp_shift);
 	tcase_add_test(tc, vec_exp_accuracy);
 	tcase_add_test(tc, vec_pool2d);
+	tcase_add_test(tc, vec_pool2d_stride2_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pool");
 	tcase_set_timeout(tc, 120);

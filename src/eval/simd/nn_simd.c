@@ -78,6 +78,13 @@ static float pool_rows(const ox_pool2d *p, int64_t y0, int64_t *ky0, int64_t *ky
 	return (float)((p->mode == OX_POOL_AVG ? *ky1 - *ky0 : npad) * p->kw);
 }
 
+/* How a stride of 2 reads a tap's VW lanes: as the even elements of the 2 VW floats from
+ * the tap's first (POOL_EVEN), as the odd ones from the float before it (POOL_ODD: the
+ * last block of a row, whose 2 VW floats from the tap would pass the row's end by one),
+ * or by a gather, several times slower (on AMD EPYC a third of a whole pooling layer
+ * went to the one gathered block per row). */
+enum { POOL_GATHER, POOL_EVEN, POOL_ODD };
+
 /* Room for the copied rows of one block of outputs at a row's edges. */
 enum { POOL_EDGE_FLOATS = 2048 };
 
