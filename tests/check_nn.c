@@ -864,6 +864,32 @@ START_TEST(dropout_training)
 }
 END_TEST
 
+/* Dropout in inference passes the data through and gives a mask of ones, of the data's type
+ * before opset 10 and bool since: every element of an odd-sized mask (the mask is filled by
+ * copying its first element). */
+START_TEST(dropout_inference_mask)
+{
+	for (int v = 0; v < 2; v++) {
+		tnode t;
+		tn_init(&t, v ? 10 : 7, 2);
+		int64_t dims[2] = {37, 29};
+		ox_val *x = tensor(OX_FLOAT, 2, dims);
+		for (int64_t i = 0; i < x->count; i++)
+			((float *)x->data)[i] = (float)i - 500;
+		tn_in(&t, 0, x);
+		ck_assert_msg((v ? ox_op_Dropout_10(&t.k) : ox_op_Dropout_7(&t.k)) == 0, "%s", t.msg);
+		ox_val *y = t.out[0], *m = t.out[1];
+		ck_assert_ptr_eq(y->data, x->data);
+		ck_assert_int_eq(m->type, v ? OX_BOOL : OX_FLOAT);
+		ck_assert_int_eq(m->count, 37 * 29);
+		for (int64_t i = 0; i < m->count; i++)
+			REQUIRE(v ? ((uint8_t *)m->data)[i] == 1 : ((float *)m->data)[i] == 1.0f, "opset %d: mask[%lld] is not 1",
+				v ? 10 : 7, (long long)i);
+		tn_free(&t);
+	}
+}
+END_TEST
+
 /* ---- failures ------------------------------------------------------------------------------ */
 
 /* The message of running op on x with one int attribute (or none when name is NULL). */
@@ -1022,6 +1048,7 @@ int main(void)
 	tcase_add_test(tc, global_pool_levels);
 	tcase_add_test(tc, reduce_levels);
 	tcase_add_test(tc, dropout_training);
+	tcase_add_test(tc, dropout_inference_mask);
 	tcase_add_test(tc, error_messages);
 	tcase_add_test(tc, empty_with_huge_dims);
 	suite_add_tcase(s, tc);

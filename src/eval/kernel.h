@@ -68,6 +68,9 @@ bool ox_out_wanted(const ox_k *k, int i);
 ox_val *ox_out_tensor(ox_k *k, int i, int type, int rank, const int64_t *dims);
 /* Stores v (a new reference, possibly shared with an input via ox_val_ref) as output i. */
 void ox_out_set(ox_k *k, int i, ox_val *v);
+/* Fills tensor y with copies of the element at elem (zeros when NULL; elem may be
+ * y->data, its first element). */
+void ox_tensor_fill(ox_val *y, const void *elem);
 
 /* Input i as a list of int64 (int32 and int64 tensors of rank 0 or 1, as shape-like inputs
  * of Reshape, Slice, ... are); returns the count or -1 after failing. */

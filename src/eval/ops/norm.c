@@ -733,8 +733,10 @@ static int dropout(ox_k *k, int ver)
 		return -1;
 	if (!train || ratio == 0) {
 		ox_out_set(k, 0, ox_val_ref(x));
-		for (int64_t i = 0; mask && i < mask->count; i++)
-			ox_set_f64(mask, i, 1);
+		if (mask && mask->count) {
+			ox_set_f64(mask, 0, 1); /* one element by type, copied: a mask is as large as the data */
+			ox_tensor_fill(mask, mask->data);
+		}
 		return 0;
 	}
 	double *xd, *yd;
