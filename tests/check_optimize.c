@@ -230,6 +230,71 @@ START_TEST(channel_ops_fused)
 }
 END_TEST
 
+/* A BatchNormalization after no Conv (densenet121's follow a Concat), with the Mul and Add
+ * by per-channel constants and the Relu after it: one pass, whose results agree with the
+ * plain session's while the constants are overridden one after another. */
+static const char bn_head_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[1, 2, 5, 5] X, float[3] s, float[3] b, float[3] mean, float[3] var, float[3] m,\n"
+	"   float[1, 3, 1, 1] c) => (float[1, 3, 5, 5] Y)\n"
+	"  <float[1, 1, 5, 5] one = {-3, -2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5,\n"
+	"                            6, -6, -5, -4, 0.25, 0.75, -0.125},\n"
+	"   float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n"
+	"   float[3] var = {1, 2, 0.5}, float[3] m = {2, -0.5, 1.25}, float[1, 3, 1, 1] c = {-1, 0.5, 3},\n"
+	"   int64[2] axes = {1, 2}>\n"
+	"{\n"
+	"  C = Concat <axis = 1> (X, one)\n"
+	"  N = BatchNormalization <epsilon = 0.01> (C, s, b, mean, var)\n"
+	"  mu = Unsqueeze(m, axes)\n"
+	"  M = Mul(N, mu)\n"
+	"  A = Add(M, c)\n"
+	"  Y = Relu(A)\n"
+	"}\n";
+
+/* The same over rank 3, whose per-channel constants are [3, 1]; and a Relu alone after it. */
+static const char bn_head_rank3_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[2, 3, 7] X, float[3] s, float[3] b, float[3] mean, float[3] var, float[3, 1] m)\n"
+	"   => (float[2, 3, 7] Y, float[2, 3, 7] Z)\n"
+	"  <float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n"
+	"   float[3] var = {1, 2, 0.5}, float[3, 1] m = {2, -0.5, 1.25}>\n"
+	"{\n"
+	"  N = BatchNormalization (X, s, b, mean, var)\n"
+	"  M = Mul(N, m)\n"
+	"  Y = Relu(M)\n"
+	"  K = BatchNormalization (X, s, b, mean, var)\n"
+	"  Z = Relu(K)\n"
+	"}\n";
+
+START_TEST(bn_head_fused)
+{
+	Onnx__ModelProto *m = tu_model(bn_head_model);
+	OnnxSession *opt = session(m, 2, 0), *plain = session(m, 1, 1);
+	int64_t xd[4] = {1, 2, 5, 5}, pd[1] = {3}, cd[4] = {1, 3, 1, 1};
+	OnnxValue *x = tensor(xd, 4, 0), *mv = tensor(pd, 1, 2), *cv = tensor(cd, 4, 9), *sv = tensor(pd, 1, 5);
+	agree_overriding(opt, plain, x, 3, (const char *[]){"m", "c", "s"}, (OnnxValue *[]){mv, cv, sv});
+	OnnxValue_Free(x), OnnxValue_Free(mv), OnnxValue_Free(cv), OnnxValue_Free(sv);
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+	m = tu_model(bn_head_rank3_model);
+	opt = session(m, 1, 0), plain = session(m, 1, 1);
+	int64_t x3[3] = {2, 3, 7};
+	x = tensor(x3, 3, 4);
+	set(opt, "X", x), set(plain, "X", x);
+	run(opt), run(plain);
+	OnnxError verr;
+	for (size_t o = 0; o < 2; o++)
+		REQUIRE(OnnxValue_Equal(OnnxSession_Output(opt, o), OnnxSession_Output(plain, o), 1e-5, 1e-6, &verr) ==
+				ONNXTXT_OK,
+			"rank 3, output %zu: %s", o, verr.message);
+	OnnxValue_Free(x);
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 /* Results kept from initializers are given again while the initializer is, and computed
  * anew from an overriding input (then again from the initializer when it is unbound). */
 static const char fold_model[] =
@@ -357,6 +422,10 @@ START_TEST(optimizations_happen)
 	c = counts(chan_model);
 	ck_assert_uint_eq(c.fused, 4); /* and the Mul and the Add between */
 	ck_assert_uint_eq(c.kept, 1);  /* the Unsqueeze */
+	c = counts(bn_head_model);
+	ck_assert_uint_eq(c.fused, 3); /* the Mul, the Add and the Relu, into the BatchNormalization */
+	c = counts(bn_head_rank3_model);
+	ck_assert_uint_eq(c.fused, 3); /* the Mul and the Relu; the second Relu */
 	c = counts(fold_model);
 	ck_assert_uint_eq(c.kept, 2); /* k2 and w; y reads x */
 	ck_assert_uint_eq(c.fused, 0);
@@ -384,6 +453,7 @@ int main(void)
 	tc = tcase_create("sessions");
 	tcase_add_test(tc, bn_fusion_overridden);
 	tcase_add_test(tc, channel_ops_fused);
+	tcase_add_test(tc, bn_head_fused);
 	tcase_add_test(tc, folding_follows_inputs);
 	tcase_add_test(tc, options_checked);
 	tcase_add_test(tc, optimizations_happen);

@@ -934,6 +934,11 @@ typedef struct fusion {
 	int mk[2];      /* the nodes that make their constants (kept results), or -1 */
 	int act;        /* OX_ACT_* applied in the output pass */
 	int out;        /* the slot the result goes to */
+	/* a BatchNormalization that heads the fusion itself (no Conv before it): w and b are
+	 * its scale and B with the Mul's and Add's constants folded in, valid for inputs of
+	 * rank (0: any) */
+	bool bn_head;
+	int rank;
 } fusion;
 
 static void drop_fusion(ox_node *N)
@@ -969,10 +974,30 @@ static uint64_t coming_id(const frame *F, int s, int mk)
 	return 0;
 }
 
+/* Whether a fusion headed by a BatchNormalization holds: its parameters and the Mul's and
+ * Add's constants are those it was made from, and X is a float tensor of the rank for
+ * which their constants are per channel (the BatchNormalization kernel applies the fused
+ * activation on float32 inference only). */
+static bool bn_head_valid(const frame *F, const ox_node *N, ox_val *const *in)
+{
+	const fusion *u = N->fuse;
+	const ox_val *x = in[0];
+	if (!x || x->kind != OX_TENSOR || x->type != OX_FLOAT || (u->rank && x->rank != u->rank))
+		return false;
+	uint64_t now[8] = {0};
+	for (int j = 1; j < 5; j++)
+		now[j - 1] = in[j] ? in[j]->id : 0;
+	for (int j = 0; j < 2; j++)
+		now[6 + j] = u->chan[j] >= 0 ? coming_id(F, F->p->nodes[u->chan[j]].in[1], u->mk[j]) : 0;
+	return memcmp(now, u->ids, sizeof now) == 0;
+}
+
 /* Whether the fusion's folded weights still hold for this run's values. */
 static bool fusion_valid(const frame *F, const ox_node *N, ox_val *const *in)
 {
 	const fusion *u = N->fuse;
+	if (u->bn_head)
+		return bn_head_valid(F, N, in);
 	if (u->bn < 0)
 		return true;
 	const ox_node *B = &F->p->nodes[u->bn];
@@ -993,8 +1018,12 @@ static int compute(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **o
 		return 0;
 	if (N->fuse && fusion_valid(F, N, in)) {
 		const fusion *u = N->fuse;
-		ox_val *fin[3] = {in[0], u->w ? u->w : in[1], u->w ? u->b : N->nin > 2 ? in[2] : NULL};
 		*dest = u->out;
+		if (u->bn_head) {
+			ox_val *bin[5] = {in[0], u->w ? u->w : in[1], u->b ? u->b : in[2], in[3], in[4]};
+			return call_kernel(F, N, i, bin, 5, out, u->act);
+		}
+		ox_val *fin[3] = {in[0], u->w ? u->w : in[1], u->w ? u->b : N->nin > 2 ? in[2] : NULL};
 		return call_kernel(F, N, i, fin, u->w ? 3 : N->nin, out, u->act);
 	}
 	int rc = call_kernel(F, N, i, in, N->nin, out, OX_ACT_NONE);
@@ -1347,7 +1376,7 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 	if (!is_op(N, "Conv") || !one_output(N) || N->nin < 2 || N->in[1] < 0 || !v[N->in[1]] ||
 	    v[N->in[1]]->type != OX_FLOAT)
 		return;
-	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0]};
+	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0], false, 0};
 	int bn = sole_reader(p, uses, N->out[0], i, "BatchNormalization");
 	if (bn >= 0 && bn_foldable(&p->nodes[bn], v))
 		chain_after_bn(p, uses, v, bn, v[N->in[1]], &u);
@@ -1369,6 +1398,88 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 	*N->fuse = u;
 	if (bn >= 0)
 		p->nodes[bn].fused_away = true;
+	for (int j = 0; j < 2; j++)
+		if (u.chan[j] >= 0)
+			p->nodes[u.chan[j]].fused_away = true;
+	if (relu >= 0)
+		p->nodes[relu].fused_away = true;
+}
+
+/* The rank of X for which the constant input 1 of the Mul or Add that alone reads slot s
+ * (after node j) is per channel of c channels: [c, 1, ...] (one less than X's rank) or
+ * [1, c, 1, ...]; 0 when there is no such node. */
+static int channel_rank(const ox_plan *p, const int *uses, ox_val *const *v, int s, size_t j, int64_t c)
+{
+	int m = sole_reader(p, uses, s, j, "Mul");
+	if (m < 0)
+		m = sole_reader(p, uses, s, j, "Add");
+	const ox_val *k = m >= 0 && p->nodes[m].nin == 2 && p->nodes[m].in[1] >= 0 ? v[p->nodes[m].in[1]] : NULL;
+	if (!k || k->kind != OX_TENSOR || k->rank < 2 || c < 2)
+		return 0;
+	return k->dims[0] == c ? k->rank + 1 : k->dims[0] == 1 && k->dims[1] == c ? k->rank : 0;
+}
+
+/* s * m and b * m + c: a BatchNormalization's scale and B with the Mul's and Add's
+ * constants (NULL when absent) taken in. */
+static bool fold_bn_params(const ox_plan *p, ox_val *const *v, const ox_node *B, fusion *u)
+{
+	const ox_val *s = v[B->in[1]], *b = v[B->in[2]];
+	int64_t n = s->dims[0];
+	const float *m = u->chan[0] >= 0 ? v[p->nodes[u->chan[0]].in[1]]->data : NULL;
+	const float *c = u->chan[1] >= 0 ? v[p->nodes[u->chan[1]].in[1]]->data : NULL;
+	if (!m && !c)
+		return true;
+	if (!(u->w = ox_tensor_new(OX_FLOAT, 1, &n, NULL)) || !(u->b = ox_tensor_new(OX_FLOAT, 1, &n, NULL)))
+		return false;
+	const float *sf = s->data, *bf = b->data;
+	float *ws = u->w->data, *wb = u->b->data;
+	for (int64_t i = 0; i < n; i++) {
+		ws[i] = m ? sf[i] * m[i] : sf[i];
+		wb[i] = (m ? bf[i] * m[i] : bf[i]) + (c ? c[i] : 0);
+	}
+	u->w->konst = u->b->konst = true;
+	return true;
+}
+
+/* A BatchNormalization that no Conv took (densenet's come after a Concat), with the Mul
+ * and Add by per-channel constants and the Relu that may follow it: one pass over the
+ * data instead of four. */
+static void fuse_bn(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
+{
+	ox_node *B = &p->nodes[i];
+	if (!is_op(B, "BatchNormalization") || B->fused_away || B->fuse || !bn_foldable(B, v))
+		return;
+	const ox_val *s = v[B->in[1]], *b = v[B->in[2]];
+	if (s->type != OX_FLOAT || s->rank != 1 || s->dims[0] <= 0 || b->type != OX_FLOAT || b->count != s->count)
+		return;
+	fusion u = {NULL, NULL, {0}, (int)i, {-1, -1}, {-1, -1}, OX_ACT_NONE, B->out[0], true, 0};
+	u.rank = channel_rank(p, uses, v, B->out[0], i, s->dims[0]);
+	if (u.rank >= 3) {
+		ox_val shape = {.kind = OX_TENSOR, .type = OX_FLOAT, .rank = u.rank};
+		shape.dims[0] = s->dims[0];
+		chain_after_bn(p, uses, v, (int)i, &shape, &u);
+	}
+	if (u.chan[0] < 0 && u.chan[1] < 0)
+		u.rank = 0;
+	int after = u.chan[1] >= 0 ? u.chan[1] : u.chan[0] >= 0 ? u.chan[0] : (int)i;
+	u.out = after == (int)i ? B->out[0] : p->nodes[after].out[0];
+	int relu = sole_reader(p, uses, u.out, (size_t)after, "Relu");
+	if (relu >= 0 && one_output(&p->nodes[relu])) {
+		u.act = OX_ACT_RELU;
+		u.out = p->nodes[relu].out[0];
+	} else {
+		relu = -1;
+	}
+	if ((u.chan[0] < 0 && u.chan[1] < 0 && relu < 0) || !fold_bn_params(p, v, B, &u) || !(B->fuse = malloc(sizeof u))) {
+		ox_val_unref(u.w);
+		ox_val_unref(u.b);
+		return;
+	}
+	for (int j = 1; j < 5; j++)
+		u.ids[j - 1] = v[B->in[j]]->id;
+	for (int j = 0; j < 2; j++)
+		u.ids[6 + j] = u.chan[j] >= 0 ? v[p->nodes[u.chan[j]].in[1]]->id : 0;
+	*B->fuse = u;
 	for (int j = 0; j < 2; j++)
 		if (u.chan[j] >= 0)
 			p->nodes[u.chan[j]].fused_away = true;
@@ -1425,6 +1536,8 @@ void ox_plan_optimize(ox_plan *p)
 		fold_constants(p, v);
 		for (size_t i = 0; i < p->nnodes; i++)
 			fuse_conv(p, uses, v, i);
+		for (size_t i = 0; i < p->nnodes; i++)
+			fuse_bn(p, uses, v, i);
 		for (size_t i = 0; i < p->nnodes; i++)
 			prepack_conv(&p->nodes[i], v, ox_cpu_level());
 	}

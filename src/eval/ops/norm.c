@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elementwise.h"
 #include "nn.h"
 
 /* The product of d[from..to), saturated: an empty tensor may have huge other dims. */
@@ -104,9 +105,11 @@ typedef struct bn {
 	double *p[4];         /* scale, B, mean, var */
 } bn;
 
-/* Inference on float32 through the vector kernels: y = x * a + b per feature. */
+/* Inference on float32 through the vector kernels: y = x * a + b per feature, then the
+ * activation the session fused into the node (k->act), each plane while in the caches. */
 static int bn_fast(ox_k *k, const bn *b, const ox_val *x, ox_val *y)
 {
+	const ox_f32_loops *act = k->act == OX_ACT_RELU ? ox_f32_loops_best() : NULL;
 	float *a = malloc((size_t)(2 * b->f + 1) * sizeof *a);
 	if (!a)
 		return ox_kfail(k, "out of memory");
@@ -122,9 +125,13 @@ static int bn_fast(ox_k *k, const bn *b, const ox_val *x, ox_val *y)
 	for (int64_t i = 0; i < b->n; i++) {
 		if (b->inner == 1)
 			v->affine_v(yf + i * b->f, xf + i * b->f, a, c, b->f);
+		if (b->inner == 1 && act)
+			act->relu(yf + i * b->f, yf + i * b->f, (size_t)b->f, NULL);
 		for (int64_t f = 0; b->inner > 1 && f < b->f; f++) {
 			int64_t at = (i * b->f + f) * b->inner;
 			v->affine(yf + at, xf + at, a[f], c[f], b->inner);
+			if (act)
+				act->relu(yf + at, yf + at, (size_t)b->inner, NULL);
 		}
 	}
 	free(a);
