@@ -478,6 +478,43 @@ START_TEST(vec_pool2d_stride2_rows)
 }
 END_TEST
 
+/* Planes pooled through a padded copy (nn_simd.c): inception's 3x3 windows at stride 1
+ * with pads of 1 on 27, 14, 13, 7 and 6 wide planes, 3x3 at stride 2 with an end pad, 7x7
+ * with end pads, as pool_one gives them bit for bit, NaNs included. */
+START_TEST(vec_pool2d_padded_planes)
+{
+	const ox_nn_vec *s = ox_nn_vec_level(OX_CPU_SCALAR);
+	const int64_t geo[][7] = {/* ih = iw, k, stride, pt = pl, pb = pr, oh = ow */
+				  {27, 3, 1, 1, 1, 27}, {14, 3, 1, 1, 1, 14}, {13, 3, 1, 1, 1, 13}, {7, 3, 1, 1, 1, 7},
+				  {6, 3, 1, 1, 1, 6},	 {28, 3, 2, 0, 1, 14}, {14, 3, 2, 0, 1, 7},  {7, 7, 1, 0, 1, 2},
+				  {56, 3, 2, 0, 1, 28}, {5, 3, 2, 1, 1, 3}};
+	for (size_t g = 0; g < sizeof geo / sizeof *geo; g++)
+		for (int mode = 0; mode < 3; mode++)
+			for (int nan = 0; nan < 2; nan++) {
+				const int64_t *q = geo[g];
+				ox_pool2d p = {.ih = q[0], .iw = q[0], .kh = q[1], .kw = q[1], .sh = q[2], .sw = q[2], .dh = 1,
+					       .dw = 1, .pt = q[3], .pl = q[3], .pb = q[4], .pr = q[4], .oh = q[5], .ow = q[5],
+					       .mode = mode};
+				float *x = floats(p.ih * p.iw, -5, 5), *y1 = floats(p.oh * p.ow, 0, 1),
+				      *y2 = floats(p.oh * p.ow, 0, 1);
+				if (nan)
+					poke_nan(x, p.ih * p.iw, irand(0, p.ih * p.iw - 1));
+				s->pool2d(&p, x, y1);
+				for (size_t l = 0; l < 2; l++) {
+					const ox_nn_vec *v = ox_nn_vec_level(levels[l]);
+					if (!v)
+						continue;
+					v->pool2d(&p, x, y2);
+					for (int64_t i = 0; i < p.oh * p.ow; i++)
+						REQUIRE(y2[i] == y1[i] || (isnan(y1[i]) && isnan(y2[i])),
+							"plane %zu level %d mode %d at %lld: %g vs %g", g, levels[l], mode, (long long)i,
+							y2[i], y1[i]);
+				}
+				free(x), free(y1), free(y2);
+			}
+}
+END_TEST
+
 /* The naive reference: the spec's output shape, then each window over the input, padded
  * positions counted for count_include_pad (never beyond the pads). */
 typedef struct ref_pool {
@@ -1031,6 +1068,7 @@ int main(void)
 	tcase_add_test(tc, vec_exp_accuracy);
 	tcase_add_test(tc, vec_pool2d);
 	tcase_add_test(tc, vec_pool2d_stride2_rows);
+	tcase_add_test(tc, vec_pool2d_padded_planes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pool");
 	tcase_set_timeout(tc, 120);

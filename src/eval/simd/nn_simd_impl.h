@@ -258,8 +258,47 @@ static TARGET bool FN(pool_edge)(const ox_pool2d *p, const float *x, int64_t y0,
 	return true;
 }
 
+/* pool2d through a padded copy of the plane (nn_simd.c), on the stack; false when the
+ * plane does not qualify or is too large for it (the edge blocks of the general path
+ * then cost less than copying the whole plane). */
+static TARGET bool FN(pool2d_padded)(const ox_pool2d *p, const float *x, float *y)
+{
+	if (!pool_pad_wanted(p, VW))
+		return false;
+	int64_t wp = pool_pad_width(p, VW), hp = (p->oh - 1) * p->sh + p->kh, ow = p->ow;
+	if (wp > POOL_PAD_STACK / hp || hp * wp + 2 * (ow + VW) > POOL_PAD_STACK)
+		return false;
+	float buf[POOL_PAD_STACK];
+	float *creal = buf + hp * wp, *cdiv = creal + ow + VW, t[VW];
+	pool_pad_plane(p, x, buf, hp, wp);
+	bool hollow = pool_pad_cols(p, ow, VW, creal, cdiv);
+	ox_pool2d q = *p;
+	q.iw = wp;
+	bool max = p->mode == OX_POOL_MAX;
+	for (int64_t oy = 0; oy < p->oh; oy++) {
+		int64_t y0 = oy * p->sh - p->pt, rows = pool_count(y0, p->kh, 0, p->ih);
+		float rdiv = (float)(p->mode == OX_POOL_AVG_PAD ? pool_count(y0, p->kh, -p->pt, p->ih + p->pb) : rows);
+		float *yr = y + oy * ow;
+		const float *row0 = buf + oy * p->sh * wp;
+		for (int64_t ob = 0; rows && ob < ow; ob += VW) {
+			VF acc = FN(pool_lanes)(&q, row0 + ob * p->sw, p->kh, VIOTA(p->sw), p->sw == 2 ? POOL_EVEN : POOL_GATHER);
+			if (!max)
+				acc = VDIV(acc, VMUL(VLOAD(cdiv + ob), VSET(rdiv)));
+			VSTORE(ob + VW <= ow ? yr + ob : t, acc);
+			if (ob + VW > ow)
+				memcpy(yr + ob, t, (size_t)(ow - ob) * sizeof *t);
+		}
+		for (int64_t ox = 0; (hollow || !rows) && ox < ow; ox++)
+			if (!rows || creal[ox] == 0)
+				yr[ox] = pool_one(p, x, oy, ox);
+	}
+	return true;
+}
+
 static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 {
+	if (FN(pool2d_padded)(p, x, y))
+		return;
 	int64_t lo, hi;
 	pool_interior(p, &lo, &hi);
 	for (int64_t oy = 0; oy < p->oh; oy++) {
