@@ -295,6 +295,51 @@ START_TEST(bn_head_fused)
 }
 END_TEST
 
+/* Values made in a Concat's output (exec.c: placement): a Conv with its Relu fused, a Conv,
+ * a Concat read by another node and by a later Concat, a graph input (copied), the same
+ * input twice. From the second run on, B is a view at its place in Y; results agree with
+ * the plain session's through a change of shape and a batch of 2, where nothing is placed. */
+static const char concat_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[N, 2, H, W] X) => (float[N, 19, H, W] Y, float[N, 4, H, W] B)\n"
+	"  <float[3, 2, 1, 1] W1 = {0.5, -1, 2, 0.25, 1, -0.5},\n"
+	"   float[4, 2, 1, 1] W2 = {1, 0.5, -1, 2, 0.25, 1, -1.5, 0.75}>\n"
+	"{\n"
+	"  A = Conv(X, W1)\n"
+	"  R = Relu(A)\n"
+	"  B = Conv(X, W2)\n"
+	"  C = Concat <axis = 1> (R, B)\n"
+	"  M = Neg(C)\n"
+	"  Y = Concat <axis = -3> (C, M, X, B)\n"
+	"}\n";
+
+START_TEST(concat_in_place)
+{
+	Onnx__ModelProto *m = tu_model(concat_model);
+	OnnxSession *opt = session(m, 2, 0), *plain = session(m, 1, 1);
+	const int64_t shapes[][4] = {{1, 2, 5, 5}, {1, 2, 5, 5}, {1, 2, 5, 5}, {1, 2, 6, 7}, {1, 2, 6, 7}, {2, 2, 5, 5}, {2, 2, 5, 5}};
+	for (size_t r = 0; r < sizeof shapes / sizeof *shapes; r++) {
+		OnnxValue *x = tensor(shapes[r], 4, (float)r);
+		set(opt, "X", x), set(plain, "X", x);
+		run(opt), run(plain);
+		OnnxError verr;
+		for (size_t o = 0; o < 2; o++)
+			REQUIRE(OnnxValue_Equal(OnnxSession_Output(opt, o), OnnxSession_Output(plain, o), 1e-5, 1e-6, &verr) ==
+					ONNXTXT_OK,
+				"run %zu, output %zu: %s", r, o, verr.message);
+		/* placed once the last run gave the same shapes, batch 1 only */
+		bool placed = shapes[r][0] == 1 && r > 0 && shapes[r - 1][3] == shapes[r][3];
+		const char *y = OnnxValue_Data(OnnxSession_Output(opt, 0)), *b = OnnxValue_Data(OnnxSession_Output(opt, 1));
+		size_t at = (size_t)(3 * shapes[r][2] * shapes[r][3]) * sizeof(float);
+		REQUIRE((b == y + at) == placed, "run %zu: B %s in Y", r, placed ? "not" : "unexpectedly");
+		OnnxValue_Free(x);
+	}
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 /* Results kept from initializers are given again while the initializer is, and computed
  * anew from an overriding input (then again from the initializer when it is unbound). */
 static const char fold_model[] =
@@ -454,6 +499,7 @@ int main(void)
 	tcase_add_test(tc, bn_fusion_overridden);
 	tcase_add_test(tc, channel_ops_fused);
 	tcase_add_test(tc, bn_head_fused);
+	tcase_add_test(tc, concat_in_place);
 	tcase_add_test(tc, folding_follows_inputs);
 	tcase_add_test(tc, options_checked);
 	tcase_add_test(tc, optimizations_happen);

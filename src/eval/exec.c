@@ -68,6 +68,7 @@ struct ox_plan {
 	int height; /* how deep function calls and sub-graphs nest below this body */
 	ox_plan *next;  /* every plan of a model, for ox_plan_free */
 	ox_plan *chain; /* in the main plan: the first of them */
+	struct placement *place; /* in the main plan: values made in a Concat's output, or NULL */
 };
 
 /* What planning one body needs beyond the body itself. */
@@ -672,6 +673,7 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 
 static void drop_cache(ox_node *N);
 static void drop_fusion(ox_node *N);
+static void drop_placement(ox_plan *p);
 
 static void release(ox_plan *p)
 {
@@ -683,6 +685,7 @@ static void release(ox_plan *p)
 			drop_cache(&p->nodes[i]);
 			drop_fusion(&p->nodes[i]);
 		}
+		drop_placement(p);
 	}
 }
 
@@ -763,6 +766,10 @@ typedef struct frame {
 	 * sub-graph's run gave it, which the node's own wording ("iteration 5: ...") would
 	 * make depend on timing */
 	char limit[OX_MSG];
+	/* with the plan's placement: per slot, a Concat's output made before the Concat runs,
+	 * which values placed in it are views of (see "placement") */
+	ox_val **pending;
+	int dest; /* the slot the running node's output 0 goes to */
 } frame;
 
 static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t nin, ox_val **out, size_t nout,
@@ -1013,12 +1020,12 @@ static bool fusion_valid(const frame *F, const ox_node *N, ox_val *const *in)
  * *dest gets the slot of output 0. */
 static int compute(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **out, int *dest)
 {
-	*dest = N->nout ? N->out[0] : -1;
+	F->dest = *dest = N->nout ? N->out[0] : -1;
 	if (cache_hit(N, in, out))
 		return 0;
 	if (N->fuse && fusion_valid(F, N, in)) {
 		const fusion *u = N->fuse;
-		*dest = u->out;
+		F->dest = *dest = u->out;
 		if (u->bn_head) {
 			ox_val *bin[5] = {in[0], u->w ? u->w : in[1], u->b ? u->b : in[2], in[3], in[4]};
 			return call_kernel(F, N, i, bin, 5, out, u->act);
@@ -1038,6 +1045,161 @@ static void free_after(frame *F, const ox_node *N)
 		ox_val_unref(F->v[N->frees[j]]);
 		F->v[N->frees[j]] = NULL;
 	}
+}
+
+/* ---- placement: values made in a Concat's output --------------------------------------
+ * A Concat along an axis with nothing but 1s before it (batch 1, channels: densenet,
+ * inception and squeezenet concatenate every block) has each input as one contiguous
+ * piece of its output. ox_plan_optimize notes the Concats; each run records the shapes
+ * they were given (note_shapes), and from the next run on the node that makes an input
+ * of one gets its output as a view at that input's place in the Concat's output
+ * (ox_exec_placed), made when the first such view is asked for, with the shape the last
+ * run gave. The Concat then finds those inputs in place and copies only the others. A
+ * Concat's output that is itself an input of a later Concat is placed there the same
+ * way, so a chain of them (densenet's blocks) is one buffer. Nothing else writes into a
+ * placed value; a shape that differs from the last run's simply gets its own buffer. */
+typedef struct seen_shape {
+	int type, rank; /* rank -1: not seen */
+	int64_t dims[OX_MAX_RANK];
+} seen_shape;
+
+typedef struct placement {
+	int *into;     /* per slot: the Concat node whose output holds it, or -1 */
+	int *pos;      /* per slot: its input number there */
+	int64_t *axis; /* per slot that is a Concat's output: the axis attribute */
+	bool *concat;  /* per node: a Concat whose shapes are recorded */
+	bool *holds;   /* per slot: a Concat's output that some value is placed in */
+	seen_shape *seen;   /* per slot: the shape the last run gave it */
+	bool fresh;    /* a Concat's output had a shape this run that the last one did not */
+	ox_val **keep; /* per slot that holds placed values: its buffer, kept from run to run */
+} placement;
+
+static void drop_placement(ox_plan *p)
+{
+	placement *P = p->place;
+	if (P) {
+		free(P->into);
+		free(P->pos);
+		free(P->axis);
+		free(P->concat);
+		free(P->holds);
+		free(P->seen);
+		for (int s = 0; P->keep && s < p->nslots; s++)
+			ox_val_unref(P->keep[s]);
+		free(P->keep);
+		free(P);
+		p->place = NULL;
+	}
+}
+
+static int64_t shape_bytes(const seen_shape *s)
+{
+	return ox_shape_count(s->rank, s->dims) * (int64_t)ox_elem_size(s->type);
+}
+
+static bool shape_is(const seen_shape *s, int type, int rank, const int64_t *dims)
+{
+	return s->rank == rank && s->type == type && memcmp(s->dims, dims, (size_t)rank * sizeof *dims) == 0;
+}
+
+static void note_shape(seen_shape *d, const ox_val *v)
+{
+	if (!v || v->kind != OX_TENSOR || v->type == OX_STRING) {
+		d->rank = -1;
+		return;
+	}
+	d->type = v->type;
+	d->rank = v->rank;
+	memcpy(d->dims, v->dims, (size_t)v->rank * sizeof *d->dims);
+}
+
+/* After Concat node i ran on in[]: the shapes of its inputs and output, for the next run. */
+static void note_shapes(frame *F, size_t i, ox_val *const *in)
+{
+	const ox_node *N = &F->p->nodes[i];
+	placement *P = F->p->place; /* the plan's to update, as the folding cache is */
+	if (!P->concat[i])
+		return;
+	for (int j = 0; j < N->nin; j++)
+		if (N->in[j] >= 0)
+			note_shape(&P->seen[N->in[j]], in[j]);
+	seen_shape *y = &P->seen[N->out[0]], was = *y;
+	note_shape(y, F->v[N->out[0]]);
+	P->fresh = P->fresh || was.rank != y->rank || (y->rank >= 0 && !shape_is(&was, y->type, y->rank, y->dims));
+}
+
+/* After a run that gave a Concat's output a new shape: the buffer of each Concat output
+ * that values will be placed in, made now and kept by the plan from run to run. Taken from
+ * the session's blocks when a run asks for it, it would be taken earlier in the run than
+ * the Concat's output was, while blocks of its size were still in use: the next run would
+ * have to allocate (inception_v1's last MaxPool and Concat are the same size). */
+static void reserve_roots(const ox_plan *p)
+{
+	placement *P = p->place;
+	ox_blocks *run_blocks = ox_blocks_enter(NULL); /* from the system: the run's blocks are for the run */
+	for (int s = 0; P->fresh && s < p->nslots; s++) {
+		const seen_shape *y = &P->seen[s];
+		ox_val *k = P->keep[s];
+		if (!P->holds[s] || P->into[s] >= 0 || y->rank < 0 || (k && shape_is(y, k->type, k->rank, k->dims)))
+			continue;
+		ox_val_unref(k);
+		P->keep[s] = ox_tensor_new(y->type, y->rank, y->dims, NULL); /* none: made when asked */
+	}
+	ox_blocks_enter(run_blocks);
+	P->fresh = false;
+}
+
+/* The byte offset of slot s in the output of the Concat that holds it, by the last run's
+ * shapes, into *off; that output's slot into *r. False when they do not give one. */
+static bool offset_in(const ox_plan *p, int s, int *r, int64_t *off)
+{
+	const placement *P = p->place;
+	const ox_node *C = &p->nodes[P->into[s]];
+	const seen_shape *y = &P->seen[C->out[0]];
+	int64_t axis = P->axis[C->out[0]];
+	axis += axis < 0 ? y->rank : 0;
+	if (y->rank < 1 || axis < 0 || axis >= y->rank)
+		return false;
+	for (int64_t d = 0; d < axis; d++)
+		if (y->dims[d] != 1)
+			return false;
+	int64_t o = 0;
+	for (int j = 0; j < P->pos[s]; j++) {
+		const seen_shape *x = C->in[j] >= 0 ? &P->seen[C->in[j]] : NULL;
+		if (!x || x->rank != y->rank || x->type != y->type)
+			return false;
+		o += shape_bytes(x);
+	}
+	*r = C->out[0];
+	*off = o;
+	return true;
+}
+
+ox_val *ox_exec_placed(ox_k *k, int i, int type, int rank, const int64_t *dims)
+{
+	frame *F = k->exec;
+	if (!F->pending || i >= k->nout) /* the frame is that of the plan the node is in */
+		return NULL;
+	const placement *P = F->p->place;
+	int s = i ? k->node->out[i] : F->dest, r;
+	if (s < 0 || type == OX_STRING || !shape_is(&P->seen[s], type, rank, dims))
+		return NULL;
+	if (P->into[s] < 0) { /* a Concat's output made already: the Concat takes it */
+		ox_val *y = F->pending[s];
+		F->pending[s] = NULL;
+		return y;
+	}
+	int64_t off = 0, o;
+	for (int t = s; P->into[t] >= 0; t = r, off += o)
+		if (!offset_in(F->p, t, &r, &o))
+			return NULL;
+	const seen_shape *root = &P->seen[r];
+	ox_val *kept = P->keep[r]; /* free unless a graph output of the last run still holds it */
+	if (!F->pending[r] && kept && kept->refs == 1 && shape_is(root, kept->type, kept->rank, kept->dims))
+		F->pending[r] = ox_val_ref(kept);
+	if (!F->pending[r] && !(F->pending[r] = ox_tensor_new(root->type, root->rank, root->dims, NULL)))
+		return NULL;
+	return ox_tensor_view_at(F->pending[r], (size_t)off, rank, dims);
 }
 
 static int run_node(frame *F, size_t i)
@@ -1073,6 +1235,8 @@ static int run_node(frame *F, size_t i)
 		else
 			ox_val_unref(out[j]);
 	}
+	if (rc == 0 && F->pending)
+		note_shapes(F, i, in);
 	if (rc == 0)
 		free_after(F, N);
 	if (in != inbuf)
@@ -1107,7 +1271,12 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 	ox_val **v = p->nslots <= 64 ? buf : calloc((size_t)p->nslots, sizeof *v);
 	if (!v)
 		return run_fail(st, ONNXTXT_ERR_NOMEM, "out of memory");
-	frame F = {p, v, parent, st, ""};
+	frame F = {p, v, parent, st, "", NULL, -1};
+	if (p->place && !(F.pending = calloc((size_t)p->nslots, sizeof *F.pending))) {
+		if (v != buf)
+			free(v);
+		return run_fail(st, ONNXTXT_ERR_NOMEM, "out of memory");
+	}
 	for (int s = 0; s < p->nslots; s++)
 		v[s] = ox_val_ref(p->init[s]);
 	for (size_t c = 0; c < p->ncaps; c++)
@@ -1121,6 +1290,8 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 		}
 	for (size_t i = 0; i < p->nnodes && rc == 0; i++)
 		rc = run_node(&F, i);
+	if (rc == 0 && F.pending)
+		reserve_roots(p);
 	for (size_t o = 0; o < nout; o++)
 		out[o] = NULL;
 	for (size_t o = 0; rc == 0 && o < p->noutputs && o < nout; o++)
@@ -1131,8 +1302,12 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 			ox_val_unref(out[o]);
 			out[o] = NULL;
 		}
-	for (int s = 0; s < p->nslots; s++)
+	for (int s = 0; s < p->nslots; s++) {
 		ox_val_unref(v[s]);
+		if (F.pending)
+			ox_val_unref(F.pending[s]);
+	}
+	free(F.pending);
 	if (v != buf)
 		free(v);
 	return rc;
@@ -1487,6 +1662,45 @@ static void fuse_bn(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 		p->nodes[relu].fused_away = true;
 }
 
+/* The Concats of the main graph and the inputs each may hold (see "placement"): every
+ * input slot made by a node, once, in the first Concat that reads it. */
+static void plan_placement(ox_plan *p)
+{
+	placement *P = calloc(1, sizeof *P);
+	size_t ns = (size_t)p->nslots + 1;
+	if (!P || !(P->into = malloc(ns * sizeof *P->into)) || !(P->pos = calloc(ns, sizeof *P->pos)) ||
+	    !(P->axis = calloc(ns, sizeof *P->axis)) || !(P->concat = calloc(p->nnodes + 1, sizeof *P->concat)) ||
+	    !(P->holds = calloc(ns, sizeof *P->holds)) || !(P->seen = malloc(ns * sizeof *P->seen)) ||
+	    !(P->keep = calloc(ns, sizeof *P->keep))) {
+		p->place = P;
+		drop_placement(p);
+		return;
+	}
+	p->place = P;
+	bool any = false;
+	for (size_t s = 0; s < ns; s++)
+		P->into[s] = -1, P->seen[s].rank = -1;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const ox_node *C = &p->nodes[i];
+		if (!is_op(C, "Concat") || !one_output(C) || C->nout != 1)
+			continue;
+		P->concat[i] = true;
+		P->axis[C->out[0]] = attr_int(C, "axis", 1);
+		for (int j = 0; j < C->nin; j++) {
+			int x = C->in[j];
+			bool twice = false;
+			for (int l = 0; l < j; l++)
+				twice = twice || C->in[l] == x;
+			if (x >= 0 && !p->init[x] && maker(p, x) >= 0 && P->into[x] < 0 && !twice) {
+				P->into[x] = (int)i, P->pos[x] = j;
+				any = P->holds[C->out[0]] = true;
+			}
+		}
+	}
+	if (!any)
+		drop_placement(p);
+}
+
 /* Conv weights that are constants get their packed form (value.h: derived). */
 static void prepack_conv(const ox_node *N, ox_val *const *v, int level)
 {
@@ -1504,7 +1718,7 @@ static void prepack_conv(const ox_node *N, ox_val *const *v, int level)
 static void fold_constants(ox_plan *p, ox_val **v)
 {
 	ox_status st;
-	frame F = {p, v, NULL, &st, ""};
+	frame F = {p, v, NULL, &st, "", NULL, -1};
 	for (size_t i = 0; i < p->nnodes; i++) {
 		ox_node *N = &p->nodes[i];
 		ox_val *in[16], *out[16] = {NULL};
@@ -1538,6 +1752,7 @@ void ox_plan_optimize(ox_plan *p)
 			fuse_conv(p, uses, v, i);
 		for (size_t i = 0; i < p->nnodes; i++)
 			fuse_bn(p, uses, v, i);
+		plan_placement(p);
 		for (size_t i = 0; i < p->nnodes; i++)
 			prepack_conv(&p->nodes[i], v, ox_cpu_level());
 	}
@@ -1611,7 +1826,7 @@ int ox_body_call(ox_k *k, size_t i, ox_val **in, ox_val **out)
 {
 	frame *F = k->exec;
 	ox_status st;
-	frame G = {F->p, F->v, F->parent, &st, ""};
+	frame G = {F->p, F->v, F->parent, &st, "", NULL, -1};
 	const ox_node *N = &F->p->nodes[i];
 	if (call_kernel(&G, N, i, in, N->nin, out, OX_ACT_NONE) < 0)
 		return ox_kfail(k, "%s", st.msg);

@@ -107,7 +107,9 @@ ox_val *ox_out_tensor(ox_k *k, int i, int type, int rank, const int64_t *dims)
 		ox_kfail(k, "output %d is missing (the node names %d output%s)", i, k->nout, k->nout == 1 ? "" : "s");
 		return NULL;
 	}
-	ox_val *v = ox_tensor_new(type, rank, dims, &why);
+	ox_val *v = k->exec ? ox_exec_placed(k, i, type, rank, dims) : NULL;
+	if (!v)
+		v = ox_tensor_new(type, rank, dims, &why);
 	if (!v) {
 		ox_kfail(k, "output %d: %s", i, why);
 		return NULL;

@@ -249,7 +249,9 @@ int ox_concat(ox_k *k, ox_val *const *xs, int64_t n, int64_t axis_attr, bool new
 			int64_t m = (new_axis ? 1 : xs[i]->dims[axis]) * inner;
 			if (m == 0)
 				continue; /* an empty input has no data pointer to offset */
-			ox_copy_elems(o, (const char *)xs[i]->data + j * m * (int64_t)es, es, m);
+			const char *src = (const char *)xs[i]->data + j * m * (int64_t)es;
+			if (src != o) /* else the input was made in place (exec.c: placement) */
+				ox_copy_elems(o, src, es, m);
 			o += m * (int64_t)es;
 		}
 	return ox_out_own(k, y);
