@@ -421,27 +421,41 @@ static void random_pool2d(ox_pool2d *p)
 	p->mode = (int)irand(0, 2);
 }
 
-START_TEST(vec_pool2d)
+/* Pools x through each vector table into y2, which must be the scalar one's y1 bit for bit
+ * (a NaN where it has one); what names the case in a failure. */
+static void pool_levels_agree(const ox_pool2d *p, const float *x, const float *y1, float *y2, const char *what)
+{
+	for (size_t l = 0; l < 2; l++) {
+		const ox_nn_vec *v = ox_nn_vec_level(levels[l]);
+		if (!v)
+			continue;
+		v->pool2d(p, x, y2);
+		for (int64_t i = 0; i < p->oh * p->ow; i++)
+			REQUIRE(close_to(y2[i], y1[i], 0, 0) || (isnan(y1[i]) && isnan(y2[i])), "%s level %d mode %d at %lld: %g vs %g",
+				what, levels[l], p->mode, (long long)i, y2[i], y1[i]);
+	}
+}
+
+/* One plane (x random, with a NaN when nan) through the scalar table and the vector ones. */
+static void pool_case(const ox_pool2d *p, bool nan, const char *what)
 {
 	const ox_nn_vec *s = ox_nn_vec_level(OX_CPU_SCALAR);
+	float *x = floats(p->ih * p->iw, -5, 5), *y1 = floats(p->oh * p->ow, 0, 1), *y2 = floats(p->oh * p->ow, 0, 1);
+	if (nan)
+		poke_nan(x, p->ih * p->iw, irand(0, p->ih * p->iw - 1));
+	s->pool2d(p, x, y1);
+	pool_levels_agree(p, x, y1, y2, what);
+	free(x), free(y1), free(y2);
+}
+
+START_TEST(vec_pool2d)
+{
 	for (int trial = 0; trial < 2000; trial++) {
 		ox_pool2d p;
 		random_pool2d(&p);
-		float *x = floats(p.ih * p.iw, -5, 5), *y1 = floats(p.oh * p.ow, 0, 1), *y2 = floats(p.oh * p.ow, 0, 1);
-		if (trial % 7 == 0)
-			poke_nan(x, p.ih * p.iw, irand(0, p.ih * p.iw - 1));
-		s->pool2d(&p, x, y1);
-		for (size_t l = 0; l < 2; l++) {
-			const ox_nn_vec *v = ox_nn_vec_level(levels[l]);
-			if (!v)
-				continue;
-			v->pool2d(&p, x, y2);
-			for (int64_t i = 0; i < p.oh * p.ow; i++)
-				REQUIRE(close_to(y2[i], y1[i], 0, 0) || (isnan(y1[i]) && isnan(y2[i])),
-					"trial %d level %d mode %d at %lld: %g vs %g", trial, levels[l], p.mode, (long long)i,
-					y2[i], y1[i]);
-		}
-		free(x), free(y1), free(y2);
+		char what[32];
+		snprintf(what, sizeof what, "trial %d", trial);
+		pool_case(&p, trial % 7 == 0, what);
 	}
 }
 END_TEST
@@ -452,7 +466,6 @@ END_TEST
  * and planes are allocated exactly, so a read past the end shows under AddressSanitizer. */
 START_TEST(vec_pool2d_stride2_rows)
 {
-	const ox_nn_vec *s = ox_nn_vec_level(OX_CPU_SCALAR);
 	const int64_t widths[] = {109, 54, 27, 112, 56, 28, 14, 37, 38, 65, 66};
 	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
 		for (int mode = 0; mode < 3; mode++)
@@ -461,19 +474,9 @@ START_TEST(vec_pool2d_stride2_rows)
 					       .dh = 1, .dw = 1, .pb = pad, .pr = pad, .mode = mode};
 				p.oh = (p.ih + p.pb - p.kh) / p.sh + 1;
 				p.ow = (p.iw + p.pr - p.kw) / p.sw + 1;
-				float *x = floats(p.ih * p.iw, -5, 5), *y1 = floats(p.oh * p.ow, 0, 1),
-				      *y2 = floats(p.oh * p.ow, 0, 1);
-				s->pool2d(&p, x, y1);
-				for (size_t l = 0; l < 2; l++) {
-					const ox_nn_vec *v = ox_nn_vec_level(levels[l]);
-					if (!v)
-						continue;
-					v->pool2d(&p, x, y2);
-					for (int64_t i = 0; i < p.oh * p.ow; i++)
-						REQUIRE(y2[i] == y1[i], "width %lld kw %lld pad %d level %d mode %d at %lld: %g vs %g",
-							(long long)p.iw, (long long)p.kw, pad, levels[l], mode, (long long)i, y2[i], y1[i]);
-				}
-				free(x), free(y1), free(y2);
+				char what[64];
+				snprintf(what, sizeof what, "width %lld kw %lld pad %d", (long long)p.iw, (long long)p.kw, pad);
+				pool_case(&p, false, what);
 			}
 }
 END_TEST
@@ -483,7 +486,6 @@ END_TEST
  * with end pads, as pool_one gives them bit for bit, NaNs included. */
 START_TEST(vec_pool2d_padded_planes)
 {
-	const ox_nn_vec *s = ox_nn_vec_level(OX_CPU_SCALAR);
 	const int64_t geo[][7] = {/* ih = iw, k, stride, pt = pl, pb = pr, oh = ow */
 				  {27, 3, 1, 1, 1, 27}, {14, 3, 1, 1, 1, 14}, {13, 3, 1, 1, 1, 13}, {7, 3, 1, 1, 1, 7},
 				  {6, 3, 1, 1, 1, 6},	 {28, 3, 2, 0, 1, 14}, {14, 3, 2, 0, 1, 7},  {7, 7, 1, 0, 1, 2},
@@ -495,22 +497,9 @@ START_TEST(vec_pool2d_padded_planes)
 				ox_pool2d p = {.ih = q[0], .iw = q[0], .kh = q[1], .kw = q[1], .sh = q[2], .sw = q[2], .dh = 1,
 					       .dw = 1, .pt = q[3], .pl = q[3], .pb = q[4], .pr = q[4], .oh = q[5], .ow = q[5],
 					       .mode = mode};
-				float *x = floats(p.ih * p.iw, -5, 5), *y1 = floats(p.oh * p.ow, 0, 1),
-				      *y2 = floats(p.oh * p.ow, 0, 1);
-				if (nan)
-					poke_nan(x, p.ih * p.iw, irand(0, p.ih * p.iw - 1));
-				s->pool2d(&p, x, y1);
-				for (size_t l = 0; l < 2; l++) {
-					const ox_nn_vec *v = ox_nn_vec_level(levels[l]);
-					if (!v)
-						continue;
-					v->pool2d(&p, x, y2);
-					for (int64_t i = 0; i < p.oh * p.ow; i++)
-						REQUIRE(y2[i] == y1[i] || (isnan(y1[i]) && isnan(y2[i])),
-							"plane %zu level %d mode %d at %lld: %g vs %g", g, levels[l], mode, (long long)i,
-							y2[i], y1[i]);
-				}
-				free(x), free(y1), free(y2);
+				char what[32];
+				snprintf(what, sizeof what, "plane %zu", g);
+				pool_case(&p, nan, what);
 			}
 }
 END_TEST

@@ -174,6 +174,18 @@ static void agree_overriding(OnnxSession *opt, OnnxSession *plain, const OnnxVal
 	}
 }
 
+/* Both sessions given X agree on their first n outputs. */
+static void agree_on(OnnxSession *opt, OnnxSession *plain, const OnnxValue *x, size_t n, const char *what)
+{
+	set(opt, "X", x), set(plain, "X", x);
+	run(opt), run(plain);
+	OnnxError verr;
+	for (size_t o = 0; o < n; o++)
+		REQUIRE(OnnxValue_Equal(OnnxSession_Output(opt, o), OnnxSession_Output(plain, o), 1e-5, 1e-6, &verr) ==
+				ONNXTXT_OK,
+			"%s, output %zu: %s", what, o, verr.message);
+}
+
 START_TEST(bn_fusion_overridden)
 {
 	Onnx__ModelProto *m = tu_model(bn_model);
@@ -194,6 +206,21 @@ START_TEST(bn_fusion_overridden)
 }
 END_TEST
 
+/* The BatchNormalization of C, the Mul and Add by per-channel constants and the Relu after
+ * it, and their constants: the end of chan_model and bn_head_model. */
+#define CHAN_PARAMS                                                                                     \
+	"   float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n" \
+	"   float[3] var = {1, 2, 0.5}, float[3] m = {2, -0.5, 1.25}, float[1, 3, 1, 1] c = {-1, 0.5, 3},\n"   \
+	"   int64[2] axes = {1, 2}>\n"                                                                      \
+	"{\n"
+#define CHAN_NODES                                                       \
+	"  N = BatchNormalization <epsilon = 0.01> (C, s, b, mean, var)\n" \
+	"  mu = Unsqueeze(m, axes)\n"                                      \
+	"  M = Mul(N, mu)\n"                                               \
+	"  A = Add(M, c)\n"                                                \
+	"  Y = Relu(A)\n"                                                  \
+	"}\n"
+
 /* The same with a Mul and an Add by per-channel constants between the BatchNormalization
  * and the Relu, as caffe2's inception_v2 and densenet121 have them: [3, 1, 1] made by an
  * Unsqueeze that comes after the Conv, and [1, 3, 1, 1]; both may be overridden. */
@@ -204,17 +231,9 @@ static const char chan_model[] =
 	"  <float[3, 2, 3, 3] W = {0.5, -1, 2, 0.25, 1, -0.5, 1.5, -2, 0.75, 1, 1, -1, 0.5, 0.5, 2, -0.25, 0, 1,\n"
 	"                         -1, 2, 0.5, 1, -0.75, 0.25, 1, 1.5, -1, 0.5, 2, 1, -2, 0.25, 1, 0.5, -0.5, 1,\n"
 	"                         1, 0.5, -1, 2, 0.25, 1, -1.5, 0.75, 1, -1, 0.5, 2, 1, -0.25, 0.5, 1, 2, -2},\n"
-	"   float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n"
-	"   float[3] var = {1, 2, 0.5}, float[3] m = {2, -0.5, 1.25}, float[1, 3, 1, 1] c = {-1, 0.5, 3},\n"
-	"   int64[2] axes = {1, 2}>\n"
-	"{\n"
+	CHAN_PARAMS
 	"  C = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
-	"  N = BatchNormalization <epsilon = 0.01> (C, s, b, mean, var)\n"
-	"  mu = Unsqueeze(m, axes)\n"
-	"  M = Mul(N, mu)\n"
-	"  A = Add(M, c)\n"
-	"  Y = Relu(A)\n"
-	"}\n";
+	CHAN_NODES;
 
 START_TEST(channel_ops_fused)
 {
@@ -239,17 +258,9 @@ static const char bn_head_model[] =
 	"   float[1, 3, 1, 1] c) => (float[1, 3, 5, 5] Y)\n"
 	"  <float[1, 1, 5, 5] one = {-3, -2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5,\n"
 	"                            6, -6, -5, -4, 0.25, 0.75, -0.125},\n"
-	"   float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n"
-	"   float[3] var = {1, 2, 0.5}, float[3] m = {2, -0.5, 1.25}, float[1, 3, 1, 1] c = {-1, 0.5, 3},\n"
-	"   int64[2] axes = {1, 2}>\n"
-	"{\n"
+	CHAN_PARAMS
 	"  C = Concat <axis = 1> (X, one)\n"
-	"  N = BatchNormalization <epsilon = 0.01> (C, s, b, mean, var)\n"
-	"  mu = Unsqueeze(m, axes)\n"
-	"  M = Mul(N, mu)\n"
-	"  A = Add(M, c)\n"
-	"  Y = Relu(A)\n"
-	"}\n";
+	CHAN_NODES;
 
 /* The same over rank 3, whose per-channel constants are [3, 1]; and a Relu alone after it. */
 static const char bn_head_rank3_model[] =
@@ -281,13 +292,7 @@ START_TEST(bn_head_fused)
 	opt = session(m, 1, 0), plain = session(m, 1, 1);
 	int64_t x3[3] = {2, 3, 7};
 	x = tensor(x3, 3, 4);
-	set(opt, "X", x), set(plain, "X", x);
-	run(opt), run(plain);
-	OnnxError verr;
-	for (size_t o = 0; o < 2; o++)
-		REQUIRE(OnnxValue_Equal(OnnxSession_Output(opt, o), OnnxSession_Output(plain, o), 1e-5, 1e-6, &verr) ==
-				ONNXTXT_OK,
-			"rank 3, output %zu: %s", o, verr.message);
+	agree_on(opt, plain, x, 2, "rank 3");
 	OnnxValue_Free(x);
 	OnnxSession_Free(opt);
 	OnnxSession_Free(plain);
@@ -313,27 +318,30 @@ static const char concat_model[] =
 	"  Y = Concat <axis = -3> (C, M, X, B)\n"
 	"}\n";
 
+/* Run r of concat_in_place on input shape x (the last run's: last): both sessions agree,
+ * and B is at its place in Y when it should be placed, only then. */
+static void concat_run(OnnxSession *opt, OnnxSession *plain, size_t r, const int64_t *x, const int64_t *last)
+{
+	OnnxValue *v = tensor(x, 4, (float)r);
+	char what[32];
+	snprintf(what, sizeof what, "run %zu", r);
+	agree_on(opt, plain, v, 2, what);
+	/* placed once the last run gave the same shapes, batch 1 only */
+	bool placed = x[0] == 1 && last && memcmp(x, last, 4 * sizeof *x) == 0;
+	const char *y = OnnxValue_Data(OnnxSession_Output(opt, 0)), *b = OnnxValue_Data(OnnxSession_Output(opt, 1));
+	size_t at = (size_t)(3 * x[2] * x[3]) * sizeof(float);
+	REQUIRE((b == y + at) == placed, "run %zu: B %s in Y", r, placed ? "not" : "unexpectedly");
+	OnnxValue_Free(v);
+}
+
 START_TEST(concat_in_place)
 {
 	Onnx__ModelProto *m = tu_model(concat_model);
-	OnnxSession *opt = session(m, 2, 0), *plain = session(m, 1, 1);
-	const int64_t shapes[][4] = {{1, 2, 5, 5}, {1, 2, 5, 5}, {1, 2, 5, 5}, {1, 2, 6, 7}, {1, 2, 6, 7}, {2, 2, 5, 5}, {2, 2, 5, 5}};
-	for (size_t r = 0; r < sizeof shapes / sizeof *shapes; r++) {
-		OnnxValue *x = tensor(shapes[r], 4, (float)r);
-		set(opt, "X", x), set(plain, "X", x);
-		run(opt), run(plain);
-		OnnxError verr;
-		for (size_t o = 0; o < 2; o++)
-			REQUIRE(OnnxValue_Equal(OnnxSession_Output(opt, o), OnnxSession_Output(plain, o), 1e-5, 1e-6, &verr) ==
-					ONNXTXT_OK,
-				"run %zu, output %zu: %s", r, o, verr.message);
-		/* placed once the last run gave the same shapes, batch 1 only */
-		bool placed = shapes[r][0] == 1 && r > 0 && shapes[r - 1][3] == shapes[r][3];
-		const char *y = OnnxValue_Data(OnnxSession_Output(opt, 0)), *b = OnnxValue_Data(OnnxSession_Output(opt, 1));
-		size_t at = (size_t)(3 * shapes[r][2] * shapes[r][3]) * sizeof(float);
-		REQUIRE((b == y + at) == placed, "run %zu: B %s in Y", r, placed ? "not" : "unexpectedly");
-		OnnxValue_Free(x);
-	}
+	OnnxSession *plain = session(m, 1, 1), *opt = session(m, 2, 0);
+	const int64_t shapes[][4] = {{1, 2, 5, 5}, {1, 2, 5, 5}, {1, 2, 5, 5}, {1, 2, 6, 7},
+				     {1, 2, 6, 7}, {2, 2, 5, 5}, {2, 2, 5, 5}};
+	for (size_t r = 0; r < sizeof shapes / sizeof *shapes; r++)
+		concat_run(opt, plain, r, shapes[r], r ? shapes[r - 1] : NULL);
 	OnnxSession_Free(opt);
 	OnnxSession_Free(plain);
 	OnnxProto_Free(m);

@@ -1078,16 +1078,11 @@ static void drop_placement(ox_plan *p)
 {
 	placement *P = p->place;
 	if (P) {
-		free(P->into);
-		free(P->pos);
-		free(P->axis);
-		free(P->concat);
-		free(P->holds);
-		free(P->seen);
 		for (int s = 0; P->keep && s < p->nslots; s++)
 			ox_val_unref(P->keep[s]);
-		free(P->keep);
-		free(P);
+		void *arrays[] = {P->into, P->pos, P->axis, P->concat, P->holds, P->seen, P->keep, P};
+		for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+			free(arrays[a]);
 		p->place = NULL;
 	}
 }
@@ -1543,6 +1538,18 @@ static void chain_after_bn(const ox_plan *p, const int *uses, ox_val *const *v, 
 		u->mk[j] = u->chan[j] >= 0 ? maker(p, p->nodes[u->chan[j]].in[1]) : -1;
 }
 
+/* The Relu that alone reads u->out, after node after, taken into the fusion: its node, or
+ * -1. */
+static int take_relu(const ox_plan *p, const int *uses, fusion *u, int after)
+{
+	int relu = sole_reader(p, uses, u->out, (size_t)after, "Relu");
+	if (relu < 0 || !one_output(&p->nodes[relu]))
+		return -1;
+	u->act = OX_ACT_RELU;
+	u->out = p->nodes[relu].out[0];
+	return relu;
+}
+
 /* Conv (float weights, constant) followed by BatchNormalization and/or Relu that read
  * nothing else: one fusion. */
 static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
@@ -1558,13 +1565,7 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 	if (bn >= 0 && (!bn_foldable(&p->nodes[bn], v) || !fold_bn_into(p, N, &p->nodes[bn], bn, v, &u)))
 		bn = -1, u.chan[0] = u.chan[1] = -1;
 	int after = u.chan[1] >= 0 ? u.chan[1] : u.chan[0] >= 0 ? u.chan[0] : bn >= 0 ? bn : (int)i;
-	int relu = sole_reader(p, uses, u.out, (size_t)after, "Relu");
-	if (relu >= 0 && one_output(&p->nodes[relu])) {
-		u.act = OX_ACT_RELU;
-		u.out = p->nodes[relu].out[0];
-	} else {
-		relu = -1;
-	}
+	int relu = take_relu(p, uses, &u, after);
 	if ((bn < 0 && relu < 0) || !(N->fuse = malloc(sizeof u))) {
 		ox_val_unref(u.w);
 		ox_val_unref(u.b);
@@ -1638,13 +1639,7 @@ static void fuse_bn(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 		u.rank = 0;
 	int after = u.chan[1] >= 0 ? u.chan[1] : u.chan[0] >= 0 ? u.chan[0] : (int)i;
 	u.out = after == (int)i ? B->out[0] : p->nodes[after].out[0];
-	int relu = sole_reader(p, uses, u.out, (size_t)after, "Relu");
-	if (relu >= 0 && one_output(&p->nodes[relu])) {
-		u.act = OX_ACT_RELU;
-		u.out = p->nodes[relu].out[0];
-	} else {
-		relu = -1;
-	}
+	int relu = take_relu(p, uses, &u, after);
 	if ((u.chan[0] < 0 && u.chan[1] < 0 && relu < 0) || !fold_bn_params(p, v, B, &u) || !(B->fuse = malloc(sizeof u))) {
 		ox_val_unref(u.w);
 		ox_val_unref(u.b);
