@@ -1176,7 +1176,7 @@ ox_val *ox_exec_placed(ox_k *k, int i, int type, int rank, const int64_t *dims)
 	if (!F->pending || i >= k->nout) /* the frame is that of the plan the node is in */
 		return NULL;
 	const placement *P = F->p->place;
-	int s = i ? k->node->out[i] : F->dest, r;
+	int s = i ? k->node->out[i] : F->dest, r = s;
 	if (s < 0 || type == OX_STRING || !shape_is(&P->seen[s], type, rank, dims))
 		return NULL;
 	if (P->into[s] < 0) { /* a Concat's output made already: the Concat takes it */
