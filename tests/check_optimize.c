@@ -348,6 +348,52 @@ START_TEST(concat_in_place)
 }
 END_TEST
 
+/* An Add and a Sum of two with the Relu after them, done in one pass (the same bits as
+ * apart, on 1 and 2 threads, over a tensor large enough to be split); a Sum of three, an
+ * Add read twice and an int32 Add (the float kernel alone applies the Relu) stay apart. */
+static const char ew_relu_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[2, 300, 500] X) => (float[2, 300, 500] Y, float[2, 300, 500] Z, float[2, 300, 500] T,\n"
+	"   float[2, 300, 500] A2, float[2, 300, 500] U, int32[2, 300, 500] I)\n"
+	"  <int64[1] n = {500}, float[1] k = {100}>\n"
+	"{\n"
+	"  b = ConstantOfShape <value = float[1] {-0.25}> (n)\n"
+	"  S = Sin(X)\n"
+	"  A = Add(S, b)\n"
+	"  Y = Relu(A)\n"
+	"  W = Sum(S, X)\n"
+	"  Z = Relu(W)\n"
+	"  V = Sum(S, X, S)\n"
+	"  T = Relu(V)\n"
+	"  A2 = Add(X, S)\n"
+	"  U = Relu(A2)\n"
+	"  K = Mul(S, k)\n"
+	"  i = Cast <to = 6> (K)\n"
+	"  J = Add(i, i)\n"
+	"  I = Relu(J)\n"
+	"}\n";
+
+START_TEST(add_relu_fused)
+{
+	Onnx__ModelProto *m = tu_model(ew_relu_model);
+	OnnxSession *s[3] = {session(m, 1, 1), session(m, 1, 0), session(m, 2, 0)};
+	int64_t xd[3] = {2, 300, 500};
+	OnnxValue *x = tensor(xd, 3, 1);
+	for (int t = 0; t < 3; t++) {
+		set(s[t], "X", x);
+		run(s[t]);
+	}
+	for (size_t o = 0; o < 6; o++)
+		for (int t = 1; t < 3; t++)
+			REQUIRE(same_bits(OnnxSession_Output(s[0], o), OnnxSession_Output(s[t], o)),
+				"output %zu: session %d differs from the plain one", o, t);
+	OnnxValue_Free(x);
+	for (int t = 0; t < 3; t++)
+		OnnxSession_Free(s[t]);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 /* Results kept from initializers are given again while the initializer is, and computed
  * anew from an overriding input (then again from the initializer when it is unbound). */
 static const char fold_model[] =
@@ -479,6 +525,9 @@ START_TEST(optimizations_happen)
 	ck_assert_uint_eq(c.fused, 3); /* the Mul, the Add and the Relu, into the BatchNormalization */
 	c = counts(bn_head_rank3_model);
 	ck_assert_uint_eq(c.fused, 3); /* the Mul and the Relu; the second Relu */
+	c = counts(ew_relu_model);
+	ck_assert_uint_eq(c.fused, 3); /* the Relus after the Add, the Sum of two and the int32 Add */
+	ck_assert_uint_eq(c.kept, 1);  /* b */
 	c = counts(fold_model);
 	ck_assert_uint_eq(c.kept, 2); /* k2 and w; y reads x */
 	ck_assert_uint_eq(c.fused, 0);
@@ -508,6 +557,7 @@ int main(void)
 	tcase_add_test(tc, channel_ops_fused);
 	tcase_add_test(tc, bn_head_fused);
 	tcase_add_test(tc, concat_in_place);
+	tcase_add_test(tc, add_relu_fused);
 	tcase_add_test(tc, folding_follows_inputs);
 	tcase_add_test(tc, options_checked);
 	tcase_add_test(tc, optimizations_happen);

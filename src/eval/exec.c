@@ -946,6 +946,7 @@ typedef struct fusion {
 	 * rank (0: any) */
 	bool bn_head;
 	int rank;
+	bool ew_head; /* an Add or a Sum of two, with the Relu after it */
 } fusion;
 
 static void drop_fusion(ox_node *N)
@@ -1005,6 +1006,9 @@ static bool fusion_valid(const frame *F, const ox_node *N, ox_val *const *in)
 	const fusion *u = N->fuse;
 	if (u->bn_head)
 		return bn_head_valid(F, N, in);
+	if (u->ew_head) /* the elementwise kernel applies the Relu on float32 only */
+		return N->nin == 2 && in[0] && in[1] && in[0]->kind == OX_TENSOR && in[0]->type == OX_FLOAT &&
+		       in[1]->kind == OX_TENSOR && in[1]->type == OX_FLOAT;
 	if (u->bn < 0)
 		return true;
 	const ox_node *B = &F->p->nodes[u->bn];
@@ -1026,6 +1030,8 @@ static int compute(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **o
 	if (N->fuse && fusion_valid(F, N, in)) {
 		const fusion *u = N->fuse;
 		F->dest = *dest = u->out;
+		if (u->ew_head)
+			return call_kernel(F, N, i, in, N->nin, out, u->act);
 		if (u->bn_head) {
 			ox_val *bin[5] = {in[0], u->w ? u->w : in[1], u->b ? u->b : in[2], in[3], in[4]};
 			return call_kernel(F, N, i, bin, 5, out, u->act);
@@ -1558,7 +1564,7 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 	if (!is_op(N, "Conv") || !one_output(N) || N->nin < 2 || N->in[1] < 0 || !v[N->in[1]] ||
 	    v[N->in[1]]->type != OX_FLOAT)
 		return;
-	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0], false, 0};
+	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0], false, 0, false};
 	int bn = sole_reader(p, uses, N->out[0], i, "BatchNormalization");
 	if (bn >= 0 && bn_foldable(&p->nodes[bn], v))
 		chain_after_bn(p, uses, v, bn, v[N->in[1]], &u);
@@ -1628,7 +1634,7 @@ static void fuse_bn(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 	const ox_val *s = v[B->in[1]], *b = v[B->in[2]];
 	if (s->type != OX_FLOAT || s->rank != 1 || s->dims[0] <= 0 || b->type != OX_FLOAT || b->count != s->count)
 		return;
-	fusion u = {NULL, NULL, {0}, (int)i, {-1, -1}, {-1, -1}, OX_ACT_NONE, B->out[0], true, 0};
+	fusion u = {NULL, NULL, {0}, (int)i, {-1, -1}, {-1, -1}, OX_ACT_NONE, B->out[0], true, 0, false};
 	u.rank = channel_rank(p, uses, v, B->out[0], i, s->dims[0]);
 	if (u.rank >= 3) {
 		ox_val shape = {.kind = OX_TENSOR, .type = OX_FLOAT, .rank = u.rank};
@@ -1696,6 +1702,21 @@ static void plan_placement(ox_plan *p)
 		drop_placement(p);
 }
 
+/* An Add, or a Sum of two (resnet's and shufflenet's residual sums), with the Relu that
+ * alone reads it: the Relu applied to each piece of the sum as it is stored. */
+static void fuse_ew(ox_plan *p, const int *uses, size_t i)
+{
+	ox_node *N = &p->nodes[i];
+	if ((!is_op(N, "Add") && !is_op(N, "Sum")) || N->nin != 2 || N->fused_away || N->fuse || !one_output(N))
+		return;
+	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0], false, 0, true};
+	int relu = take_relu(p, uses, &u, (int)i);
+	if (relu < 0 || !(N->fuse = malloc(sizeof u)))
+		return;
+	*N->fuse = u;
+	p->nodes[relu].fused_away = true;
+}
+
 /* Conv weights that are constants get their packed form (value.h: derived). */
 static void prepack_conv(const ox_node *N, ox_val *const *v, int level)
 {
@@ -1747,6 +1768,8 @@ void ox_plan_optimize(ox_plan *p)
 			fuse_conv(p, uses, v, i);
 		for (size_t i = 0; i < p->nnodes; i++)
 			fuse_bn(p, uses, v, i);
+		for (size_t i = 0; i < p->nnodes; i++)
+			fuse_ew(p, uses, i);
 		plan_placement(p);
 		for (size_t i = 0; i < p->nnodes; i++)
 			prepack_conv(&p->nodes[i], v, ox_cpu_level());
