@@ -421,28 +421,86 @@ static void random_pool2d(ox_pool2d *p)
 	p->mode = (int)irand(0, 2);
 }
 
-START_TEST(vec_pool2d)
+/* Pools x through each vector table into y2, which must be the scalar one's y1 bit for bit
+ * (a NaN where it has one); what names the case in a failure. */
+static void pool_levels_agree(const ox_pool2d *p, const float *x, const float *y1, float *y2, const char *what)
+{
+	for (size_t l = 0; l < 2; l++) {
+		const ox_nn_vec *v = ox_nn_vec_level(levels[l]);
+		if (!v)
+			continue;
+		v->pool2d(p, x, y2);
+		for (int64_t i = 0; i < p->oh * p->ow; i++)
+			REQUIRE(close_to(y2[i], y1[i], 0, 0) || (isnan(y1[i]) && isnan(y2[i])), "%s level %d mode %d at %lld: %g vs %g",
+				what, levels[l], p->mode, (long long)i, y2[i], y1[i]);
+	}
+}
+
+/* One plane (x random, with a NaN when nan) through the scalar table and the vector ones. */
+static void pool_case(const ox_pool2d *p, bool nan, const char *what)
 {
 	const ox_nn_vec *s = ox_nn_vec_level(OX_CPU_SCALAR);
+	float *x = floats(p->ih * p->iw, -5, 5), *y1 = floats(p->oh * p->ow, 0, 1), *y2 = floats(p->oh * p->ow, 0, 1);
+	if (nan)
+		poke_nan(x, p->ih * p->iw, irand(0, p->ih * p->iw - 1));
+	s->pool2d(p, x, y1);
+	pool_levels_agree(p, x, y1, y2, what);
+	free(x), free(y1), free(y2);
+}
+
+START_TEST(vec_pool2d)
+{
 	for (int trial = 0; trial < 2000; trial++) {
 		ox_pool2d p;
 		random_pool2d(&p);
-		float *x = floats(p.ih * p.iw, -5, 5), *y1 = floats(p.oh * p.ow, 0, 1), *y2 = floats(p.oh * p.ow, 0, 1);
-		if (trial % 7 == 0)
-			poke_nan(x, p.ih * p.iw, irand(0, p.ih * p.iw - 1));
-		s->pool2d(&p, x, y1);
-		for (size_t l = 0; l < 2; l++) {
-			const ox_nn_vec *v = ox_nn_vec_level(levels[l]);
-			if (!v)
-				continue;
-			v->pool2d(&p, x, y2);
-			for (int64_t i = 0; i < p.oh * p.ow; i++)
-				REQUIRE(close_to(y2[i], y1[i], 0, 0) || (isnan(y1[i]) && isnan(y2[i])),
-					"trial %d level %d mode %d at %lld: %g vs %g", trial, levels[l], p.mode, (long long)i,
-					y2[i], y1[i]);
-		}
-		free(x), free(y1), free(y2);
+		char what[32];
+		snprintf(what, sizeof what, "trial %d", trial);
+		pool_case(&p, trial % 7 == 0, what);
 	}
+}
+END_TEST
+
+/* Stride 2 over rows as wide as the models' (squeezenet's 3x3 MaxPool on 109, 54 and 27
+ * columns, inception's with the end pad): the last block of a row reads each tap's lanes
+ * from the float before it (POOL_ODD), whose results must be pool_one's bits too. Rows
+ * and planes are allocated exactly, so a read past the end shows under AddressSanitizer. */
+START_TEST(vec_pool2d_stride2_rows)
+{
+	const int64_t widths[] = {109, 54, 27, 112, 56, 28, 14, 37, 38, 65, 66};
+	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+		for (int mode = 0; mode < 3; mode++)
+			for (int pad = 0; pad < 2; pad++) {
+				ox_pool2d p = {.ih = 5, .iw = widths[w], .kh = 3, .kw = 3 + (w % 3 == 2), .sh = 2, .sw = 2,
+					       .dh = 1, .dw = 1, .pb = pad, .pr = pad, .mode = mode};
+				p.oh = (p.ih + p.pb - p.kh) / p.sh + 1;
+				p.ow = (p.iw + p.pr - p.kw) / p.sw + 1;
+				char what[64];
+				snprintf(what, sizeof what, "width %lld kw %lld pad %d", (long long)p.iw, (long long)p.kw, pad);
+				pool_case(&p, false, what);
+			}
+}
+END_TEST
+
+/* Planes pooled through a padded copy (nn_simd.c): inception's 3x3 windows at stride 1
+ * with pads of 1 on 27, 14, 13, 7 and 6 wide planes, 3x3 at stride 2 with an end pad, 7x7
+ * with end pads, as pool_one gives them bit for bit, NaNs included. */
+START_TEST(vec_pool2d_padded_planes)
+{
+	const int64_t geo[][7] = {/* ih = iw, k, stride, pt = pl, pb = pr, oh = ow */
+				  {27, 3, 1, 1, 1, 27}, {14, 3, 1, 1, 1, 14}, {13, 3, 1, 1, 1, 13}, {7, 3, 1, 1, 1, 7},
+				  {6, 3, 1, 1, 1, 6},	 {28, 3, 2, 0, 1, 14}, {14, 3, 2, 0, 1, 7},  {7, 7, 1, 0, 1, 2},
+				  {56, 3, 2, 0, 1, 28}, {5, 3, 2, 1, 1, 3}};
+	for (size_t g = 0; g < sizeof geo / sizeof *geo; g++)
+		for (int mode = 0; mode < 3; mode++)
+			for (int nan = 0; nan < 2; nan++) {
+				const int64_t *q = geo[g];
+				ox_pool2d p = {.ih = q[0], .iw = q[0], .kh = q[1], .kw = q[1], .sh = q[2], .sw = q[2], .dh = 1,
+					       .dw = 1, .pt = q[3], .pl = q[3], .pb = q[4], .pr = q[4], .oh = q[5], .ow = q[5],
+					       .mode = mode};
+				char what[32];
+				snprintf(what, sizeof what, "plane %zu", g);
+				pool_case(&p, nan, what);
+			}
 }
 END_TEST
 
@@ -832,6 +890,32 @@ START_TEST(dropout_training)
 }
 END_TEST
 
+/* Dropout in inference passes the data through and gives a mask of ones, of the data's type
+ * before opset 10 and bool since: every element of an odd-sized mask (the mask is filled by
+ * copying its first element). */
+START_TEST(dropout_inference_mask)
+{
+	for (int v = 0; v < 2; v++) {
+		tnode t;
+		tn_init(&t, v ? 10 : 7, 2);
+		int64_t dims[2] = {37, 29};
+		ox_val *x = tensor(OX_FLOAT, 2, dims);
+		for (int64_t i = 0; i < x->count; i++)
+			((float *)x->data)[i] = (float)i - 500;
+		tn_in(&t, 0, x);
+		ck_assert_msg((v ? ox_op_Dropout_10(&t.k) : ox_op_Dropout_7(&t.k)) == 0, "%s", t.msg);
+		ox_val *y = t.out[0], *m = t.out[1];
+		ck_assert_ptr_eq(y->data, x->data);
+		ck_assert_int_eq(m->type, v ? OX_BOOL : OX_FLOAT);
+		ck_assert_int_eq(m->count, 37 * 29);
+		for (int64_t i = 0; i < m->count; i++)
+			REQUIRE(v ? ((uint8_t *)m->data)[i] == 1 : ((float *)m->data)[i] == 1.0f, "opset %d: mask[%lld] is not 1",
+				v ? 10 : 7, (long long)i);
+		tn_free(&t);
+	}
+}
+END_TEST
+
 /* ---- failures ------------------------------------------------------------------------------ */
 
 /* The message of running op on x with one int attribute (or none when name is NULL). */
@@ -972,6 +1056,8 @@ int main(void)
 	tcase_add_test(tc, vec_exp_shift);
 	tcase_add_test(tc, vec_exp_accuracy);
 	tcase_add_test(tc, vec_pool2d);
+	tcase_add_test(tc, vec_pool2d_stride2_rows);
+	tcase_add_test(tc, vec_pool2d_padded_planes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pool");
 	tcase_set_timeout(tc, 120);
@@ -989,6 +1075,7 @@ int main(void)
 	tcase_add_test(tc, global_pool_levels);
 	tcase_add_test(tc, reduce_levels);
 	tcase_add_test(tc, dropout_training);
+	tcase_add_test(tc, dropout_inference_mask);
 	tcase_add_test(tc, error_messages);
 	tcase_add_test(tc, empty_with_huge_dims);
 	suite_add_tcase(s, tc);

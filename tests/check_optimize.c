@@ -174,6 +174,18 @@ static void agree_overriding(OnnxSession *opt, OnnxSession *plain, const OnnxVal
 	}
 }
 
+/* Both sessions given X agree on their first n outputs. */
+static void agree_on(OnnxSession *opt, OnnxSession *plain, const OnnxValue *x, size_t n, const char *what)
+{
+	set(opt, "X", x), set(plain, "X", x);
+	run(opt), run(plain);
+	OnnxError verr;
+	for (size_t o = 0; o < n; o++)
+		REQUIRE(OnnxValue_Equal(OnnxSession_Output(opt, o), OnnxSession_Output(plain, o), 1e-5, 1e-6, &verr) ==
+				ONNXTXT_OK,
+			"%s, output %zu: %s", what, o, verr.message);
+}
+
 START_TEST(bn_fusion_overridden)
 {
 	Onnx__ModelProto *m = tu_model(bn_model);
@@ -194,6 +206,21 @@ START_TEST(bn_fusion_overridden)
 }
 END_TEST
 
+/* The BatchNormalization of C, the Mul and Add by per-channel constants and the Relu after
+ * it, and their constants: the end of chan_model and bn_head_model. */
+#define CHAN_PARAMS                                                                                     \
+	"   float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n" \
+	"   float[3] var = {1, 2, 0.5}, float[3] m = {2, -0.5, 1.25}, float[1, 3, 1, 1] c = {-1, 0.5, 3},\n"   \
+	"   int64[2] axes = {1, 2}>\n"                                                                      \
+	"{\n"
+#define CHAN_NODES                                                       \
+	"  N = BatchNormalization <epsilon = 0.01> (C, s, b, mean, var)\n" \
+	"  mu = Unsqueeze(m, axes)\n"                                      \
+	"  M = Mul(N, mu)\n"                                               \
+	"  A = Add(M, c)\n"                                                \
+	"  Y = Relu(A)\n"                                                  \
+	"}\n"
+
 /* The same with a Mul and an Add by per-channel constants between the BatchNormalization
  * and the Relu, as caffe2's inception_v2 and densenet121 have them: [3, 1, 1] made by an
  * Unsqueeze that comes after the Conv, and [1, 3, 1, 1]; both may be overridden. */
@@ -204,17 +231,9 @@ static const char chan_model[] =
 	"  <float[3, 2, 3, 3] W = {0.5, -1, 2, 0.25, 1, -0.5, 1.5, -2, 0.75, 1, 1, -1, 0.5, 0.5, 2, -0.25, 0, 1,\n"
 	"                         -1, 2, 0.5, 1, -0.75, 0.25, 1, 1.5, -1, 0.5, 2, 1, -2, 0.25, 1, 0.5, -0.5, 1,\n"
 	"                         1, 0.5, -1, 2, 0.25, 1, -1.5, 0.75, 1, -1, 0.5, 2, 1, -0.25, 0.5, 1, 2, -2},\n"
-	"   float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n"
-	"   float[3] var = {1, 2, 0.5}, float[3] m = {2, -0.5, 1.25}, float[1, 3, 1, 1] c = {-1, 0.5, 3},\n"
-	"   int64[2] axes = {1, 2}>\n"
-	"{\n"
+	CHAN_PARAMS
 	"  C = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
-	"  N = BatchNormalization <epsilon = 0.01> (C, s, b, mean, var)\n"
-	"  mu = Unsqueeze(m, axes)\n"
-	"  M = Mul(N, mu)\n"
-	"  A = Add(M, c)\n"
-	"  Y = Relu(A)\n"
-	"}\n";
+	CHAN_NODES;
 
 START_TEST(channel_ops_fused)
 {
@@ -226,6 +245,151 @@ START_TEST(channel_ops_fused)
 	OnnxValue_Free(x), OnnxValue_Free(mv), OnnxValue_Free(cv);
 	OnnxSession_Free(opt);
 	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* A BatchNormalization after no Conv (densenet121's follow a Concat), with the Mul and Add
+ * by per-channel constants and the Relu after it: one pass, whose results agree with the
+ * plain session's while the constants are overridden one after another. */
+static const char bn_head_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[1, 2, 5, 5] X, float[3] s, float[3] b, float[3] mean, float[3] var, float[3] m,\n"
+	"   float[1, 3, 1, 1] c) => (float[1, 3, 5, 5] Y)\n"
+	"  <float[1, 1, 5, 5] one = {-3, -2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5,\n"
+	"                            6, -6, -5, -4, 0.25, 0.75, -0.125},\n"
+	CHAN_PARAMS
+	"  C = Concat <axis = 1> (X, one)\n"
+	CHAN_NODES;
+
+/* The same over rank 3, whose per-channel constants are [3, 1]; and a Relu alone after it. */
+static const char bn_head_rank3_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[2, 3, 7] X, float[3] s, float[3] b, float[3] mean, float[3] var, float[3, 1] m)\n"
+	"   => (float[2, 3, 7] Y, float[2, 3, 7] Z)\n"
+	"  <float[3] s = {1.5, 0.5, -1}, float[3] b = {0.25, -0.5, 1}, float[3] mean = {0.1, -0.2, 0.3},\n"
+	"   float[3] var = {1, 2, 0.5}, float[3, 1] m = {2, -0.5, 1.25}>\n"
+	"{\n"
+	"  N = BatchNormalization (X, s, b, mean, var)\n"
+	"  M = Mul(N, m)\n"
+	"  Y = Relu(M)\n"
+	"  K = BatchNormalization (X, s, b, mean, var)\n"
+	"  Z = Relu(K)\n"
+	"}\n";
+
+START_TEST(bn_head_fused)
+{
+	Onnx__ModelProto *m = tu_model(bn_head_model);
+	OnnxSession *opt = session(m, 2, 0), *plain = session(m, 1, 1);
+	int64_t xd[4] = {1, 2, 5, 5}, pd[1] = {3}, cd[4] = {1, 3, 1, 1};
+	OnnxValue *x = tensor(xd, 4, 0), *mv = tensor(pd, 1, 2), *cv = tensor(cd, 4, 9), *sv = tensor(pd, 1, 5);
+	agree_overriding(opt, plain, x, 3, (const char *[]){"m", "c", "s"}, (OnnxValue *[]){mv, cv, sv});
+	OnnxValue_Free(x), OnnxValue_Free(mv), OnnxValue_Free(cv), OnnxValue_Free(sv);
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+	m = tu_model(bn_head_rank3_model);
+	opt = session(m, 1, 0), plain = session(m, 1, 1);
+	int64_t x3[3] = {2, 3, 7};
+	x = tensor(x3, 3, 4);
+	agree_on(opt, plain, x, 2, "rank 3");
+	OnnxValue_Free(x);
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* Values made in a Concat's output (exec.c: placement): a Conv with its Relu fused, a Conv,
+ * a Concat read by another node and by a later Concat, a graph input (copied), the same
+ * input twice. From the second run on, B is a view at its place in Y; results agree with
+ * the plain session's through a change of shape and a batch of 2, where nothing is placed. */
+static const char concat_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[N, 2, H, W] X) => (float[N, 20, H, W] Y, float[N, 4, H, W] B)\n"
+	"  <float[3, 2, 1, 1] W1 = {0.5, -1, 2, 0.25, 1, -0.5},\n"
+	"   float[4, 2, 1, 1] W2 = {1, 0.5, -1, 2, 0.25, 1, -1.5, 0.75}>\n"
+	"{\n"
+	"  A = Conv(X, W1)\n"
+	"  R = Relu(A)\n"
+	"  B = Conv(X, W2)\n"
+	"  C = Concat <axis = 1> (R, B)\n"
+	"  M = Neg(C)\n"
+	"  Y = Concat <axis = -3> (C, M, X, B)\n"
+	"}\n";
+
+/* Run r of concat_in_place on input shape x (the last run's: last): both sessions agree,
+ * and B is at its place in Y when it should be placed, only then. */
+static void concat_run(OnnxSession *opt, OnnxSession *plain, size_t r, const int64_t *x, const int64_t *last)
+{
+	OnnxValue *v = tensor(x, 4, (float)r);
+	char what[32];
+	snprintf(what, sizeof what, "run %zu", r);
+	agree_on(opt, plain, v, 2, what);
+	/* placed once the last run gave the same shapes, batch 1 only */
+	bool placed = x[0] == 1 && last && memcmp(x, last, 4 * sizeof *x) == 0;
+	const char *y = OnnxValue_Data(OnnxSession_Output(opt, 0)), *b = OnnxValue_Data(OnnxSession_Output(opt, 1));
+	size_t at = (size_t)(3 * x[2] * x[3]) * sizeof(float);
+	REQUIRE((b == y + at) == placed, "run %zu: B %s in Y", r, placed ? "not" : "unexpectedly");
+	OnnxValue_Free(v);
+}
+
+START_TEST(concat_in_place)
+{
+	Onnx__ModelProto *m = tu_model(concat_model);
+	OnnxSession *plain = session(m, 1, 1), *opt = session(m, 2, 0);
+	const int64_t shapes[][4] = {{1, 2, 5, 5}, {1, 2, 5, 5}, {1, 2, 5, 5}, {1, 2, 6, 7},
+				     {1, 2, 6, 7}, {2, 2, 5, 5}, {2, 2, 5, 5}};
+	for (size_t r = 0; r < sizeof shapes / sizeof *shapes; r++)
+		concat_run(opt, plain, r, shapes[r], r ? shapes[r - 1] : NULL);
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* An Add and a Sum of two with the Relu after them, done in one pass (the same bits as
+ * apart, on 1 and 2 threads, over a tensor large enough to be split); a Sum of three, an
+ * Add read twice and an int32 Add (the float kernel alone applies the Relu) stay apart. */
+static const char ew_relu_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[2, 300, 500] X) => (float[2, 300, 500] Y, float[2, 300, 500] Z, float[2, 300, 500] T,\n"
+	"   float[2, 300, 500] A2, float[2, 300, 500] U, int32[2, 300, 500] I)\n"
+	"  <int64[1] n = {500}, float[1] k = {100}>\n"
+	"{\n"
+	"  b = ConstantOfShape <value = float[1] {-0.25}> (n)\n"
+	"  S = Sin(X)\n"
+	"  A = Add(S, b)\n"
+	"  Y = Relu(A)\n"
+	"  W = Sum(S, X)\n"
+	"  Z = Relu(W)\n"
+	"  V = Sum(S, X, S)\n"
+	"  T = Relu(V)\n"
+	"  A2 = Add(X, S)\n"
+	"  U = Relu(A2)\n"
+	"  K = Mul(S, k)\n"
+	"  i = Cast <to = 6> (K)\n"
+	"  J = Add(i, i)\n"
+	"  I = Relu(J)\n"
+	"}\n";
+
+START_TEST(add_relu_fused)
+{
+	Onnx__ModelProto *m = tu_model(ew_relu_model);
+	OnnxSession *s[3] = {session(m, 1, 1), session(m, 1, 0), session(m, 2, 0)};
+	int64_t xd[3] = {2, 300, 500};
+	OnnxValue *x = tensor(xd, 3, 1);
+	for (int t = 0; t < 3; t++) {
+		set(s[t], "X", x);
+		run(s[t]);
+	}
+	for (size_t o = 0; o < 6; o++)
+		for (int t = 1; t < 3; t++)
+			REQUIRE(same_bits(OnnxSession_Output(s[0], o), OnnxSession_Output(s[t], o)),
+				"output %zu: session %d differs from the plain one", o, t);
+	OnnxValue_Free(x);
+	for (int t = 0; t < 3; t++)
+		OnnxSession_Free(s[t]);
 	OnnxProto_Free(m);
 }
 END_TEST
@@ -419,6 +583,13 @@ START_TEST(optimizations_happen)
 	c = counts(chan_model);
 	ck_assert_uint_eq(c.fused, 4); /* and the Mul and the Add between */
 	ck_assert_uint_eq(c.kept, 1);  /* the Unsqueeze */
+	c = counts(bn_head_model);
+	ck_assert_uint_eq(c.fused, 3); /* the Mul, the Add and the Relu, into the BatchNormalization */
+	c = counts(bn_head_rank3_model);
+	ck_assert_uint_eq(c.fused, 3); /* the Mul and the Relu; the second Relu */
+	c = counts(ew_relu_model);
+	ck_assert_uint_eq(c.fused, 3); /* the Relus after the Add, the Sum of two and the int32 Add */
+	ck_assert_uint_eq(c.kept, 1);  /* b */
 	c = counts(fold_model);
 	ck_assert_uint_eq(c.kept, 2); /* k2 and w; y reads x */
 	ck_assert_uint_eq(c.fused, 0);
@@ -446,6 +617,9 @@ int main(void)
 	tc = tcase_create("sessions");
 	tcase_add_test(tc, bn_fusion_overridden);
 	tcase_add_test(tc, channel_ops_fused);
+	tcase_add_test(tc, bn_head_fused);
+	tcase_add_test(tc, concat_in_place);
+	tcase_add_test(tc, add_relu_fused);
 	tcase_add_test(tc, folding_follows_inputs);
 	tcase_add_test(tc, options_checked);
 	tcase_add_test(tc, optimizations_happen);

@@ -71,6 +71,7 @@ struct ox_plan {
 	ox_plan *chain; /* in the main plan: the first of them */
 	ox_observer observe; /* in the main plan: shown each value its nodes store, or NULL */
 	void *observe_ctx;
+	struct placement *place; /* in the main plan: values made in a Concat's output, or NULL */
 };
 
 /* What planning one body needs beyond the body itself. */
@@ -679,6 +680,7 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 
 static void drop_cache(ox_node *N);
 static void drop_fusion(ox_node *N);
+static void drop_placement(ox_plan *p);
 
 static void release(ox_plan *p)
 {
@@ -690,6 +692,7 @@ static void release(ox_plan *p)
 			drop_cache(&p->nodes[i]);
 			drop_fusion(&p->nodes[i]);
 		}
+		drop_placement(p);
 	}
 }
 
@@ -775,6 +778,10 @@ typedef struct frame {
 	 * sub-graph's run gave it, which the node's own wording ("iteration 5: ...") would
 	 * make depend on timing */
 	char limit[OX_MSG];
+	/* with the plan's placement: per slot, a Concat's output made before the Concat runs,
+	 * which values placed in it are views of (see "placement") */
+	ox_val **pending;
+	int dest; /* the slot the running node's output 0 goes to */
 } frame;
 
 static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t nin, ox_val **out, size_t nout,
@@ -948,6 +955,12 @@ typedef struct fusion {
 	int mk[2];      /* the nodes that make their constants (kept results), or -1 */
 	int act;        /* OX_ACT_* applied in the output pass */
 	int out;        /* the slot the result goes to */
+	/* a BatchNormalization that heads the fusion itself (no Conv before it): w and b are
+	 * its scale and B with the Mul's and Add's constants folded in, valid for inputs of
+	 * rank (0: any) */
+	bool bn_head;
+	int rank;
+	bool ew_head; /* an Add or a Sum of two, with the Relu after it */
 	int add, res, pre; /* the residual Add and its other operand's slot, or -1; the slot before it */
 } fusion;
 
@@ -984,10 +997,33 @@ static uint64_t coming_id(const frame *F, int s, int mk)
 	return 0;
 }
 
+/* Whether a fusion headed by a BatchNormalization holds: its parameters and the Mul's and
+ * Add's constants are those it was made from, and X is a float tensor of the rank for
+ * which their constants are per channel (the BatchNormalization kernel applies the fused
+ * activation on float32 inference only). */
+static bool bn_head_valid(const frame *F, const ox_node *N, ox_val *const *in)
+{
+	const fusion *u = N->fuse;
+	const ox_val *x = in[0];
+	if (!x || x->kind != OX_TENSOR || x->type != OX_FLOAT || (u->rank && x->rank != u->rank))
+		return false;
+	uint64_t now[8] = {0};
+	for (int j = 1; j < 5; j++)
+		now[j - 1] = in[j] ? in[j]->id : 0;
+	for (int j = 0; j < 2; j++)
+		now[6 + j] = u->chan[j] >= 0 ? coming_id(F, F->p->nodes[u->chan[j]].in[1], u->mk[j]) : 0;
+	return memcmp(now, u->ids, sizeof now) == 0;
+}
+
 /* Whether the fusion's folded weights still hold for this run's values. */
 static bool fusion_valid(const frame *F, const ox_node *N, ox_val *const *in)
 {
 	const fusion *u = N->fuse;
+	if (u->bn_head)
+		return bn_head_valid(F, N, in);
+	if (u->ew_head) /* the elementwise kernel applies the Relu on float32 only */
+		return N->nin == 2 && in[0] && in[1] && in[0]->kind == OX_TENSOR && in[0]->type == OX_FLOAT &&
+		       in[1]->kind == OX_TENSOR && in[1]->type == OX_FLOAT;
 	if (u->bn < 0)
 		return true;
 	const ox_node *B = &F->p->nodes[u->bn];
@@ -1022,11 +1058,20 @@ static int compute_fused(frame *F, const ox_node *N, size_t i, ox_val **in, ox_v
  * *dest gets the slot of output 0. */
 static int compute(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **out, int *dest)
 {
-	*dest = N->nout ? N->out[0] : -1;
+	F->dest = *dest = N->nout ? N->out[0] : -1;
 	if (cache_hit(N, in, out))
 		return 0;
-	if (N->fuse && fusion_valid(F, N, in))
+	if (N->fuse && fusion_valid(F, N, in)) {
+		const fusion *u = N->fuse;
+		F->dest = *dest = u->out;
+		if (u->ew_head)
+			return call_kernel(F, N, i, in, N->nin, out, u->act);
+		if (u->bn_head) {
+			ox_val *bin[5] = {in[0], u->w ? u->w : in[1], u->b ? u->b : in[2], in[3], in[4]};
+			return call_kernel(F, N, i, bin, 5, out, u->act);
+		}
 		return compute_fused(F, N, i, in, out, dest);
+	}
 	int rc = call_kernel(F, N, i, in, N->nin, out, OX_ACT_NONE);
 	if (rc == 0 && all_konst(N, in))
 		cache_store((ox_node *)N, in, out); /* the plan's nodes are ours to update */
@@ -1048,6 +1093,156 @@ static void observe(const frame *F, const ox_node *N, int dest, ox_val *const *o
 	for (int j = 0; j < N->nout; j++)
 		if (N->out[j] >= 0)
 			F->p->observe(F->p->observe_ctx, F->p->slot_names[j ? N->out[j] : dest], out[j]);
+}
+
+/* ---- placement: values made in a Concat's output --------------------------------------
+ * A Concat along an axis with nothing but 1s before it (batch 1, channels: densenet,
+ * inception and squeezenet concatenate every block) has each input as one contiguous
+ * piece of its output. ox_plan_optimize notes the Concats; each run records the shapes
+ * they were given (note_shapes), and from the next run on the node that makes an input
+ * of one gets its output as a view at that input's place in the Concat's output
+ * (ox_exec_placed), made when the first such view is asked for, with the shape the last
+ * run gave. The Concat then finds those inputs in place and copies only the others. A
+ * Concat's output that is itself an input of a later Concat is placed there the same
+ * way, so a chain of them (densenet's blocks) is one buffer. Nothing else writes into a
+ * placed value; a shape that differs from the last run's simply gets its own buffer. */
+typedef struct seen_shape {
+	int type, rank; /* rank -1: not seen */
+	int64_t dims[OX_MAX_RANK];
+} seen_shape;
+
+typedef struct placement {
+	int *into;     /* per slot: the Concat node whose output holds it, or -1 */
+	int *pos;      /* per slot: its input number there */
+	int64_t *axis; /* per slot that is a Concat's output: the axis attribute */
+	bool *concat;  /* per node: a Concat whose shapes are recorded */
+	bool *holds;   /* per slot: a Concat's output that some value is placed in */
+	seen_shape *seen;   /* per slot: the shape the last run gave it */
+	bool fresh;    /* a Concat's output had a shape this run that the last one did not */
+	ox_val **keep; /* per slot that holds placed values: its buffer, kept from run to run */
+} placement;
+
+static void drop_placement(ox_plan *p)
+{
+	placement *P = p->place;
+	if (P) {
+		for (int s = 0; P->keep && s < p->nslots; s++)
+			ox_val_unref(P->keep[s]);
+		void *arrays[] = {P->into, P->pos, P->axis, P->concat, P->holds, P->seen, P->keep, P};
+		for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+			free(arrays[a]);
+		p->place = NULL;
+	}
+}
+
+static int64_t shape_bytes(const seen_shape *s)
+{
+	return ox_shape_count(s->rank, s->dims) * (int64_t)ox_elem_size(s->type);
+}
+
+static bool shape_is(const seen_shape *s, int type, int rank, const int64_t *dims)
+{
+	return s->rank == rank && s->type == type && memcmp(s->dims, dims, (size_t)rank * sizeof *dims) == 0;
+}
+
+static void note_shape(seen_shape *d, const ox_val *v)
+{
+	if (!v || v->kind != OX_TENSOR || v->type == OX_STRING) {
+		d->rank = -1;
+		return;
+	}
+	d->type = v->type;
+	d->rank = v->rank;
+	memcpy(d->dims, v->dims, (size_t)v->rank * sizeof *d->dims);
+}
+
+/* After Concat node i ran on in[]: the shapes of its inputs and output, for the next run. */
+static void note_shapes(frame *F, size_t i, ox_val *const *in)
+{
+	const ox_node *N = &F->p->nodes[i];
+	placement *P = F->p->place; /* the plan's to update, as the folding cache is */
+	if (!P->concat[i])
+		return;
+	for (int j = 0; j < N->nin; j++)
+		if (N->in[j] >= 0)
+			note_shape(&P->seen[N->in[j]], in[j]);
+	seen_shape *y = &P->seen[N->out[0]], was = *y;
+	note_shape(y, F->v[N->out[0]]);
+	P->fresh = P->fresh || was.rank != y->rank || (y->rank >= 0 && !shape_is(&was, y->type, y->rank, y->dims));
+}
+
+/* After a run that gave a Concat's output a new shape: the buffer of each Concat output
+ * that values will be placed in, made now and kept by the plan from run to run. Taken from
+ * the session's blocks when a run asks for it, it would be taken earlier in the run than
+ * the Concat's output was, while blocks of its size were still in use: the next run would
+ * have to allocate (inception_v1's last MaxPool and Concat are the same size). */
+static void reserve_roots(const ox_plan *p)
+{
+	placement *P = p->place;
+	ox_blocks *run_blocks = ox_blocks_enter(NULL); /* from the system: the run's blocks are for the run */
+	for (int s = 0; P->fresh && s < p->nslots; s++) {
+		const seen_shape *y = &P->seen[s];
+		ox_val *k = P->keep[s];
+		if (!P->holds[s] || P->into[s] >= 0 || y->rank < 0 || (k && shape_is(y, k->type, k->rank, k->dims)))
+			continue;
+		ox_val_unref(k);
+		P->keep[s] = ox_tensor_new(y->type, y->rank, y->dims, NULL); /* none: made when asked */
+	}
+	ox_blocks_enter(run_blocks);
+	P->fresh = false;
+}
+
+/* The byte offset of slot s in the output of the Concat that holds it, by the last run's
+ * shapes, into *off; that output's slot into *r. False when they do not give one. */
+static bool offset_in(const ox_plan *p, int s, int *r, int64_t *off)
+{
+	const placement *P = p->place;
+	const ox_node *C = &p->nodes[P->into[s]];
+	const seen_shape *y = &P->seen[C->out[0]];
+	int64_t axis = P->axis[C->out[0]];
+	axis += axis < 0 ? y->rank : 0;
+	if (y->rank < 1 || axis < 0 || axis >= y->rank)
+		return false;
+	for (int64_t d = 0; d < axis; d++)
+		if (y->dims[d] != 1)
+			return false;
+	int64_t o = 0;
+	for (int j = 0; j < P->pos[s]; j++) {
+		const seen_shape *x = C->in[j] >= 0 ? &P->seen[C->in[j]] : NULL;
+		if (!x || x->rank != y->rank || x->type != y->type)
+			return false;
+		o += shape_bytes(x);
+	}
+	*r = C->out[0];
+	*off = o;
+	return true;
+}
+
+ox_val *ox_exec_placed(ox_k *k, int i, int type, int rank, const int64_t *dims)
+{
+	frame *F = k->exec;
+	if (!F->pending || i >= k->nout) /* the frame is that of the plan the node is in */
+		return NULL;
+	const placement *P = F->p->place;
+	int s = i ? k->node->out[i] : F->dest, r = s;
+	if (s < 0 || type == OX_STRING || !shape_is(&P->seen[s], type, rank, dims))
+		return NULL;
+	if (P->into[s] < 0) { /* a Concat's output made already: the Concat takes it */
+		ox_val *y = F->pending[s];
+		F->pending[s] = NULL;
+		return y;
+	}
+	int64_t off = 0, o;
+	for (int t = s; P->into[t] >= 0; t = r, off += o)
+		if (!offset_in(F->p, t, &r, &o))
+			return NULL;
+	const seen_shape *root = &P->seen[r];
+	ox_val *kept = P->keep[r]; /* free unless a graph output of the last run still holds it */
+	if (!F->pending[r] && kept && kept->refs == 1 && shape_is(root, kept->type, kept->rank, kept->dims))
+		F->pending[r] = ox_val_ref(kept);
+	if (!F->pending[r] && !(F->pending[r] = ox_tensor_new(root->type, root->rank, root->dims, NULL)))
+		return NULL;
+	return ox_tensor_view_at(F->pending[r], (size_t)off, rank, dims);
 }
 
 static int run_node(frame *F, size_t i)
@@ -1085,6 +1280,8 @@ static int run_node(frame *F, size_t i)
 	}
 	if (rc == 0 && F->p->observe)
 		observe(F, N, dest, out);
+	if (rc == 0 && F->pending)
+		note_shapes(F, i, in);
 	if (rc == 0)
 		free_after(F, N);
 	if (in != inbuf)
@@ -1119,7 +1316,12 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 	ox_val **v = p->nslots <= 64 ? buf : calloc((size_t)p->nslots, sizeof *v);
 	if (!v)
 		return run_fail(st, ONNXTXT_ERR_NOMEM, "out of memory");
-	frame F = {p, v, parent, st, ""};
+	frame F = {p, v, parent, st, "", NULL, -1};
+	if (p->place && !(F.pending = calloc((size_t)p->nslots, sizeof *F.pending))) {
+		if (v != buf)
+			free(v);
+		return run_fail(st, ONNXTXT_ERR_NOMEM, "out of memory");
+	}
 	for (int s = 0; s < p->nslots; s++)
 		v[s] = ox_val_ref(p->init[s]);
 	for (size_t c = 0; c < p->ncaps; c++)
@@ -1133,6 +1335,8 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 		}
 	for (size_t i = 0; i < p->nnodes && rc == 0; i++)
 		rc = run_node(&F, i);
+	if (rc == 0 && F.pending)
+		reserve_roots(p);
 	for (size_t o = 0; o < nout; o++)
 		out[o] = NULL;
 	for (size_t o = 0; rc == 0 && o < p->noutputs && o < nout; o++)
@@ -1143,8 +1347,12 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 			ox_val_unref(out[o]);
 			out[o] = NULL;
 		}
-	for (int s = 0; s < p->nslots; s++)
+	for (int s = 0; s < p->nslots; s++) {
 		ox_val_unref(v[s]);
+		if (F.pending)
+			ox_val_unref(F.pending[s]);
+	}
+	free(F.pending);
 	if (v != buf)
 		free(v);
 	return rc;
@@ -1408,6 +1616,19 @@ static int fuse_residual(ox_plan *p, const int *uses, size_t i, int s, size_t j,
 	return -1;
 }
 
+
+/* The Relu that alone reads u->out, after node after, taken into the fusion: its node, or
+ * -1. */
+static int take_relu(const ox_plan *p, const int *uses, fusion *u, int after)
+{
+	int relu = sole_reader(p, uses, u->out, (size_t)after, "Relu");
+	if (relu < 0 || !one_output(&p->nodes[relu]))
+		return -1;
+	u->act = OX_ACT_RELU;
+	u->out = p->nodes[relu].out[0];
+	return relu;
+}
+
 /* Conv (float weights, constant) followed by BatchNormalization, a residual Add and/or
  * Relu that read nothing else: one fusion. */
 static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
@@ -1416,7 +1637,7 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 	if (!is_op(N, "Conv") || !one_output(N) || N->nin < 2 || N->in[1] < 0 || !v[N->in[1]] ||
 	    v[N->in[1]]->type != OX_FLOAT)
 		return;
-	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0], -1, -1, -1};
+	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0], false, 0, false, -1, -1, -1};
 	int bn = sole_reader(p, uses, N->out[0], i, "BatchNormalization");
 	if (bn >= 0 && bn_foldable(&p->nodes[bn], v))
 		chain_after_bn(p, uses, v, bn, v[N->in[1]], &u);
@@ -1424,13 +1645,7 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 		bn = -1, u.chan[0] = u.chan[1] = -1;
 	int after = u.chan[1] >= 0 ? u.chan[1] : u.chan[0] >= 0 ? u.chan[0] : bn >= 0 ? bn : (int)i;
 	int add = fuse_residual(p, uses, i, u.out, (size_t)after, &u);
-	int relu = sole_reader(p, uses, u.out, (size_t)(add >= 0 ? add : after), "Relu");
-	if (relu >= 0 && one_output(&p->nodes[relu])) {
-		u.act = OX_ACT_RELU;
-		u.out = p->nodes[relu].out[0];
-	} else {
-		relu = -1;
-	}
+	int relu = take_relu(p, uses, &u, add >= 0 ? add : after);
 	if ((bn < 0 && relu < 0 && add < 0) || !(N->fuse = malloc(sizeof u))) {
 		ox_val_unref(u.w);
 		ox_val_unref(u.b);
@@ -1450,6 +1665,136 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 		p->nodes[add].fused_away = true;
 }
 
+/* The rank of X for which the constant input 1 of the Mul or Add that alone reads slot s
+ * (after node j) is per channel of c channels: [c, 1, ...] (one less than X's rank) or
+ * [1, c, 1, ...]; 0 when there is no such node. */
+static int channel_rank(const ox_plan *p, const int *uses, ox_val *const *v, int s, size_t j, int64_t c)
+{
+	int m = sole_reader(p, uses, s, j, "Mul");
+	if (m < 0)
+		m = sole_reader(p, uses, s, j, "Add");
+	const ox_val *k = m >= 0 && p->nodes[m].nin == 2 && p->nodes[m].in[1] >= 0 ? v[p->nodes[m].in[1]] : NULL;
+	if (!k || k->kind != OX_TENSOR || k->rank < 2 || c < 2)
+		return 0;
+	return k->dims[0] == c ? k->rank + 1 : k->dims[0] == 1 && k->dims[1] == c ? k->rank : 0;
+}
+
+/* s * m and b * m + c: a BatchNormalization's scale and B with the Mul's and Add's
+ * constants (NULL when absent) taken in. */
+static bool fold_bn_params(const ox_plan *p, ox_val *const *v, const ox_node *B, fusion *u)
+{
+	const ox_val *s = v[B->in[1]], *b = v[B->in[2]];
+	int64_t n = s->dims[0];
+	const float *m = u->chan[0] >= 0 ? v[p->nodes[u->chan[0]].in[1]]->data : NULL;
+	const float *c = u->chan[1] >= 0 ? v[p->nodes[u->chan[1]].in[1]]->data : NULL;
+	if (!m && !c)
+		return true;
+	if (!(u->w = ox_tensor_new(OX_FLOAT, 1, &n, NULL)) || !(u->b = ox_tensor_new(OX_FLOAT, 1, &n, NULL)))
+		return false;
+	const float *sf = s->data, *bf = b->data;
+	float *ws = u->w->data, *wb = u->b->data;
+	for (int64_t i = 0; i < n; i++) {
+		ws[i] = m ? sf[i] * m[i] : sf[i];
+		wb[i] = (m ? bf[i] * m[i] : bf[i]) + (c ? c[i] : 0);
+	}
+	u->w->konst = u->b->konst = true;
+	return true;
+}
+
+/* A BatchNormalization that no Conv took (densenet's come after a Concat), with the Mul
+ * and Add by per-channel constants and the Relu that may follow it: one pass over the
+ * data instead of four. */
+static void fuse_bn(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
+{
+	ox_node *B = &p->nodes[i];
+	if (!is_op(B, "BatchNormalization") || B->fused_away || B->fuse || !bn_foldable(B, v))
+		return;
+	const ox_val *s = v[B->in[1]], *b = v[B->in[2]];
+	if (s->type != OX_FLOAT || s->rank != 1 || s->dims[0] <= 0 || b->type != OX_FLOAT || b->count != s->count)
+		return;
+	fusion u = {NULL, NULL, {0}, (int)i, {-1, -1}, {-1, -1}, OX_ACT_NONE, B->out[0], true, 0, false, -1, -1, -1};
+	u.rank = channel_rank(p, uses, v, B->out[0], i, s->dims[0]);
+	if (u.rank >= 3) {
+		ox_val shape = {.kind = OX_TENSOR, .type = OX_FLOAT, .rank = u.rank};
+		shape.dims[0] = s->dims[0];
+		chain_after_bn(p, uses, v, (int)i, &shape, &u);
+	}
+	if (u.chan[0] < 0 && u.chan[1] < 0)
+		u.rank = 0;
+	int after = u.chan[1] >= 0 ? u.chan[1] : u.chan[0] >= 0 ? u.chan[0] : (int)i;
+	u.out = after == (int)i ? B->out[0] : p->nodes[after].out[0];
+	int relu = take_relu(p, uses, &u, after);
+	if ((u.chan[0] < 0 && u.chan[1] < 0 && relu < 0) || !fold_bn_params(p, v, B, &u) || !(B->fuse = malloc(sizeof u))) {
+		ox_val_unref(u.w);
+		ox_val_unref(u.b);
+		return;
+	}
+	for (int j = 1; j < 5; j++)
+		u.ids[j - 1] = v[B->in[j]]->id;
+	for (int j = 0; j < 2; j++)
+		u.ids[6 + j] = u.chan[j] >= 0 ? v[p->nodes[u.chan[j]].in[1]]->id : 0;
+	*B->fuse = u;
+	for (int j = 0; j < 2; j++)
+		if (u.chan[j] >= 0)
+			p->nodes[u.chan[j]].fused_away = true;
+	if (relu >= 0)
+		p->nodes[relu].fused_away = true;
+}
+
+/* The Concats of the main graph and the inputs each may hold (see "placement"): every
+ * input slot made by a node, once, in the first Concat that reads it. */
+static void plan_placement(ox_plan *p)
+{
+	placement *P = calloc(1, sizeof *P);
+	size_t ns = (size_t)p->nslots + 1;
+	if (!P || !(P->into = malloc(ns * sizeof *P->into)) || !(P->pos = calloc(ns, sizeof *P->pos)) ||
+	    !(P->axis = calloc(ns, sizeof *P->axis)) || !(P->concat = calloc(p->nnodes + 1, sizeof *P->concat)) ||
+	    !(P->holds = calloc(ns, sizeof *P->holds)) || !(P->seen = malloc(ns * sizeof *P->seen)) ||
+	    !(P->keep = calloc(ns, sizeof *P->keep))) {
+		p->place = P;
+		drop_placement(p);
+		return;
+	}
+	p->place = P;
+	bool any = false;
+	for (size_t s = 0; s < ns; s++)
+		P->into[s] = -1, P->seen[s].rank = -1;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const ox_node *C = &p->nodes[i];
+		if (!is_op(C, "Concat") || !one_output(C) || C->nout != 1)
+			continue;
+		P->concat[i] = true;
+		P->axis[C->out[0]] = attr_int(C, "axis", 1);
+		for (int j = 0; j < C->nin; j++) {
+			int x = C->in[j];
+			bool twice = false;
+			for (int l = 0; l < j; l++)
+				twice = twice || C->in[l] == x;
+			if (x >= 0 && !p->init[x] && maker(p, x) >= 0 && P->into[x] < 0 && !twice) {
+				P->into[x] = (int)i, P->pos[x] = j;
+				any = P->holds[C->out[0]] = true;
+			}
+		}
+	}
+	if (!any)
+		drop_placement(p);
+}
+
+/* An Add, or a Sum of two (resnet's and shufflenet's residual sums), with the Relu that
+ * alone reads it: the Relu applied to each piece of the sum as it is stored. */
+static void fuse_ew(ox_plan *p, const int *uses, size_t i)
+{
+	ox_node *N = &p->nodes[i];
+	if ((!is_op(N, "Add") && !is_op(N, "Sum")) || N->nin != 2 || N->fused_away || N->fuse || !one_output(N))
+		return;
+	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0], false, 0, true, -1, -1, -1};
+	int relu = take_relu(p, uses, &u, (int)i);
+	if (relu < 0 || !(N->fuse = malloc(sizeof u)))
+		return;
+	*N->fuse = u;
+	p->nodes[relu].fused_away = true;
+}
+
 /* Conv weights that are constants get their packed form (value.h: derived). */
 static void prepack_conv(const ox_node *N, ox_val *const *v, int level)
 {
@@ -1467,7 +1812,7 @@ static void prepack_conv(const ox_node *N, ox_val *const *v, int level)
 static void fold_constants(ox_plan *p, ox_val **v)
 {
 	ox_status st;
-	frame F = {p, v, NULL, &st, ""};
+	frame F = {p, v, NULL, &st, "", NULL, -1};
 	for (size_t i = 0; i < p->nnodes; i++) {
 		ox_node *N = &p->nodes[i];
 		ox_val *in[16], *out[16] = {NULL};
@@ -1499,6 +1844,11 @@ void ox_plan_optimize(ox_plan *p)
 		fold_constants(p, v);
 		for (size_t i = 0; i < p->nnodes; i++)
 			fuse_conv(p, uses, v, i);
+		for (size_t i = 0; i < p->nnodes; i++)
+			fuse_bn(p, uses, v, i);
+		for (size_t i = 0; i < p->nnodes; i++)
+			fuse_ew(p, uses, i);
+		plan_placement(p);
 		for (size_t i = 0; i < p->nnodes; i++)
 			prepack_conv(&p->nodes[i], v, ox_cpu_level());
 	}
@@ -1572,7 +1922,7 @@ int ox_body_call(ox_k *k, size_t i, ox_val **in, ox_val **out)
 {
 	frame *F = k->exec;
 	ox_status st;
-	frame G = {F->p, F->v, F->parent, &st, ""};
+	frame G = {F->p, F->v, F->parent, &st, "", NULL, -1};
 	const ox_node *N = &F->p->nodes[i];
 	if (call_kernel(&G, N, i, in, N->nin, out, OX_ACT_NONE) < 0)
 		return ox_kfail(k, "%s", st.msg);

@@ -29,8 +29,10 @@ typedef struct ox_status {
 ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st);
 
 /* Session-time work on the main graph: nodes whose inputs are all constants are run and
- * their results kept (folding), a Conv absorbs the BatchNormalization and Relu after it,
- * and constant Conv weights are packed for the GEMM. Runs give the same results as
+ * their results kept (folding), a Conv absorbs the BatchNormalization and Relu after it
+ * (a BatchNormalization after no Conv, the Mul, Add and Relu after it), constant Conv
+ * weights are packed for the GEMM, and the inputs of Concats are placed in their outputs
+ * (exec.c: placement). Runs give the same results as
  * without it (up to rounding where BatchNormalization is folded); when a run overrides
  * an initializer that something was made from, that part runs as it would have. Out of
  * memory just leaves a part undone. */

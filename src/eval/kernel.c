@@ -82,6 +82,24 @@ void ox_out_set(ox_k *k, int i, ox_val *v)
 	}
 }
 
+/* Fills y with copies of one element (zeros when elem is NULL): the copied prefix doubles
+ * each step, so a weight tensor of millions of elements takes a few dozen memcpy calls
+ * rather than one per element. */
+void ox_tensor_fill(ox_val *y, const void *elem)
+{
+	size_t es = ox_elem_size(y->type), total = (size_t)y->count * es;
+	if (!total)
+		return;
+	if (!elem) {
+		memset(y->data, 0, total);
+		return;
+	}
+	if (elem != y->data)
+		memcpy(y->data, elem, es);
+	for (size_t have = es; have < total; have *= 2)
+		memcpy((char *)y->data + have, y->data, have < total - have ? have : total - have);
+}
+
 ox_val *ox_out_tensor(ox_k *k, int i, int type, int rank, const int64_t *dims)
 {
 	const char *why;
@@ -89,7 +107,9 @@ ox_val *ox_out_tensor(ox_k *k, int i, int type, int rank, const int64_t *dims)
 		ox_kfail(k, "output %d is missing (the node names %d output%s)", i, k->nout, k->nout == 1 ? "" : "s");
 		return NULL;
 	}
-	ox_val *v = ox_tensor_new(type, rank, dims, &why);
+	ox_val *v = k->exec ? ox_exec_placed(k, i, type, rank, dims) : NULL;
+	if (!v)
+		v = ox_tensor_new(type, rank, dims, &why);
 	if (!v) {
 		ox_kfail(k, "output %d: %s", i, why);
 		return NULL;

@@ -64,10 +64,16 @@ int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq);
 int ox_in_int8_operands(ox_k *k, ox_val **a, ox_val **b, ox_val **za, ox_val **zb, const char *na, const char *nb);
 /* Whether output i is wanted (named by the node). */
 bool ox_out_wanted(const ox_k *k, int i);
-/* Allocates output tensor i (uninitialized data); NULL after failing with the reason. */
+/* Allocates output tensor i (uninitialized data); NULL after failing with the reason.
+ * Where the session placed the output in a Concat's output (exec.c), it is a view there. */
 ox_val *ox_out_tensor(ox_k *k, int i, int type, int rank, const int64_t *dims);
+/* The executor's side of that: output i as a view in a Concat's output, or NULL (exec.c). */
+ox_val *ox_exec_placed(ox_k *k, int i, int type, int rank, const int64_t *dims);
 /* Stores v (a new reference, possibly shared with an input via ox_val_ref) as output i. */
 void ox_out_set(ox_k *k, int i, ox_val *v);
+/* Fills tensor y with copies of the element at elem (zeros when NULL; elem may be
+ * y->data, its first element). */
+void ox_tensor_fill(ox_val *y, const void *elem);
 
 /* Input i as a list of int64 (int32 and int64 tensors of rank 0 or 1, as shape-like inputs
  * of Reshape, Slice, ... are); returns the count or -1 after failing. */

@@ -293,6 +293,22 @@ ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims)
 	return v;
 }
 
+ox_val *ox_tensor_view_at(ox_val *base, size_t offset, int rank, const int64_t *dims)
+{
+	int64_t n = rank <= OX_MAX_RANK ? ox_shape_count(rank, dims) : -1;
+	size_t es = ox_elem_size(base->type);
+	if (n < 0 || base->type == OX_STRING || offset > (size_t)base->count * es ||
+	    (size_t)n > ((size_t)base->count * es - offset) / es)
+		return NULL;
+	ox_val *v = value_new(OX_TENSOR);
+	if (!v)
+		return NULL;
+	set_shape(v, base->type, rank, dims, n);
+	v->data = (char *)base->data + offset;
+	v->owner = ox_val_ref(base->owner ? base->owner : base);
+	return v;
+}
+
 ox_val *ox_tensor_scalar(int type, const void *elem)
 {
 	ox_val *v = ox_tensor_new(type, 0, NULL, NULL);

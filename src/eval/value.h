@@ -76,6 +76,9 @@ uint64_t ox_system_allocs(void);
 ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why);
 /* A new tensor with the data of base and another shape of the same element count. */
 ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims);
+/* A tensor of type base's (not string) and the given shape over base's data from byte
+ * offset on, sharing it like ox_tensor_view; NULL when it would pass base's end. */
+ox_val *ox_tensor_view_at(ox_val *base, size_t offset, int rank, const int64_t *dims);
 ox_val *ox_tensor_scalar(int type, const void *elem);
 ox_val *ox_sequence_new(int elem_type, size_t n); /* items NULL, to be filled */
 ox_val *ox_optional_new(int elem_kind, int elem_type, ox_val *elem); /* takes elem */

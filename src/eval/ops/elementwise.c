@@ -658,11 +658,16 @@ LOOPS(less_equal, INT_TABLE(less_equal), [OX_FLOAT] = less_equal_f32, [OX_DOUBLE
 /* A float32 loop of elementwise_simd.c run by the engine */
 typedef struct f32_binary_ctx {
 	ox_f32_binary f;
+	ox_f32_unary relu; /* the activation the session fused into the node, or NULL */
 } f32_binary_ctx;
 
+/* A piece of a row, then its activation while it is in the caches. */
 static void f32_binary(void *y, const void *const *x, const int *s, size_t n, const void *ctx)
 {
-	((const f32_binary_ctx *)ctx)->f(y, x[0], x[1], n, s[0], s[1]);
+	const f32_binary_ctx *c = ctx;
+	c->f(y, x[0], x[1], n, s[0], s[1]);
+	if (c->relu)
+		c->relu(y, y, n, NULL);
 }
 
 /* ---- binary operators ------------------------------------------------------------- */
@@ -750,11 +755,12 @@ static int binary_inputs(ox_k *k, const binop *op, ox_val **a, ox_val **b, int *
 	return 0;
 }
 
-/* y = a op b in the compute type, both already converted */
-static void binary_run(const binop *op, ox_val *y, ox_val *a, ox_val *b)
+/* y = a op b in the compute type, both already converted; act (k->act) applies on the
+ * float32 path, which the session's fusion asks for only (exec.c: ew_fusion_holds). */
+static void binary_run(const binop *op, ox_val *y, ox_val *a, ox_val *b, int act)
 {
 	const ox_val *x[2] = {op->swap ? b : a, op->swap ? a : b};
-	f32_binary_ctx c = {op->f32};
+	f32_binary_ctx c = {op->f32, act == OX_ACT_RELU ? ox_f32_loops_best()->relu : NULL};
 	if (a->type == OX_FLOAT && op->f32)
 		ox_ew_apply(y, 2, x, f32_binary, &c);
 	else
@@ -774,7 +780,7 @@ static int binary(ox_k *k, const binop *op)
 	ox_val *ca = as_type(k, a, ct), *cb = ca ? as_type(k, b, ct) : NULL;
 	ox_val *y = cb ? out_begin(k, op->to_bool ? OX_BOOL : a->type, op->to_bool ? OX_BOOL : ct, rank, dims) : NULL;
 	if (y)
-		binary_run(op, y, ca, cb);
+		binary_run(op, y, ca, cb, k->act);
 	ox_val_unref(ca);
 	ox_val_unref(cb);
 	ox_val_unref(b);
@@ -877,7 +883,7 @@ static int power(ox_k *k, bool legacy)
 	if (bv && !ox_broadcast_shape(k, a->rank, a->dims, bv->rank, bv->dims, &rank, dims))
 		y = out_begin(k, a->type, ct, rank, dims);
 	if (y)
-		binary_run(&op, y, ca, bv);
+		binary_run(&op, y, ca, bv, OX_ACT_NONE);
 	ox_val_unref(ca);
 	ox_val_unref(cb);
 	ox_val_unref(bv);
@@ -940,7 +946,7 @@ static int variadic(ox_k *k, const binop *op, bool mean)
 	for (int i = 1; rc == 0 && i < k->nin; i++) {
 		ox_val *ci = as_type(k, k->in[i], ct);
 		if (ci)
-			binary_run(op, y, i == 1 ? acc : y, ci);
+			binary_run(op, y, i == 1 ? acc : y, ci, i == k->nin - 1 ? k->act : OX_ACT_NONE);
 		else
 			rc = -1;
 		ox_val_unref(ci);

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elementwise.h"
 #include "nn.h"
+#include "eval/threads.h"
 
 /* The product of d[from..to), saturated: an empty tensor may have huge other dims. */
 static int64_t prod(const int64_t *d, int from, int to)
@@ -104,9 +106,34 @@ typedef struct bn {
 	double *p[4];         /* scale, B, mean, var */
 } bn;
 
-/* Inference on float32 through the vector kernels: y = x * a + b per feature. */
+/* Planes of bn_fast for the pool's threads, in groups of about 64k elements. */
+typedef struct bn_job {
+	const bn *b;
+	const float *a, *c, *x;
+	float *y;
+	const ox_nn_vec *v;
+	const ox_f32_loops *act;
+	int64_t per; /* planes (image, feature) a task */
+} bn_job;
+
+static void bn_planes(void *ctx, int64_t t)
+{
+	const bn_job *J = ctx;
+	const bn *b = J->b;
+	for (int64_t pl = t * J->per; pl < b->n * b->f && pl < (t + 1) * J->per; pl++) {
+		int64_t f = pl % b->f, at = pl * b->inner;
+		J->v->affine(J->y + at, J->x + at, J->a[f], J->c[f], b->inner);
+		if (J->act)
+			J->act->relu(J->y + at, J->y + at, (size_t)b->inner, NULL);
+	}
+}
+
+/* Inference on float32 through the vector kernels: y = x * a + b per feature, then the
+ * activation the session fused into the node (k->act), each plane while in the caches;
+ * planes spread over the session's threads (each computed the same way wherever). */
 static int bn_fast(ox_k *k, const bn *b, const ox_val *x, ox_val *y)
 {
+	const ox_f32_loops *act = k->act == OX_ACT_RELU ? ox_f32_loops_best() : NULL;
 	float *a = malloc((size_t)(2 * b->f + 1) * sizeof *a);
 	if (!a)
 		return ox_kfail(k, "out of memory");
@@ -119,13 +146,15 @@ static int bn_fast(ox_k *k, const bn *b, const ox_val *x, ox_val *y)
 	const ox_nn_vec *v = ox_nn_vec_get();
 	const float *xf = x->data;
 	float *yf = y->data;
-	for (int64_t i = 0; i < b->n; i++) {
-		if (b->inner == 1)
-			v->affine_v(yf + i * b->f, xf + i * b->f, a, c, b->f);
-		for (int64_t f = 0; b->inner > 1 && f < b->f; f++) {
-			int64_t at = (i * b->f + f) * b->inner;
-			v->affine(yf + at, xf + at, a[f], c[f], b->inner);
-		}
+	for (int64_t i = 0; b->inner == 1 && i < b->n; i++) {
+		v->affine_v(yf + i * b->f, xf + i * b->f, a, c, b->f);
+		if (act)
+			act->relu(yf + i * b->f, yf + i * b->f, (size_t)b->f, NULL);
+	}
+	if (b->inner > 1) {
+		int64_t planes = b->n * b->f, per = ox_threads() > 1 ? (INT64_C(1) << 16) / b->inner + 1 : planes;
+		bn_job J = {b, a, c, xf, yf, v, act, per};
+		ox_parallel_for((planes + per - 1) / per, bn_planes, &J);
 	}
 	free(a);
 	return 0;
@@ -733,8 +762,10 @@ static int dropout(ox_k *k, int ver)
 		return -1;
 	if (!train || ratio == 0) {
 		ox_out_set(k, 0, ox_val_ref(x));
-		for (int64_t i = 0; mask && i < mask->count; i++)
-			ox_set_f64(mask, i, 1);
+		if (mask && mask->count) {
+			ox_set_f64(mask, 0, 1); /* one element by type, copied: a mask is as large as the data */
+			ox_tensor_fill(mask, mask->data);
+		}
 		return 0;
 	}
 	double *xd, *yd;

@@ -249,7 +249,9 @@ int ox_concat(ox_k *k, ox_val *const *xs, int64_t n, int64_t axis_attr, bool new
 			int64_t m = (new_axis ? 1 : xs[i]->dims[axis]) * inner;
 			if (m == 0)
 				continue; /* an empty input has no data pointer to offset */
-			ox_copy_elems(o, (const char *)xs[i]->data + j * m * (int64_t)es, es, m);
+			const char *src = (const char *)xs[i]->data + j * m * (int64_t)es;
+			if (src != o) /* else the input was made in place (exec.c: placement) */
+				ox_copy_elems(o, src, es, m);
 			o += m * (int64_t)es;
 		}
 	return ox_out_own(k, y);
@@ -578,23 +580,6 @@ int ox_op_Size(ox_k *k)
 	return y ? 0 : -1;
 }
 
-/* Fills y with copies of one element (zeros when elem is NULL): the copied prefix doubles
- * each step, so a weight tensor of millions of elements takes a few dozen memcpy calls
- * rather than one per element. */
-static void fill(ox_val *y, const void *elem)
-{
-	size_t es = ox_elem_size(y->type), total = (size_t)y->count * es;
-	if (!total)
-		return;
-	if (!elem) {
-		memset(y->data, 0, total);
-		return;
-	}
-	memcpy(y->data, elem, es);
-	for (size_t have = es; have < total; have *= 2)
-		memcpy((char *)y->data + have, y->data, have < total - have ? have : total - have);
-}
-
 int ox_op_ConstantOfShape(ox_k *k)
 {
 	int64_t dims[OX_MAX_RANK];
@@ -614,7 +599,7 @@ int ox_op_ConstantOfShape(ox_k *k)
 	}
 	ox_val *y = ox_out_tensor(k, 0, v ? v->type : OX_FLOAT, (int)n, dims);
 	if (y)
-		fill(y, v ? v->data : NULL);
+		ox_tensor_fill(y, v ? v->data : NULL);
 	int rc = y ? ox_out_own(k, y) : -1;
 	ox_val_unref(v);
 	return rc;

@@ -78,6 +78,13 @@ static float pool_rows(const ox_pool2d *p, int64_t y0, int64_t *ky0, int64_t *ky
 	return (float)((p->mode == OX_POOL_AVG ? *ky1 - *ky0 : npad) * p->kw);
 }
 
+/* How a stride of 2 reads a tap's VW lanes: as the even elements of the 2 VW floats from
+ * the tap's first (POOL_EVEN), as the odd ones from the float before it (POOL_ODD: the
+ * last block of a row, whose 2 VW floats from the tap would pass the row's end by one),
+ * or by a gather, several times slower (on AMD EPYC a third of a whole pooling layer
+ * went to the one gathered block per row). */
+enum { POOL_GATHER, POOL_EVEN, POOL_ODD };
+
 /* Room for the copied rows of one block of outputs at a row's edges. */
 enum { POOL_EDGE_FLOATS = 2048 };
 
@@ -133,6 +140,73 @@ static bool pool_edge_rows(const ox_pool2d *p, const float *x, int64_t y0, int64
 	for (int64_t r = 0; r < ky1 - ky0; r++)
 		pool_edge_row(p, x + (y0 + (ky0 + r) * p->dh) * p->iw, c0, *w, buf + r * *w);
 	return true;
+}
+
+/* ---- pooling over a padded copy of the plane -----------------------------------------
+ * With dilation 1, a plane copied with its pads filled (pool_edge_row: 0 for averages,
+ * the nearest edge element for max) has every window inside the copy, so each output
+ * row is whole vector blocks: no pool_one at the edges, no copied rows per edge block.
+ * Sums and maxima come out as pool_one's (see pool_edge_rows); an average divides by
+ * (rows counted) * (columns counted), exact in float. */
+
+/* Floats a padded plane and its column counts may take (on the stack): 16 KiB, a 56 x 56
+ * plane at a stride of 1. */
+enum { POOL_PAD_STACK = 4096 };
+
+/* Taps of [start, start + k) inside [lo, hi). */
+static int64_t pool_count(int64_t start, int64_t k, int64_t lo, int64_t hi)
+{
+	int64_t a = start > lo ? start : lo, b = start + k < hi ? start + k : hi;
+	return b > a ? b - a : 0;
+}
+
+/* Whether the plane has windows that reach outside the input, which the padded copy is
+ * for (or rows narrower than a vector); dilation 1 only. */
+static bool pool_pad_wanted(const ox_pool2d *p, int vw)
+{
+	if (p->dh != 1 || p->dw != 1 || p->oh < 1 || p->ow < 1)
+		return false;
+	return p->pt || p->pb || p->pl || p->pr || p->ow < vw || (p->ow - 1) * p->sw + p->kw > p->iw ||
+	       (p->oh - 1) * p->sh + p->kh > p->ih;
+}
+
+/* The columns a row of vw-wide blocks reads in the copy, the last block included: 2 vw
+ * floats a tap at a stride of 2 (read as their even elements). */
+static int64_t pool_pad_width(const ox_pool2d *p, int vw)
+{
+	int64_t ob = (p->ow - 1) / vw * vw; /* the last block's first output */
+	return p->sw == 2 ? 2 * ob + p->kw - 1 + 2 * vw : (ob + vw - 1) * p->sw + p->kw;
+}
+
+/* hp rows of wp columns: input row r - pt, columns from -pl, filled outside the input. */
+static void pool_pad_plane(const ox_pool2d *p, const float *x, float *buf, int64_t hp, int64_t wp)
+{
+	bool max = p->mode == OX_POOL_MAX;
+	for (int64_t r = 0; r < hp; r++) {
+		int64_t iy = r - p->pt;
+		float *d = buf + r * wp;
+		if (!max && (iy < 0 || iy >= p->ih)) {
+			memset(d, 0, (size_t)wp * sizeof *d);
+			continue;
+		}
+		iy = iy < 0 ? 0 : iy >= p->ih ? p->ih - 1 : iy;
+		pool_edge_row(p, x + iy * p->iw, -p->pl, wp, d);
+	}
+}
+
+/* Per output column (n of them, the rest up to n + vw set to 1): the input columns its
+ * window holds (0: none, pool_one's case) and the columns its divisor counts. Whether
+ * some window holds none. */
+static bool pool_pad_cols(const ox_pool2d *p, int64_t n, int vw, float *creal, float *cdiv)
+{
+	bool hollow = false;
+	for (int64_t ox = 0; ox < n + vw; ox++) {
+		int64_t a = ox * p->sw - p->pl;
+		creal[ox] = ox < n ? (float)pool_count(a, p->kw, 0, p->iw) : 1;
+		cdiv[ox] = ox >= n ? 1 : p->mode == OX_POOL_AVG_PAD ? (float)pool_count(a, p->kw, -p->pl, p->iw + p->pr) : creal[ox];
+		hollow = hollow || creal[ox] == 0;
+	}
+	return hollow;
 }
 
 /* ---- scalar reference ---------------------------------------------------------------- */

@@ -187,36 +187,57 @@ static TARGET void FN(exp)(float *y, const float *x, int64_t n)
 		y[i] = expf(x[i]);
 }
 
-/* VW outputs of one row whose windows lie inside the input horizontally and have nrows
- * rows inside it vertically, the first at row0. The taps go in pool_one's order, so the
- * sums are the same. A stride of 2 reads each tap's lanes as the even elements of two
- * vectors (a gather is several times slower) when even says those 2 VW floats lie in
- * the row. */
-static inline TARGET VF FN(pool_lanes)(const ox_pool2d *p, const float *row0, int64_t nrows, VI idx, bool even)
+/* One tap's VW lanes at q: contiguous with a stride of 1, else as how says. */
+static inline __attribute__((always_inline)) TARGET VF FN(pool_tap)(const float *q, VI idx, int64_t sw, int how)
 {
-	VF acc = VZERO();
-	bool first = true;
-	for (int64_t r = 0; r < nrows; r++) {
-		const float *row = row0 + r * p->dh * p->iw;
-		for (int64_t kx = 0; kx < p->kw; kx++) {
-			const float *q = row + kx * p->dw;
-			VF v = p->sw == 1 ? VLOAD(q) : even ? VEVEN(q) : VGATHER(q, idx);
-			if (p->mode != OX_POOL_MAX)
-				acc = VADD(acc, v);
-			else
-				acc = first ? v : VMAX(v, acc); /* keeps acc when either is NaN, like v > acc */
-			first = false;
+	return sw == 1 ? VLOAD(q) : how == POOL_EVEN ? VEVEN(q) : how == POOL_ODD ? VODD(q - 1) : VGATHER(q, idx);
+}
+
+/* pool_lanes for one stride, way of reading and mode, each made with them constant: the
+ * loop over the taps is then a load and a max or add (the general loop tested all three
+ * at every tap, and took twice the time). A max starts from the first tap and an average
+ * from +0, as pool_one does. */
+static inline __attribute__((always_inline)) TARGET VF FN(pool_taps)(const ox_pool2d *p, const float *row0,
+								    int64_t nrows, VI idx, int64_t sw, int how,
+								    bool max)
+{
+	const int64_t rs = p->dh * p->iw, kw = p->kw, dw = p->dw;
+	VF acc = max ? FN(pool_tap)(row0, idx, sw, how) : VZERO();
+	for (int64_t r = 0; r < nrows; r++)
+		for (int64_t kx = max && r == 0; kx < kw; kx++) {
+			VF v = FN(pool_tap)(row0 + r * rs + kx * dw, idx, sw, how);
+			acc = max ? VMAX(v, acc) : VADD(acc, v); /* max keeps acc when either is NaN, like v > acc */
 		}
-	}
 	return acc;
+}
+
+/* VW outputs of one row whose windows lie inside the input horizontally and have nrows
+ * (at least 1) rows inside it vertically, the first at row0. The taps go in pool_one's
+ * order, so the sums are the same. */
+static __attribute__((noinline)) TARGET VF FN(pool_lanes)(const ox_pool2d *p, const float *row0, int64_t nrows, VI idx,
+							 int how)
+{
+	bool max = p->mode == OX_POOL_MAX;
+	if (p->sw == 1)
+		return max ? FN(pool_taps)(p, row0, nrows, idx, 1, POOL_GATHER, true)
+			   : FN(pool_taps)(p, row0, nrows, idx, 1, POOL_GATHER, false);
+	if (how == POOL_EVEN)
+		return max ? FN(pool_taps)(p, row0, nrows, idx, 2, POOL_EVEN, true)
+			   : FN(pool_taps)(p, row0, nrows, idx, 2, POOL_EVEN, false);
+	if (how == POOL_ODD)
+		return max ? FN(pool_taps)(p, row0, nrows, idx, 2, POOL_ODD, true)
+			   : FN(pool_taps)(p, row0, nrows, idx, 2, POOL_ODD, false);
+	return max ? FN(pool_taps)(p, row0, nrows, idx, p->sw, POOL_GATHER, true)
+		   : FN(pool_taps)(p, row0, nrows, idx, p->sw, POOL_GATHER, false);
 }
 
 /* Outputs ox .. ox + VW - 1 of a row (see pool_lanes). */
 static inline TARGET void FN(pool_block)(const ox_pool2d *p, const float *row0, int64_t nrows, float div, float *yr,
 					 int64_t ox)
 {
-	bool even = p->sw == 2 && 2 * ox - p->pl + (p->kw - 1) * p->dw + 2 * VW <= p->iw;
-	VF acc = FN(pool_lanes)(p, row0 + ox * p->sw, nrows, VIOTA(p->sw), even);
+	int64_t start = 2 * ox - p->pl, end = start + (p->kw - 1) * p->dw + 2 * VW; /* the floats POOL_EVEN reads */
+	int how = p->sw != 2 ? POOL_GATHER : end <= p->iw ? POOL_EVEN : start >= 1 && end - 1 <= p->iw ? POOL_ODD : POOL_GATHER;
+	VF acc = FN(pool_lanes)(p, row0 + ox * p->sw, nrows, VIOTA(p->sw), how);
 	VSTORE(yr + ox, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VSET(div)));
 }
 
@@ -231,14 +252,53 @@ static TARGET bool FN(pool_edge)(const ox_pool2d *p, const float *x, int64_t y0,
 	if (!pool_edge_rows(p, x, y0, ky0, ky1, ox, n, VW, buf, &q.iw, div))
 		return false;
 	q.dh = 1;
-	VF acc = FN(pool_lanes)(&q, buf, ky1 - ky0, VIOTA(p->sw), p->sw == 2);
+	VF acc = FN(pool_lanes)(&q, buf, ky1 - ky0, VIOTA(p->sw), p->sw == 2 ? POOL_EVEN : POOL_GATHER);
 	VSTORE(out, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VLOAD(div)));
 	memcpy(yr + ox, out, (size_t)n * sizeof *out);
 	return true;
 }
 
+/* pool2d through a padded copy of the plane (nn_simd.c), on the stack; false when the
+ * plane does not qualify or is too large for it (the edge blocks of the general path
+ * then cost less than copying the whole plane). */
+static TARGET bool FN(pool2d_padded)(const ox_pool2d *p, const float *x, float *y)
+{
+	if (!pool_pad_wanted(p, VW))
+		return false;
+	int64_t wp = pool_pad_width(p, VW), hp = (p->oh - 1) * p->sh + p->kh, ow = p->ow;
+	if (wp > POOL_PAD_STACK / hp || hp * wp + 2 * (ow + VW) > POOL_PAD_STACK)
+		return false;
+	float buf[POOL_PAD_STACK];
+	float *creal = buf + hp * wp, *cdiv = creal + ow + VW, t[VW];
+	pool_pad_plane(p, x, buf, hp, wp);
+	bool hollow = pool_pad_cols(p, ow, VW, creal, cdiv);
+	ox_pool2d q = *p;
+	q.iw = wp;
+	bool max = p->mode == OX_POOL_MAX;
+	for (int64_t oy = 0; oy < p->oh; oy++) {
+		int64_t y0 = oy * p->sh - p->pt, rows = pool_count(y0, p->kh, 0, p->ih);
+		float rdiv = (float)(p->mode == OX_POOL_AVG_PAD ? pool_count(y0, p->kh, -p->pt, p->ih + p->pb) : rows);
+		float *yr = y + oy * ow;
+		const float *row0 = buf + oy * p->sh * wp;
+		for (int64_t ob = 0; rows && ob < ow; ob += VW) {
+			VF acc = FN(pool_lanes)(&q, row0 + ob * p->sw, p->kh, VIOTA(p->sw), p->sw == 2 ? POOL_EVEN : POOL_GATHER);
+			if (!max)
+				acc = VDIV(acc, VMUL(VLOAD(cdiv + ob), VSET(rdiv)));
+			VSTORE(ob + VW <= ow ? yr + ob : t, acc);
+			if (ob + VW > ow)
+				memcpy(yr + ob, t, (size_t)(ow - ob) * sizeof *t);
+		}
+		for (int64_t ox = 0; (hollow || !rows) && ox < ow; ox++)
+			if (!rows || creal[ox] == 0)
+				yr[ox] = pool_one(p, x, oy, ox);
+	}
+	return true;
+}
+
 static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 {
+	if (FN(pool2d_padded)(p, x, y))
+		return;
 	int64_t lo, hi;
 	pool_interior(p, &lo, &hi);
 	for (int64_t oy = 0; oy < p->oh; oy++) {

@@ -46,6 +46,10 @@
 #define VEVEN(p)                                                                                     \
 	_mm256_castpd_ps(_mm256_permute4x64_pd(                                                      \
 		_mm256_castps_pd(_mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps((p) + 8), 0x88)), 0xd8))
+/* p[1], p[3], ..., p[15], read as the two vectors at p and p + 8 (all of p[0..15]) */
+#define VODD(p)                                                                                      \
+	_mm256_castpd_ps(_mm256_permute4x64_pd(                                                      \
+		_mm256_castps_pd(_mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps((p) + 8), 0xdd)), 0xd8))
 #define VIOTA(s) _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)(s)))
 #define VD __m256d /* doubles: VW / 2 per vector */
 #define VDZERO _mm256_setzero_pd

@@ -44,6 +44,11 @@
 	_mm512_permutex2var_ps(_mm512_loadu_ps(p),                                                   \
 			       _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), \
 			       _mm512_loadu_ps((p) + 16))
+/* p[1], p[3], ..., p[31], read as the two vectors at p and p + 16 (all of p[0..31]) */
+#define VODD(p)                                                                                      \
+	_mm512_permutex2var_ps(_mm512_loadu_ps(p),                                                   \
+			       _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), \
+			       _mm512_loadu_ps((p) + 16))
 #define VIOTA(s)                                                                                     \
 	_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), \
 			   _mm512_set1_epi32((int)(s)))

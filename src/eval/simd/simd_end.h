@@ -41,6 +41,7 @@
 #undef VGATHER
 #undef VIOTA
 #undef VEVEN
+#undef VODD
 #undef VD
 #undef VDZERO
 #undef VDLOAD
