@@ -2,16 +2,19 @@
  * plain evaluation's outputs when folded, fused and packed, the same bits on 1 and 2
  * threads; BatchNormalization fusion and folding step aside when a run overrides the
  * initializers they were made from. */
+#define _GNU_SOURCE /* mincore */
 #include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "arena.h"
 #include "eval/exec.h"
+#include "eval/slab.h"
 #include "eval/value.h"
 #include "testutil.h"
 
@@ -374,6 +377,90 @@ START_TEST(optimizations_happen)
 }
 END_TEST
 
+/* ---- a session's memory in huge pages -------------------------------------------------- */
+
+/* Whether any page of [p, p + n) is mapped: mincore fails with ENOMEM on unmapped memory. */
+static bool mapped(const void *p, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(page - 1);
+	unsigned char vec[64];
+	return n / page < sizeof vec && mincore((void *)a, (uintptr_t)p + n - a, vec) == 0;
+}
+
+START_TEST(slab_blocks)
+{
+	ox_slab *s = ox_slab_new();
+	ck_assert_ptr_nonnull(s);
+	char *a = ox_slab_alloc(s, 100), *b = ox_slab_alloc(s, 5000);
+	/* larger than a chunk: a chunk of its own, mapped without being touched */
+	char *big = ox_slab_alloc(s, (size_t)40 << 20);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(big);
+	ck_assert_uint_eq((uintptr_t)a % 64, 0);
+	ck_assert_uint_eq((uintptr_t)b % 64, 0);
+	ck_assert(b >= a + 128 || a >= b + 5056); /* rounded up to 64: no overlap */
+	memset(a, 1, 100);
+	memset(b, 2, 5000);
+	big[0] = big[((size_t)40 << 20) - 1] = 3;
+	ck_assert_int_eq(a[99], 1);
+	void *m = malloc(64);
+	ck_assert(!ox_slab_release(m)); /* not a slab block: left alone */
+	free(m);
+	ck_assert(!ox_slab_release(NULL));
+	ck_assert(ox_slab_release(big));
+	ox_slab_close(s);
+	/* closed with blocks still out: they stay usable until the last is released */
+	ck_assert(mapped(a, 100) && mapped(b, 5000));
+	memset(b, 4, 5000);
+	ck_assert(ox_slab_release(a));
+	ck_assert(mapped(b, 5000));
+	ck_assert(ox_slab_release(b));
+	ck_assert(!mapped(b, 5000));
+	ck_assert(!ox_slab_release(b)); /* forgotten with its slab */
+}
+END_TEST
+
+static OnnxSession *text_session(const char *text, Onnx__ModelProto **m)
+{
+	OnnxError err;
+	REQUIRE(OnnxParser_Parse(text, strlen(text), m, &err) == ONNXTXT_OK, "parse: %s", err.message);
+	return session(*m, 2, 0);
+}
+
+/* A session's output is a block of its slab; bound as another session's input it
+ * outlives the session that made it, and the one that reads it sees its values. */
+START_TEST(output_outlives_session)
+{
+	Onnx__ModelProto *ma, *mb;
+	OnnxSession *a = text_session("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				      "g (float[4096] X) => (float[4096] Y) {\n  Y = Relu (X)\n}\n", &ma);
+	OnnxSession *b = text_session("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				      "g (float[4096] X) => (float[4096] Y) {\n  Y = Neg (X)\n}\n", &mb);
+	float x[4096];
+	for (int i = 0; i < 4096; i++)
+		x[i] = (float)(i % 7) - 3;
+	int64_t n = 4096;
+	OnnxValue *v;
+	OnnxError err;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, &n, 1, x, &v, &err), ONNXTXT_OK);
+	for (int r = 0; r < 2; r++) { /* the second run: outputs in kept blocks */
+		ck_assert_int_eq(OnnxSession_SetInput(a, "X", v, &err), ONNXTXT_OK);
+		run(a);
+	}
+	OnnxValue_Free(v);
+	ck_assert_int_eq(OnnxSession_SetInput(b, "X", OnnxSession_Output(a, 0), &err), ONNXTXT_OK);
+	OnnxSession_Free(a);
+	run(b);
+	const float *y = OnnxValue_Data(OnnxSession_Output(b, 0));
+	for (int i = 0; i < 4096; i++)
+		ck_assert_float_eq(y[i], -(x[i] > 0 ? x[i] : 0));
+	OnnxSession_Free(b);
+	OnnxProto_Free(ma);
+	OnnxProto_Free(mb);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimize");
@@ -388,6 +475,8 @@ int main(void)
 	tcase_add_test(tc, options_checked);
 	tcase_add_test(tc, optimizations_happen);
 	tcase_add_test(tc, elementwise_threads_exact);
+	tcase_add_test(tc, slab_blocks);
+	tcase_add_test(tc, output_outlives_session);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

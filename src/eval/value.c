@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "slab.h"
 #include "value.h"
 
 int64_t ox_shape_count(int rank, const int64_t *dims)
@@ -79,6 +80,7 @@ static size_t size_class(size_t n)
 struct ox_blocks {
 	struct block *b;
 	size_t n, cap;
+	ox_slab *slab; /* where its new blocks come from (slab.c), made at the first */
 };
 
 static _Thread_local ox_blocks *current_blocks;
@@ -91,9 +93,11 @@ ox_blocks *ox_blocks_new(void)
 void ox_blocks_free(ox_blocks *k)
 {
 	for (size_t i = 0; k && i < k->n; i++)
-		free(k->b[i].p);
-	if (k)
+		ox_free_big(k->b[i].p);
+	if (k) {
 		free(k->b);
+		ox_slab_close(k->slab);
+	}
 	free(k);
 }
 
@@ -175,6 +179,16 @@ bool ox_blocks_active(void)
 void *ox_alloc_big(size_t n)
 {
 	system_allocs += n >= OX_BLOCK_MIN;
+#if CACHE_SLOTS
+	/* while a session is entered, from its slab: packed weights, folded constants and the
+	 * blocks of its runs, all kept until the session goes */
+	ox_blocks *k = current_blocks;
+	if (k && n >= OX_BLOCK_MIN && (k->slab || (k->slab = ox_slab_new()))) {
+		void *p = ox_slab_alloc(k->slab, n);
+		if (p)
+			return p;
+	}
+#endif
 #if defined(MADV_HUGEPAGE) && CACHE_SLOTS
 	if (n >= HUGE_MIN) {
 		/* only whole huge pages are advised: the tail stays in small pages, not rounded up */
@@ -187,10 +201,20 @@ void *ox_alloc_big(size_t n)
 	return aligned_alloc(OX_ALIGN, (n + OX_ALIGN - 1) & ~(size_t)(OX_ALIGN - 1));
 }
 
+void ox_free_big(void *p)
+{
+	if (!ox_slab_release(p))
+		free(p);
+}
+
 static void data_free(void *p, size_t n)
 {
 	if (CACHE_SLOTS && current_blocks && p && size_class(n) >= OX_BLOCK_MIN &&
 	    blocks_keep(current_blocks, p, size_class(n)))
+		return;
+	/* a session's block outliving the session's runs (an output), or one kept blocks
+	 * could not take: back to its slab, never into the cache */
+	if (ox_slab_release(p))
 		return;
 #if CACHE_SLOTS
 	size_t size = size_class(n);
@@ -382,7 +406,7 @@ void ox_val_unref(ox_val *v)
 	for (size_t i = 0; i < v->nitems; i++)
 		ox_val_unref(v->items[i]);
 	free(v->items);
-	free(v->derived);
+	ox_free_big(v->derived);
 	free(v);
 }
 

@@ -45,8 +45,8 @@ typedef struct ox_val {
 	uint64_t id;
 	/* A constant the session keeps across runs (an initializer or a folded result). */
 	bool konst;
-	/* A kernel's session-time form of a constant (packed weights): one malloc'd block,
-	 * freed with the value. */
+	/* A kernel's session-time form of a constant (packed weights): one block of
+	 * ox_alloc_big, freed with the value. */
 	void *derived;
 } ox_val;
 
@@ -54,9 +54,12 @@ typedef struct ox_val {
  * negative. */
 int64_t ox_shape_count(int rank, const int64_t *dims);
 
-/* size bytes (rounded up to OX_ALIGN), OX_ALIGN-aligned, for free(): large blocks are
- * aligned and advised for huge pages. For tensor data and a kernel's derived forms. */
+/* size bytes (rounded up to OX_ALIGN), OX_ALIGN-aligned, for ox_free_big: large blocks
+ * are aligned and advised for huge pages, and while a session is entered (ox_blocks_enter)
+ * blocks come from its slab of huge pages (slab.c). For tensor data and a kernel's
+ * derived forms. */
 void *ox_alloc_big(size_t size);
+void ox_free_big(void *p);
 
 /* A session's memory plan: while it is entered on a thread, tensor blocks freed there are
  * kept in it and handed out again for the same size (see value.c). Enter returns the one
