@@ -334,6 +334,82 @@ START_TEST(elementwise_threads_exact)
 }
 END_TEST
 
+static const char shared_w_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[1, 2, 5, 5] X) => (float[1, 3, 5, 5] A, float[1, 3, 3, 3] B) <int64[4] ws = {3, 2, 3, 3}> {\n"
+	"  W = ConstantOfShape <value = float[1] {0.25}> (ws)\n"
+	"  A = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
+	"  B = Conv (X, W)\n"
+	"}\n";
+
+/* Weights packed on several threads (one task each) give what the plain evaluation gives. */
+START_TEST(shared_weights_packed)
+{
+	Onnx__ModelProto *m = tu_model(shared_w_model);
+	int64_t dims[4] = {1, 2, 5, 5};
+	float d[50];
+	for (int i = 0; i < 50; i++)
+		d[i] = (float)(i % 9) - 4;
+	OnnxValue *x;
+	OnnxError err;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, dims, 4, d, &x, &err), ONNXTXT_OK);
+	OnnxSession *s[2] = {session(m, 1, 1), session(m, 2, 0)};
+	for (int t = 0; t < 2; t++) {
+		set(s[t], "X", x);
+		run(s[t]);
+	}
+	for (size_t o = 0; o < 2; o++)
+		REQUIRE(OnnxValue_Equal(OnnxSession_Output(s[1], o), OnnxSession_Output(s[0], o), 1e-6, 1e-6, &err) ==
+				ONNXTXT_OK,
+			"output %zu: %s", o, err.message);
+	for (int t = 0; t < 2; t++)
+		OnnxSession_Free(s[t]);
+	OnnxValue_Free(x);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* ConstantOfShape fills large outputs in pieces on the session's threads: every element
+ * holds the value whatever the count, for elements of 4, 8 and 2 bytes and lengths that
+ * end inside a piece. */
+START_TEST(fill_in_pieces)
+{
+	Onnx__ModelProto *m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				       "g (int64[1] n1, int64[1] n2, int64[1] n3) => (float[A] a, int64[B] b, float16[C] c) {\n"
+				       "  a = ConstantOfShape <value = float[1] {0.02}> (n1)\n"
+				       "  b = ConstantOfShape <value = int64[1] {-7}> (n2)\n"
+				       "  c = ConstantOfShape <value = float16[1] {1.5}> (n3)\n"
+				       "}\n");
+	const int64_t len[3] = {1048576 + 3, 600001, 2097152 * 2 + 5}, one = 1;
+	for (int t = 1; t <= 3; t++) {
+		OnnxSession *s = session(m, t, 0);
+		for (int i = 0; i < 3; i++) {
+			OnnxValue *n;
+			OnnxError err;
+			char name[4];
+			snprintf(name, sizeof name, "n%d", i + 1);
+			ck_assert_int_eq(OnnxValue_NewTensor(7, &one, 1, &len[i], &n, &err), ONNXTXT_OK);
+			set(s, name, n);
+			OnnxValue_Free(n);
+		}
+		run(s);
+		const float *a = OnnxValue_Data(OnnxSession_Output(s, 0));
+		const int64_t *b = OnnxValue_Data(OnnxSession_Output(s, 1));
+		const uint16_t *c = OnnxValue_Data(OnnxSession_Output(s, 2));
+		for (int i = 0; i < 3; i++)
+			ck_assert_uint_eq(OnnxValue_Count(OnnxSession_Output(s, (size_t)i)), (size_t)len[i]);
+		for (int64_t i = 0; i < len[0]; i++)
+			REQUIRE(a[i] == 0.02f, "%d threads: a[%lld] = %g", t, (long long)i, a[i]);
+		for (int64_t i = 0; i < len[1]; i++)
+			REQUIRE(b[i] == -7, "%d threads: b[%lld] = %lld", t, (long long)i, (long long)b[i]);
+		for (int64_t i = 0; i < len[2]; i++)
+			REQUIRE(c[i] == 0x3e00, "%d threads: c[%lld] = 0x%x", t, (long long)i, c[i]);
+		OnnxSession_Free(s);
+	}
+	OnnxProto_Free(m);
+}
+END_TEST
+
 /* What the session-time pass did, counted on the plan. */
 static ox_plan_stats counts(const char *text)
 {
@@ -374,6 +450,10 @@ START_TEST(optimizations_happen)
 	ck_assert_uint_eq(c.kept, 1);
 	ck_assert_uint_eq(c.packed, 1);
 	ck_assert_uint_eq(c.fused, 0);
+	/* weights two Conv nodes share: packed once (one task), seen packed by both */
+	c = counts(shared_w_model);
+	ck_assert_uint_eq(c.kept, 1);
+	ck_assert_uint_eq(c.packed, 2);
 }
 END_TEST
 
@@ -476,6 +556,8 @@ int main(void)
 	tcase_add_test(tc, optimizations_happen);
 	tcase_add_test(tc, elementwise_threads_exact);
 	tcase_add_test(tc, slab_blocks);
+	tcase_add_test(tc, fill_in_pieces);
+	tcase_add_test(tc, shared_weights_packed);
 	tcase_add_test(tc, output_outlives_session);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

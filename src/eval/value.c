@@ -80,14 +80,20 @@ static size_t size_class(size_t n)
 struct ox_blocks {
 	struct block *b;
 	size_t n, cap;
-	ox_slab *slab; /* where its new blocks come from (slab.c), made at the first */
+	ox_slab *slab; /* where its new blocks come from (slab.c) */
 };
 
 static _Thread_local ox_blocks *current_blocks;
 
 ox_blocks *ox_blocks_new(void)
 {
-	return calloc(1, sizeof(ox_blocks));
+	ox_blocks *k = calloc(1, sizeof(ox_blocks));
+	/* made now, not at the first block: worker threads may take blocks from it at once */
+	if (k && CACHE_SLOTS && !(k->slab = ox_slab_new())) {
+		free(k);
+		return NULL;
+	}
+	return k;
 }
 
 void ox_blocks_free(ox_blocks *k)
@@ -99,6 +105,11 @@ void ox_blocks_free(ox_blocks *k)
 		ox_slab_close(k->slab);
 	}
 	free(k);
+}
+
+ox_blocks *ox_blocks_current(void)
+{
+	return current_blocks;
 }
 
 ox_blocks *ox_blocks_enter(ox_blocks *k)
@@ -183,7 +194,7 @@ void *ox_alloc_big(size_t n)
 	/* while a session is entered, from its slab: packed weights, folded constants and the
 	 * blocks of its runs, all kept until the session goes */
 	ox_blocks *k = current_blocks;
-	if (k && n >= OX_BLOCK_MIN && (k->slab || (k->slab = ox_slab_new()))) {
+	if (k && k->slab && n >= OX_BLOCK_MIN) {
 		void *p = ox_slab_alloc(k->slab, n);
 		if (p)
 			return p;

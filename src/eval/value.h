@@ -68,6 +68,10 @@ typedef struct ox_blocks ox_blocks;
 ox_blocks *ox_blocks_new(void);
 void ox_blocks_free(ox_blocks *k);
 ox_blocks *ox_blocks_enter(ox_blocks *k);
+/* The memory plan entered on the calling thread, or NULL. A task on a worker may enter its
+ * session's to take blocks from the session's slab with ox_alloc_big (which is safe on
+ * several threads at once; keeping and taking blocks is not). */
+ox_blocks *ox_blocks_current(void);
 /* Whether blocks are kept at all (not under AddressSanitizer), and how many tensor blocks
  * of 4 KiB or more (and derived forms) were taken from the system so far: for tests.
  * Smaller blocks are left to malloc's free lists. */

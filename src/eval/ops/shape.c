@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "eval/move.h"
+#include "eval/threads.h"
 
 /* ---- reshapes -------------------------------------------------------------------- */
 
@@ -578,21 +579,45 @@ int ox_op_Size(ox_k *k)
 	return y ? 0 : -1;
 }
 
-/* Fills y with copies of one element (zeros when elem is NULL): the copied prefix doubles
- * each step, so a weight tensor of millions of elements takes a few dozen memcpy calls
- * rather than one per element. */
+/* Fills bytes [lo, hi) of y with copies of one element of es bytes (lo a multiple of es):
+ * the copied prefix doubles each step, so a weight tensor of millions of elements takes a
+ * few dozen memcpy calls rather than one per element. */
+static void fill_range(char *y, size_t lo, size_t hi, const void *elem, size_t es)
+{
+	memcpy(y + lo, elem, es);
+	for (size_t have = es; have < hi - lo; have *= 2)
+		memcpy(y + lo + have, y + lo, have < hi - lo - have ? have : hi - lo - have);
+}
+
+/* Pieces of a large fill, one task each: the pages of a fresh output are faulted in (and
+ * zeroed by the kernel) on every thread at once. Measured on light vgg19, whose 550 MB of
+ * weights are ConstantOfShape outputs folded when the session starts. */
+#define FILL_PIECE ((size_t)4 << 20)
+
+typedef struct fill_job {
+	char *y;
+	const void *elem;
+	size_t es, total, piece;
+} fill_job;
+
+static void fill_task(void *ctx, int64_t i)
+{
+	const fill_job *J = ctx;
+	size_t lo = (size_t)i * J->piece, hi = J->total - lo < J->piece ? J->total : lo + J->piece;
+	if (J->elem)
+		fill_range(J->y, lo, hi, J->elem, J->es);
+	else
+		memset(J->y + lo, 0, hi - lo);
+}
+
+/* Fills y with copies of one element (zeros when elem is NULL). */
 static void fill(ox_val *y, const void *elem)
 {
 	size_t es = ox_elem_size(y->type), total = (size_t)y->count * es;
-	if (!total)
-		return;
-	if (!elem) {
-		memset(y->data, 0, total);
-		return;
-	}
-	memcpy(y->data, elem, es);
-	for (size_t have = es; have < total; have *= 2)
-		memcpy((char *)y->data + have, y->data, have < total - have ? have : total - have);
+	/* pieces hold whole elements, so each starts on one */
+	fill_job J = {y->data, elem, es, total, FILL_PIECE / es * es};
+	if (total)
+		ox_parallel_for((int64_t)((total + J.piece - 1) / J.piece), fill_task, &J);
 }
 
 int ox_op_ConstantOfShape(ox_k *k)
