@@ -410,6 +410,58 @@ START_TEST(fill_in_pieces)
 }
 END_TEST
 
+/* OnnxSession_Prepare does the session-time work before any input is bound, once; the
+ * run after it folds and packs nothing more and gives the plain evaluation's outputs. A
+ * fold the memory budget refuses is left to the run, which reports the limit. */
+START_TEST(prepare_before_run)
+{
+	OnnxError err;
+	ck_assert_int_eq(OnnxSession_Prepare(NULL, &err), ONNXTXT_ERR_ARG);
+	/* weights of 18 KiB: blocks that count as taken from the system */
+	Onnx__ModelProto *m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				       "g (float[1, 2, 5, 5] X) => (float[1, 256, 5, 5] A, float[1, 256, 3, 3] B)\n"
+				       "  <int64[4] ws = {256, 2, 3, 3}> {\n"
+				       "  W = ConstantOfShape <value = float[1] {0.25}> (ws)\n"
+				       "  A = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
+				       "  B = Conv (X, W)\n"
+				       "}\n");
+	OnnxSession *s = session(m, 2, 0), *plain = session(m, 1, 1);
+	uint64_t before = ox_system_allocs();
+	ck_assert_int_eq(OnnxSession_Prepare(s, &err), ONNXTXT_OK);
+	/* the folded weights and their packed form */
+	ck_assert_uint_ge(ox_system_allocs(), before + 2);
+	before = ox_system_allocs();
+	ck_assert_int_eq(OnnxSession_Prepare(s, &err), ONNXTXT_OK);
+	ck_assert_uint_eq(ox_system_allocs(), before);
+	int64_t dims[4] = {1, 2, 5, 5};
+	float d[50] = {0};
+	d[7] = 1, d[24] = -2;
+	OnnxValue *x;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, dims, 4, d, &x, &err), ONNXTXT_OK);
+	set(s, "X", x);
+	set(plain, "X", x);
+	run(s);
+	run(plain);
+	for (size_t o = 0; o < 2; o++)
+		REQUIRE(OnnxValue_Equal(OnnxSession_Output(s, o), OnnxSession_Output(plain, o), 1e-6, 1e-6, &err) ==
+				ONNXTXT_OK,
+			"output %zu: %s", o, err.message);
+	OnnxSession_Free(s);
+	OnnxSession_Free(plain);
+	OnnxValue_Free(x);
+	OnnxProto_Free(m);
+	m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+		     "g () => (float[N] y) <int64[1] shape = {1000000}> {\n  y = ConstantOfShape(shape)\n}\n");
+	s = session(m, 1, 0);
+	ck_assert_int_eq(OnnxSession_SetMaxMemory(s, 1 << 20, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Prepare(s, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_LIMIT);
+	ck_assert_msg(strstr(err.message, "memory budget of 1 MiB exceeded"), "%s", err.message);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 /* What the session-time pass did, counted on the plan. */
 static ox_plan_stats counts(const char *text)
 {
@@ -558,6 +610,7 @@ int main(void)
 	tcase_add_test(tc, slab_blocks);
 	tcase_add_test(tc, fill_in_pieces);
 	tcase_add_test(tc, shared_weights_packed);
+	tcase_add_test(tc, prepare_before_run);
 	tcase_add_test(tc, output_outlives_session);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
