@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "eval/convert.h"
 #include "eval/exec.h"
 #include "eval/slab.h"
 #include "eval/value.h"
@@ -462,6 +463,71 @@ START_TEST(prepare_before_run)
 }
 END_TEST
 
+/* A binary model of 3 MB is mapped when read (OnnxBinary_ReadFile), its raw bytes land
+ * 64-byte aligned, and the session uses them in place; an output that is the initializer
+ * itself is the caller's own copy, which outlives the session and the model. */
+START_TEST(initializer_bytes_in_place)
+{
+	enum { N = 786432 };
+	Onnx__ModelProto *m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				       "g (float[2] x) => (float[M] wo, float[2] y) <float[2] w = {1, 2}> {\n"
+				       "  wo = Identity(w)\n  y = Add(x, x)\n}\n");
+	float *pattern = malloc(N * sizeof *pattern);
+	for (int i = 0; i < N; i++)
+		pattern[i] = (float)(i % 1000) * 0.5f;
+	Onnx__TensorProto *t = m->graph->initializer[0];
+	t->dims[0] = N;
+	t->n_float_data = 0;
+	t->has_raw_data = 1;
+	t->raw_data = (ProtobufCBinaryData){N * sizeof *pattern, (uint8_t *)pattern};
+	void *bin;
+	size_t len;
+	OnnxError err;
+	ck_assert_int_eq(OnnxBinary_Write(m, &bin, &len, &err), ONNXTXT_OK);
+	OnnxProto_Free(m);
+	char path[] = "/tmp/check_optimize_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bin, len), (ssize_t)len);
+	close(fd);
+	free(bin);
+	ck_assert_int_eq(OnnxBinary_ReadFile(path, &m, &err), ONNXTXT_OK);
+	unlink(path);
+	t = m->graph->initializer[0];
+	ck_assert_uint_eq(t->raw_data.len, N * sizeof *pattern);
+	ck_assert_uint_eq((uintptr_t)t->raw_data.data % 64, 0);
+	ck_assert(memcmp(t->raw_data.data, pattern, N * sizeof *pattern) == 0);
+	char msg[OX_MSG];
+	ox_val *v = ox_val_borrow_tensor_proto(t, msg);
+	ck_assert(v && v->borrowed && v->data == t->raw_data.data);
+	ox_val_unref(v);
+	OnnxSession *a = session(m, 2, 0);
+	int64_t two = 2;
+	float xd[2] = {1, 2};
+	OnnxValue *x;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, &two, 1, xd, &x, &err), ONNXTXT_OK);
+	set(a, "x", x);
+	OnnxValue_Free(x);
+	run(a);
+	const OnnxValue *wo = OnnxSession_Output(a, 0);
+	ck_assert_ptr_ne(OnnxValue_Data(wo), t->raw_data.data);
+	Onnx__ModelProto *mb = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+					"g (float[M] p) => (float[M] q) {\n  q = Neg(p)\n}\n");
+	OnnxSession *b = session(mb, 1, 0);
+	set(b, "p", wo);
+	OnnxSession_Free(a);
+	OnnxProto_Free(m); /* the mapped model's arena, and its raw bytes, are gone */
+	run(b);
+	const float *q = OnnxValue_Data(OnnxSession_Output(b, 0));
+	ck_assert_uint_eq(OnnxValue_Count(OnnxSession_Output(b, 0)), N);
+	for (int i = 0; i < N; i++)
+		REQUIRE(q[i] == -pattern[i], "q[%d] = %g", i, q[i]);
+	OnnxSession_Free(b);
+	OnnxProto_Free(mb);
+	free(pattern);
+}
+END_TEST
+
 /* What the session-time pass did, counted on the plan. */
 static ox_plan_stats counts(const char *text)
 {
@@ -611,6 +677,7 @@ int main(void)
 	tcase_add_test(tc, fill_in_pieces);
 	tcase_add_test(tc, shared_weights_packed);
 	tcase_add_test(tc, prepare_before_run);
+	tcase_add_test(tc, initializer_bytes_in_place);
 	tcase_add_test(tc, output_outlives_session);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

@@ -480,6 +480,11 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 	prepare(s);
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
 		status_error(err, &st);
+	/* an output may be an initializer, whose bytes are the model's: the caller may keep
+	 * it (as another session's input) after the model is gone */
+	for (size_t i = 0; err->code == ONNXTXT_OK && i < s->noutputs; i++)
+		if (!ox_val_own(&s->outputs[i]))
+			ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
 	session_leave(&prev);
 	return err->code;
 }

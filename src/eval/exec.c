@@ -594,7 +594,8 @@ static int plan_initializers(planner *P, ox_plan *p, const body *b)
 		int s = new_slot(P, p, name);
 		if (s < 0)
 			return -1;
-		if (!(p->init[s] = ox_val_from_tensor_proto(b->init[i], P->st->msg)))
+		/* the model outlives the plan (OnnxSession_New) */
+		if (!(p->init[s] = ox_val_borrow_tensor_proto(b->init[i], P->st->msg)))
 			return P->st->code = ox_convert_status(P->st->msg, ONNXTXT_ERR_EVAL), -1;
 		p->init[s]->konst = true;
 	}

@@ -315,6 +315,50 @@ ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why)
 	return v;
 }
 
+ox_val *ox_tensor_borrow(int type, int rank, const int64_t *dims, int64_t count, void *data)
+{
+	ox_val *v = value_new(OX_TENSOR);
+	if (v) {
+		set_shape(v, type, rank, dims, count);
+		v->data = data;
+		v->borrowed = true;
+	}
+	return v;
+}
+
+/* Whether v's data (or an item's, at any depth) is borrowed. */
+static bool holds_borrowed(const ox_val *v)
+{
+	if (v->borrowed || (v->owner && v->owner->borrowed))
+		return true;
+	for (size_t i = 0; i < v->nitems; i++)
+		if (v->items[i] && holds_borrowed(v->items[i]))
+			return true;
+	return false;
+}
+
+bool ox_val_own(ox_val **slot)
+{
+	ox_val *v = *slot;
+	if (!v || !holds_borrowed(v))
+		return true;
+	if (v->kind == OX_TENSOR) {
+		ox_val *c = ox_tensor_new(v->type, v->rank, v->dims, NULL);
+		if (!c || !ox_tensor_copy_data(c, v)) {
+			ox_val_unref(c);
+			return false;
+		}
+		ox_val_unref(v);
+		*slot = c;
+		return true;
+	}
+	/* an item copied in place changes no value that others see */
+	for (size_t i = 0; i < v->nitems; i++)
+		if (!ox_val_own(&v->items[i]))
+			return false;
+	return true;
+}
+
 ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims)
 {
 	if (rank > OX_MAX_RANK || ox_shape_count(rank, dims) != base->count)
@@ -407,7 +451,7 @@ void ox_val_unref(ox_val *v)
 		return;
 	if (v->owner) {
 		ox_val_unref(v->owner);
-	} else if (v->kind == OX_TENSOR) {
+	} else if (v->kind == OX_TENSOR && !v->borrowed) {
 		if (v->type == OX_STRING)
 			for (int64_t i = 0; i < v->count; i++)
 				free(((ox_str *)v->data)[i].p);

@@ -45,6 +45,9 @@ typedef struct ox_val {
 	uint64_t id;
 	/* A constant the session keeps across runs (an initializer or a folded result). */
 	bool konst;
+	/* data belongs to someone else (an initializer's raw bytes in the model, which
+	 * outlives the session): never freed with the value */
+	bool borrowed;
 	/* A kernel's session-time form of a constant (packed weights): one block of
 	 * ox_alloc_big, freed with the value. */
 	void *derived;
@@ -77,6 +80,14 @@ ox_blocks *ox_blocks_current(void);
  * Smaller blocks are left to malloc's free lists. */
 bool ox_blocks_active(void);
 uint64_t ox_system_allocs(void);
+
+/* A tensor over data it does not own (see ox_val.borrowed), or NULL when out of memory. */
+ox_val *ox_tensor_borrow(int type, int rank, const int64_t *dims, int64_t count, void *data);
+
+/* Replaces *slot, when its data or an item's is borrowed, by a value that owns copies of
+ * them: for outputs handed to the caller, which may outlive the model. False when out of
+ * memory. */
+bool ox_val_own(ox_val **slot);
 
 /* A new tensor with uninitialized data (strings are empty); NULL when out of memory,
  * beyond the limits above or the current run's budget (reason in *why when given). */
