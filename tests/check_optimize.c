@@ -609,13 +609,18 @@ START_TEST(slab_blocks)
 	ck_assert(ox_slab_release(big));
 	ox_slab_close(s);
 	/* closed with blocks still out: they stay usable until the last is released */
-	ck_assert(mapped(a, 100) && mapped(b, 5000));
+	ck_assert(mapped(a, 100) && mapped(b, 5000) && mapped(big, 1));
 	memset(b, 4, 5000);
 	ck_assert(ox_slab_release(a));
 	ck_assert(mapped(b, 5000));
 	ck_assert(ox_slab_release(b));
-	ck_assert(!mapped(b, 5000));
+	/* then the chunk of its own is unmapped, the ordinary one kept for the next slab */
+	ck_assert(!mapped(big, 1));
 	ck_assert(!ox_slab_release(b)); /* forgotten with its slab */
+	s = ox_slab_new();
+	ck_assert_ptr_eq(ox_slab_alloc(s, 64), a);
+	ck_assert(ox_slab_release(a));
+	ox_slab_close(s);
 }
 END_TEST
 
