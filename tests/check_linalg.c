@@ -720,7 +720,7 @@ static void conv_on(int level, int threads, const ox_conv_geom *g, const float *
 		    const float *b, float *y, int act)
 {
 	ox_pool *pool = ox_pool_new(threads), *old = ox_pool_enter(pool);
-	REQUIRE(ox_conv_f32_packed(level, g, x, w, pk, b, y, act) == 0, "conv failed");
+	REQUIRE(ox_conv_f32_packed(level, g, x, w, pk, b, NULL, y, act) == 0, "conv failed");
 	ox_pool_enter(old);
 	ox_pool_free(pool);
 }
@@ -770,6 +770,45 @@ START_TEST(conv_packed_threads)
 }
 END_TEST
 
+/* The direct convolution's tiles (dconv.h) across row lengths: rows shorter than a tile
+ * (read past their end), a last tile moved back over the one before, big and small tiles,
+ * strides 1, 2 and 3, channels beyond whole vectors, groups; against the definition, and
+ * 2 threads the bits of 1. */
+START_TEST(conv_direct_rows)
+{
+	for (int level = OX_CPU_AVX2; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int64_t len = 1; len <= 60; len += len < 32 ? 1 : 7) {
+			ox_conv_geom g;
+			memset(&g, 0, sizeof g);
+			g.nsp = 2, g.batch = 1, g.group = len % 3 == 0 ? 2 : 1;
+			/* weights beyond 256 KiB at two lengths: blocks of channels outermost */
+			g.cin = g.group * (len == 25 || len == 53 ? 100 : pick(1, 9)), g.cout = g.group * pick(1, 70);
+			if (len == 25 || len == 53)
+				g.cout = 96;
+			int64_t s = 1 + len % 3, k = len % 2 ? 3 : 1, p = k / 2;
+			g.kernel[0] = g.kernel[1] = k, g.stride[0] = g.stride[1] = s, g.dil[0] = g.dil[1] = 1;
+			g.pad0[0] = g.pad0[1] = g.pad1[0] = g.pad1[1] = p;
+			g.out[0] = pick(1, 12), g.out[1] = len;
+			for (int i = 0; i < 2; i++)
+				g.in[i] = (g.out[i] - 1) * s + k - 2 * p;
+			int64_t xs = g.cin * prod(2, g.in), ys = g.cout * prod(2, g.out), depth = g.cin / g.group * k * k;
+			float *x = frand_n(xs), *w = frand_n(g.cout * depth), *b = frand_n(g.cout), *y1 = frand_n(ys),
+			      *y2 = frand_n(ys);
+			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
+			char what[512];
+			describe(what, sizeof what, &g);
+			conv_on(level, 1, &g, x, w, NULL, b, y1, OX_ACT_NONE);
+			conv_on(level, 2, &g, x, w, NULL, b, y2, OX_ACT_NONE);
+			ref_conv(&g, x, w, b, ref, mag);
+			for (int64_t q = 0; q < ys; q++)
+				REQUIRE(close_to(y1[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what,
+					level, (long long)q, y1[q], ref[q]);
+			REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d: 2 threads differ", what, level);
+			free(x), free(w), free(b), free(y1), free(y2), free(ref), free(mag);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	int nv = ox_gemm_nvariants();
@@ -793,6 +832,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, gemm_threads_exact);
 	tcase_add_test(tc, conv_packed_threads);
+	tcase_add_test(tc, conv_direct_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("integer");
 	tcase_set_timeout(tc, 300);

@@ -304,6 +304,7 @@ static const struct bad_einsum {
 	{"i.j,jk", "equation: a lone '.' or a second ellipsis in term 'i.j'"},
 	{"ij,j1", "equation: '1' is not a letter"},
 	{"ij,ik->jk", "equation: a label has sizes 2 and 3"},
+	{"...j,jk->k", "equation: the output term 'k' has no ellipsis for the 1 dims the inputs' ellipses stand for"},
 };
 
 START_TEST(einsum_errors)

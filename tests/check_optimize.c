@@ -528,7 +528,6 @@ START_TEST(initializer_bytes_in_place)
 }
 END_TEST
 
-/* What the session-time pass did, counted on the plan. */
 static ox_plan_stats counts(const char *text)
 {
 	Onnx__ModelProto *m = tu_model(text);
@@ -544,6 +543,68 @@ static ox_plan_stats counts(const char *text)
 	OnnxProto_Free(m);
 	return c;
 }
+
+/* Residual Adds fused into the Conv before them: Sum with the Conv's result as its
+ * second operand then Relu; an Add of two Convs, fused into the later one; an Add whose
+ * other operand broadcasts ([1, 3, 1, 1]), which the Conv leaves to the Add at run time. */
+static char *residual_model(void)
+{
+	static char text[8192];
+	int at = snprintf(text, sizeof text,
+			  "<ir_version: 8, opset_import: [\"\" : 17]>\n"
+			  "g (float[1, 4, 6, 7] X, float[1, 3, 6, 7] R, float[1, 3, 1, 1] Rb)\n"
+			  "  => (float[1, 3, 6, 7] Y, float[1, 3, 6, 7] T, float[1, 3, 6, 7] Z) <float[3, 4, 3, 3] W = {");
+	for (int i = 0; i < 108; i++)
+		at += snprintf(text + at, sizeof text - (size_t)at, "%s%.3f", i ? ", " : "", sinf((float)i));
+	snprintf(text + at, sizeof text - (size_t)at,
+		 "}> {\n"
+		 "  C = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
+		 "  S = Sum(R, C)\n"
+		 "  Y = Relu(S)\n"
+		 "  A1 = Conv <pads = [1, 1, 1, 1]> (Y, W2)\n"
+		 "  A2 = Conv <pads = [0, 1, 2, 1]> (Y, W2)\n"
+		 "  T = Add(A1, A2)\n"
+		 "  C3 = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
+		 "  Z = Add(C3, Rb)\n"
+		 "}\n");
+	return text;
+}
+
+START_TEST(residual_fused)
+{
+	char *text = residual_model(), *w2 = strstr(text, "<float[3, 4, 3, 3] W = {");
+	/* W2: the weights of A1 and A2, 3 -> 3 channels, as an initializer made from W's first 81 */
+	static char full[12288];
+	int at = snprintf(full, sizeof full, "%.*s", (int)(w2 - text), text);
+	at += snprintf(full + at, sizeof full - (size_t)at, "<float[3, 3, 3, 3] W2 = {");
+	for (int i = 0; i < 81; i++)
+		at += snprintf(full + at, sizeof full - (size_t)at, "%s%.3f", i ? ", " : "", cosf((float)i));
+	snprintf(full + at, sizeof full - (size_t)at, "}, %s", w2 + 1);
+	ox_plan_stats c = counts(full);
+	ck_assert_uint_eq(c.fused, 4); /* the Sum and the Relu, the Add of A1 and A2, and Z's Add */
+	Onnx__ModelProto *m = tu_model(full);
+	int64_t xd[4] = {1, 4, 6, 7}, rd[4] = {1, 3, 6, 7}, bd[4] = {1, 3, 1, 1};
+	OnnxValue *x = tensor(xd, 4, 0), *r = tensor(rd, 4, 3), *rb = tensor(bd, 4, 5);
+	OnnxSession *plain = session(m, 1, 1);
+	set(plain, "X", x), set(plain, "R", r), set(plain, "Rb", rb);
+	run(plain);
+	for (int th = 1; th <= 2; th++) {
+		OnnxSession *opt = session(m, th, 0);
+		set(opt, "X", x), set(opt, "R", r), set(opt, "Rb", rb);
+		run(opt);
+		for (size_t o = 0; o < 3; o++) {
+			OnnxError verr;
+			REQUIRE(OnnxValue_Equal(OnnxSession_Output(opt, o), OnnxSession_Output(plain, o), 1e-5, 1e-6, &verr) ==
+					ONNXTXT_OK,
+				"%d threads, output %zu: %s", th, o, verr.message);
+		}
+		OnnxSession_Free(opt);
+	}
+	OnnxValue_Free(x), OnnxValue_Free(r), OnnxValue_Free(rb);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
+}
+END_TEST
 
 START_TEST(optimizations_happen)
 {
@@ -677,6 +738,7 @@ int main(void)
 	tcase_add_test(tc, folding_follows_inputs);
 	tcase_add_test(tc, options_checked);
 	tcase_add_test(tc, optimizations_happen);
+	tcase_add_test(tc, residual_fused);
 	tcase_add_test(tc, elementwise_threads_exact);
 	tcase_add_test(tc, slab_blocks);
 	tcase_add_test(tc, fill_in_pieces);

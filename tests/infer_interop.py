@@ -2,9 +2,10 @@
 """Interop test (TAP): onnxtxt infer against onnx.shape_inference.infer_shapes (Debian's onnx
 1.12) on every model of corpus/valid, corpus/infer and corpus/examples that onnx 1.12 can
 read (IR version up to 8, opsets up to 17), and on every model of the shared backend data.
-For each value onnx 1.12 types (a tensor with an element type), onnxtxt must not contradict
-it: the same element type, the same rank where both give a shape, the same number in every
-dimension where both give one (symbols may be named differently). Where onnxtxt knows less
+For each value onnx 1.12 types (a tensor with an element type, in the main graph or in a
+sub-graph of a node), onnxtxt must not contradict it: the same element type, the same rank
+where both give a shape, the same number in every dimension where both give one (symbols
+may be named differently). Where onnxtxt knows less
 (an operator without a rule yet), the value is counted, not failed. One TAP line
 per model; the last line sums up the values compared. Without onnx 1.12 it is skipped.
 Environment: ONNXTXT (the CLI), ONNXTXT_SOURCE_ROOT, ONNXTXT_SHARED."""
@@ -30,6 +31,17 @@ def types_of(graph):
             dims = [d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
                     for d in t.tensor_type.shape.dim]
         out[vi.name] = (t.tensor_type.elem_type, dims)
+    return out
+
+
+def types_in(graph, label=""):
+    """types_of the graph and of every sub-graph of its nodes (the names prefixed with the
+    sub-graph's place: node[3].body/), since onnx 1.12 types those values too."""
+    out = {label + name: t for name, t in types_of(graph).items()}
+    for i, node in enumerate(graph.node):
+        for a in node.attribute:
+            for j, g in enumerate(([a.g] if a.HasField("g") else []) + list(a.graphs)):
+                out.update(types_in(g, "%snode[%d].%s%s/" % (label, i, a.name, "[%d]" % j if a.graphs else "")))
     return out
 
 
@@ -83,10 +95,10 @@ def main():
             if subprocess.run([cli, "infer", src, "-o", inferred], stderr=subprocess.DEVNULL).returncode:
                 continue  # invalid for onnxtxt: the check suites judge that
             try:
-                theirs = types_of(onnx.shape_inference.infer_shapes(model).graph)
+                theirs = types_in(onnx.shape_inference.infer_shapes(model).graph)
             except Exception:  # onnx cannot infer it
                 continue
-            count, less, notes = compare(theirs, types_of(onnx.load(inferred, load_external_data=False).graph))
+            count, less, notes = compare(theirs, types_in(onnx.load(inferred, load_external_data=False).graph))
             n += 1
             values += count
             agreeing += count - len(notes) - less

@@ -1037,6 +1037,17 @@ static OnnxStatus check_given(Onnx__ModelProto *model, const OnnxCheckOptions *o
 	return check_parsed(NULL, 0, NULL, model, opts, keep, problems, count, total, err);
 }
 
+OnnxStatus ox_check_infer(const Onnx__ModelProto *model, struct ox_infer **e, OnnxError **problems, size_t *count,
+			  OnnxError *err)
+{
+	ctx c = options(NULL, NULL);
+	*e = NULL;
+	c.keep = e;
+	if (!check_args(err, model, "model", problems, count, NULL))
+		return err->code;
+	return check_model(&c, model, problems, count, err);
+}
+
 OnnxStatus OnnxModel_CheckOpts(const Onnx__ModelProto *model, const OnnxCheckOptions *opts, OnnxError **problems,
 			       size_t *count, size_t *total, OnnxError *err)
 {

@@ -88,6 +88,13 @@ void ox_check_op(ox_check *c, const Onnx__NodeProto *n, const char *domain, int6
 void ox_check_opset_imports(ox_check *c, const Onnx__ModelProto *m);
 void ox_check_function_opsets(ox_check *c, const Onnx__NodeProto *n, const char *domain);
 
+/* check.c, for tests: checks model (the structural check, then inference) and hands the
+ * inference over in *e (NULL when it did not run: an error of the structural check), to
+ * be freed with ox_infer_free, whatever the status; problems as OnnxModel_CheckOpts. */
+struct ox_infer;
+OnnxStatus ox_check_infer(const Onnx__ModelProto *model, struct ox_infer **e, OnnxError **problems, size_t *count,
+			  OnnxError *err);
+
 /* ir.c: what the model's IR version does not have yet, and the opset/IR pairing of the
  * releases (a warning). */
 void ox_check_ir_elem(ox_check *c, int elem_type, const void *at, const char *what);

@@ -458,6 +458,11 @@ static void prepare(OnnxSession *s)
 	}
 }
 
+void ox_session_observe(OnnxSession *s, ox_observer fn, void *ctx)
+{
+	ox_plan_observe(s->plan, fn, ctx);
+}
+
 OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 {
 	OnnxError local;

@@ -48,7 +48,8 @@ struct ox_node {
 	bool foldable;         /* deterministic, no sub-graphs: results on constants may be kept */
 	struct folded *cache;  /* outputs computed from constant inputs, see "folding" */
 	struct fusion *fuse;   /* nodes after this one done in its output pass */
-	bool fused_away;       /* done by an earlier node's fusion whenever its input 0 is absent */
+	bool fused_away;       /* done by an earlier node's fusion whenever input fused_in is absent */
+	int fused_in;
 };
 
 struct ox_plan {
@@ -69,6 +70,8 @@ struct ox_plan {
 	int height; /* how deep function calls and sub-graphs nest below this body */
 	ox_plan *next;  /* every plan of a model, for ox_plan_free */
 	ox_plan *chain; /* in the main plan: the first of them */
+	ox_observer observe; /* in the main plan: shown each value its nodes store, or NULL */
+	void *observe_ctx;
 };
 
 /* What planning one body needs beyond the body itself. */
@@ -923,9 +926,11 @@ static void cache_store(ox_node *N, ox_val *const *in, ox_val *const *out)
 /* ---- fusion: a Conv with the BatchNormalization and Relu after it ---------------------
  * Made by ox_plan_optimize when the Conv's output feeds only the BatchNormalization (and
  * that one's only the Relu; a Mul and an Add by per-channel constants may come between,
- * as caffe2's converted models have them). The Conv then runs with the folded weights, applies Relu as
- * it stores, and puts its result where the last fused node's goes; those nodes see their
- * input absent and do nothing. The weights are valid while the run gives the Conv and
+ * as caffe2's converted models have them), and/or an Add (or two-input Sum) of a value
+ * made before the Conv (ResNet's residual). The Conv then runs with the folded weights,
+ * adds the residual and applies Relu as it stores, and puts its result where the last
+ * fused node's goes; those nodes see their input absent and do nothing. A residual that
+ * is not a float tensor of the Conv's output shape is left to the Add (and the Relu). The weights are valid while the run gives the Conv and
  * the BatchNormalization the constants they were made from; otherwise each node runs
  * on its own. */
 typedef struct fusion {
@@ -936,6 +941,7 @@ typedef struct fusion {
 	int mk[2];      /* the nodes that make their constants (kept results), or -1 */
 	int act;        /* OX_ACT_* applied in the output pass */
 	int out;        /* the slot the result goes to */
+	int add, res, pre; /* the residual Add and its other operand's slot, or -1; the slot before it */
 } fusion;
 
 static void drop_fusion(ox_node *N)
@@ -986,6 +992,25 @@ static bool fusion_valid(const frame *F, const ox_node *N, ox_val *const *in)
 	return memcmp(now, u->ids, sizeof now) == 0;
 }
 
+/* A float tensor of the shape of the Conv's result, as the Conv checks (conv.c). */
+static bool residual_fits(const ox_val *r, const ox_val *y)
+{
+	return r && y && r->kind == OX_TENSOR && r->type == OX_FLOAT && y->type == OX_FLOAT && r->rank == y->rank &&
+	       memcmp(r->dims, y->dims, (size_t)y->rank * sizeof(int64_t)) == 0;
+}
+
+/* The Conv with its fusion: the residual as a fourth input; when the Conv leaves it (not
+ * of its output's shape), the result goes where the Add reads it and the Add runs. */
+static int compute_fused(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **out, int *dest)
+{
+	const fusion *u = N->fuse;
+	ox_val *r = u->add >= 0 ? F->v[u->res] : NULL;
+	ox_val *fin[4] = {in[0], u->w ? u->w : in[1], u->w ? u->b : N->nin > 2 ? in[2] : NULL, r};
+	int rc = call_kernel(F, N, i, fin, r ? 4 : u->w ? 3 : N->nin, out, r || u->add < 0 ? u->act : OX_ACT_NONE);
+	*dest = u->add >= 0 && (!r || !residual_fits(r, out[0])) ? u->pre : u->out;
+	return rc;
+}
+
 /* Runs the node, from its kept results when they hold, fused when its fusion holds;
  * *dest gets the slot of output 0. */
 static int compute(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **out, int *dest)
@@ -993,12 +1018,8 @@ static int compute(frame *F, const ox_node *N, size_t i, ox_val **in, ox_val **o
 	*dest = N->nout ? N->out[0] : -1;
 	if (cache_hit(N, in, out))
 		return 0;
-	if (N->fuse && fusion_valid(F, N, in)) {
-		const fusion *u = N->fuse;
-		ox_val *fin[3] = {in[0], u->w ? u->w : in[1], u->w ? u->b : N->nin > 2 ? in[2] : NULL};
-		*dest = u->out;
-		return call_kernel(F, N, i, fin, u->w ? 3 : N->nin, out, u->act);
-	}
+	if (N->fuse && fusion_valid(F, N, in))
+		return compute_fused(F, N, i, in, out, dest);
 	int rc = call_kernel(F, N, i, in, N->nin, out, OX_ACT_NONE);
 	if (rc == 0 && all_konst(N, in))
 		cache_store((ox_node *)N, in, out); /* the plan's nodes are ours to update */
@@ -1013,10 +1034,19 @@ static void free_after(frame *F, const ox_node *N)
 	}
 }
 
+/* Shows the observer what the node stored, under the names of the slots they went to (a
+ * fused Conv's result is the last fused node's output). */
+static void observe(const frame *F, const ox_node *N, int dest, ox_val *const *out)
+{
+	for (int j = 0; j < N->nout; j++)
+		if (N->out[j] >= 0)
+			F->p->observe(F->p->observe_ctx, F->p->slot_names[j ? N->out[j] : dest], out[j]);
+}
+
 static int run_node(frame *F, size_t i)
 {
 	const ox_node *N = &F->p->nodes[i];
-	if (N->fused_away && N->in[0] >= 0 && !F->v[N->in[0]]) {
+	if (N->fused_away && N->in[N->fused_in] >= 0 && !F->v[N->in[N->fused_in]]) {
 		free_after(F, N); /* the node before did this one's work */
 		return 0;
 	}
@@ -1046,6 +1076,8 @@ static int run_node(frame *F, size_t i)
 		else
 			ox_val_unref(out[j]);
 	}
+	if (rc == 0 && F->p->observe)
+		observe(F, N, dest, out);
 	if (rc == 0)
 		free_after(F, N);
 	if (in != inbuf)
@@ -1109,6 +1141,12 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 	if (v != buf)
 		free(v);
 	return rc;
+}
+
+void ox_plan_observe(ox_plan *p, ox_observer fn, void *ctx)
+{
+	p->observe = fn;
+	p->observe_ctx = ctx;
 }
 
 int ox_plan_run(const ox_plan *p, ox_val *const *in, ox_val **out, ox_status *st)
@@ -1341,31 +1379,56 @@ static void chain_after_bn(const ox_plan *p, const int *uses, ox_val *const *v, 
 		u->mk[j] = u->chan[j] >= 0 ? maker(p, p->nodes[u->chan[j]].in[1]) : -1;
 }
 
-/* Conv (float weights, constant) followed by BatchNormalization and/or Relu that read
- * nothing else: one fusion. */
+/* The Add (or two-input Sum) after node j that alone reads slot s, as either operand,
+ * when its other one is made before the Conv i (or is no node's); else -1. Into u: the
+ * Add, that operand, the slot before it, and the Add's output as the fusion's. */
+static int fuse_residual(ox_plan *p, const int *uses, size_t i, int s, size_t j, fusion *u)
+{
+	for (size_t m = j + 1; s >= 0 && uses[s] == 1 && m < p->nnodes; m++) {
+		ox_node *M = &p->nodes[m];
+		for (int k = 0; k < M->nin; k++) {
+			if (M->in[k] != s)
+				continue;
+			int r = M->nin == 2 ? M->in[1 - k] : -1;
+			if ((!is_op(M, "Add") && !is_op(M, "Sum")) || !M->schema || M->schema->since < 7 || r < 0 ||
+			    r == s || !one_output(M) || maker(p, r) > (int)i)
+				return -1;
+			M->fused_in = k;
+			u->add = (int)m, u->res = r, u->pre = s, u->out = M->out[0];
+			return (int)m;
+		}
+	}
+	return -1;
+}
+
+/* Conv (float weights, constant) followed by BatchNormalization, a residual Add and/or
+ * Relu that read nothing else: one fusion. */
 static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 {
 	ox_node *N = &p->nodes[i];
 	if (!is_op(N, "Conv") || !one_output(N) || N->nin < 2 || N->in[1] < 0 || !v[N->in[1]] ||
 	    v[N->in[1]]->type != OX_FLOAT)
 		return;
-	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0]};
+	fusion u = {NULL, NULL, {0}, -1, {-1, -1}, {-1, -1}, OX_ACT_NONE, N->out[0], -1, -1, -1};
 	int bn = sole_reader(p, uses, N->out[0], i, "BatchNormalization");
 	if (bn >= 0 && bn_foldable(&p->nodes[bn], v))
 		chain_after_bn(p, uses, v, bn, v[N->in[1]], &u);
 	if (bn >= 0 && (!bn_foldable(&p->nodes[bn], v) || !fold_bn_into(p, N, &p->nodes[bn], bn, v, &u)))
 		bn = -1, u.chan[0] = u.chan[1] = -1;
 	int after = u.chan[1] >= 0 ? u.chan[1] : u.chan[0] >= 0 ? u.chan[0] : bn >= 0 ? bn : (int)i;
-	int relu = sole_reader(p, uses, u.out, (size_t)after, "Relu");
+	int add = fuse_residual(p, uses, i, u.out, (size_t)after, &u);
+	int relu = sole_reader(p, uses, u.out, (size_t)(add >= 0 ? add : after), "Relu");
 	if (relu >= 0 && one_output(&p->nodes[relu])) {
 		u.act = OX_ACT_RELU;
 		u.out = p->nodes[relu].out[0];
 	} else {
 		relu = -1;
 	}
-	if ((bn < 0 && relu < 0) || !(N->fuse = malloc(sizeof u))) {
+	if ((bn < 0 && relu < 0 && add < 0) || !(N->fuse = malloc(sizeof u))) {
 		ox_val_unref(u.w);
 		ox_val_unref(u.b);
+		if (add >= 0)
+			p->nodes[add].fused_in = 0;
 		return;
 	}
 	*N->fuse = u;
@@ -1376,6 +1439,8 @@ static void fuse_conv(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 			p->nodes[u.chan[j]].fused_away = true;
 	if (relu >= 0)
 		p->nodes[relu].fused_away = true;
+	if (add >= 0)
+		p->nodes[add].fused_away = true;
 }
 
 /* Conv weights that are constants get their packed form (value.h: derived): packed one

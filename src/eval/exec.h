@@ -53,6 +53,14 @@ const Onnx__ValueInfoProto *ox_plan_input(const ox_plan *p, size_t i, int *has_d
 size_t ox_plan_outputs(const ox_plan *p);
 const char *ox_plan_output_name(const ox_plan *p, size_t i);
 
+/* For tests: fn (NULL: none) is called after each node of the main graph with each value
+ * the node stored, under its name (borrowed, valid during the call), so that every
+ * intermediate value can be compared with what inference says of it. Unset, it costs a
+ * test per node. ox_session_observe (api.c) sets it on a session's plan. */
+typedef void (*ox_observer)(void *ctx, const char *name, const ox_val *v);
+void ox_plan_observe(ox_plan *p, ox_observer fn, void *ctx);
+void ox_session_observe(OnnxSession *s, ox_observer fn, void *ctx);
+
 /* Runs the plan: in[i] binds input i (NULL uses its initializer); out[0..outputs) get new
  * references. Returns 0, or -1 with st filled. */
 int ox_plan_run(const ox_plan *p, ox_val *const *in, ox_val **out, ox_status *st);

@@ -1,5 +1,6 @@
 /* Writes what inference found into a model: value_info for every value it could type, and the
- * declared types of outputs and value_info refined where it knows more (OnnxModel_Infer). */
+ * declared types of outputs, value_info and sub-graph inputs refined where it knows more
+ * (OnnxModel_Infer). */
 #include <string.h>
 
 #include "infer/engine.h"
@@ -120,7 +121,7 @@ static void refine(writer *w, const Onnx__GraphProto *g, Onnx__ValueInfoProto *v
 		vi->type = p;
 }
 
-static void annotate_graph(writer *w, Onnx__GraphProto *g);
+static void annotate_graph(writer *w, Onnx__GraphProto *g, bool sub);
 
 /* Names the graph already describes: inputs, outputs, value_info, initializers. */
 static bool described(ox_names *seen, const char *name)
@@ -147,13 +148,19 @@ static void add_value_info(writer *w, Onnx__GraphProto *g, ox_names *seen, const
 	w->nomem |= !ox_names_put(seen, name, 1);
 }
 
-static void annotate_graph(writer *w, Onnx__GraphProto *g)
+/* A sub-graph's inputs get the types its node gives them (an input with an initializer of its
+ * name keeps its declaration: the initializer is a default); the main graph's are the model's
+ * interface, as declared. */
+static void annotate_graph(writer *w, Onnx__GraphProto *g, bool sub)
 {
 	ox_names seen = {0};
-	for (size_t i = 0; i < g->n_input; i++)
-		w->nomem |= g->input[i]->name && !ox_names_put(&seen, g->input[i]->name, 1);
 	for (size_t i = 0; i < g->n_initializer; i++)
 		w->nomem |= g->initializer[i]->name && !ox_names_put(&seen, g->initializer[i]->name, 1);
+	for (size_t i = 0; i < g->n_input; i++) {
+		if (sub && g->input[i]->name && !described(&seen, g->input[i]->name))
+			refine(w, g, g->input[i]);
+		w->nomem |= g->input[i]->name && !ox_names_put(&seen, g->input[i]->name, 1);
+	}
 	for (size_t i = 0; i < g->n_output; i++) {
 		refine(w, g, g->output[i]);
 		w->nomem |= g->output[i]->name && !ox_names_put(&seen, g->output[i]->name, 1);
@@ -170,9 +177,9 @@ static void annotate_graph(writer *w, Onnx__GraphProto *g)
 		for (size_t j = 0; j < n->n_attribute; j++) {
 			Onnx__AttributeProto *a = n->attribute[j];
 			if (a->g)
-				annotate_graph(w, a->g);
+				annotate_graph(w, a->g, true);
 			for (size_t k = 0; k < a->n_graphs; k++)
-				annotate_graph(w, a->graphs[k]);
+				annotate_graph(w, a->graphs[k], true);
 		}
 	}
 	ox_names_free(&seen);
@@ -182,6 +189,6 @@ bool ox_infer_annotate(const ox_infer *e, Onnx__ModelProto *m)
 {
 	writer w = {ox_root_arena(m), e, false};
 	if (m->graph)
-		annotate_graph(&w, m->graph);
+		annotate_graph(&w, m->graph, false);
 	return !w.nomem;
 }

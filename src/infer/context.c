@@ -196,32 +196,19 @@ void ox_out_like(ox_ictx *x, size_t i, int elem, size_t j)
 
 /* ---- problems ------------------------------------------------------------------------------- */
 
-static void vreport(ox_ictx *x, OnnxStatus code, enum ox_part part, size_t index, const char *fmt, va_list ap)
-{
-	char msg[1024];
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (x->e->quiet)
-		return;
-	x->e->c->node = x->node;
-	ox_check_report(x->e->c, code, x->node, part, index, "%s", msg);
-}
-
 int ox_ierr(ox_ictx *x, enum ox_part part, size_t index, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vreport(x, ONNXTXT_ERR_INVALID, part, index, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	if (!x->e->quiet) {
+		x->e->c->node = x->node;
+		ox_check_report(x->e->c, ONNXTXT_ERR_INVALID, x->node, part, index, "%s", msg);
+	}
 	x->failed = true;
 	return -1;
-}
-
-void ox_iwarn(ox_ictx *x, enum ox_part part, size_t index, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport(x, ONNXTXT_WARNING, part, index, fmt, ap);
-	va_end(ap);
 }
 
 /* ---- broadcasting --------------------------------------------------------------------------- */

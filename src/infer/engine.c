@@ -81,6 +81,8 @@ static void check_input_type(ox_ictx *x, size_t i, const ox_formal *f, binding *
 	const ox_schema *s = x->schema;
 	const char *name = x->node->input[i];
 	intptr_t type = ox_infer_code(x->in[i]);
+	if (type >> 8 == OX_KIND_SPARSE) /* taken where a tensor goes, as the structural check does */
+		type = (type & 0xff) | OX_KIND_TENSOR << 8;
 	int k = ox_check_constraint_of(s, f);
 	char have[64], was[64];
 	if (!type)

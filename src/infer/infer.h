@@ -184,8 +184,6 @@ int ox_infer_graph(ox_ictx *x, const Onnx__GraphProto *g, const char *attr, cons
  * index-th input or output), marks the rule failed and returns -1. */
 int ox_ierr(ox_ictx *x, enum ox_part part, size_t index, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void ox_iwarn(ox_ictx *x, enum ox_part part, size_t index, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /* ---- shared helpers (dims.c) ----------------------------------------------------------------- */
 

@@ -100,6 +100,7 @@
 	R("", Identity, 1, 0, identity) \
 	R("", Cast, 1, 0, cast) \
 	R("", CastLike, 1, 0, cast_like) \
+	R("", BitCast, 26, 0, bitcast) \
 	R("", Dropout, 1, 0, dropout) \
 	/* rules_shape.c: Shape, Reshape, Concat, Gather, Slice, ... with values */ \
 	R("", Shape, 1, 0, shape) \
@@ -121,10 +122,14 @@
 	R("", MatMul, 1, 0, matmul) \
 	R("", MatMulInteger, 1, 0, matmul) \
 	R("", Gemm, 1, 0, gemm) \
+	R("", Einsum, 12, 0, einsum) \
+	R("", QLinearMatMul, 10, 0, qlinear_matmul) \
 	/* rules_nn.c: Conv, ConvTranspose, pools, Softmax, normalisations */ \
 	R("", Conv, 1, 0, conv) \
 	R("", ConvInteger, 1, 0, conv) \
 	R("", ConvTranspose, 1, 0, conv_transpose) \
+	R("", QLinearConv, 10, 0, qlinear_conv) \
+	R("", DeformConv, 19, 0, deform_conv) \
 	R("", MaxPool, 1, 0, pool) \
 	R("", AveragePool, 1, 0, pool) \
 	R("", LpPool, 1, 0, pool) \
@@ -158,6 +163,7 @@
 	R("", If, 1, 0, if) \
 	R("", Loop, 1, 0, loop) \
 	R("", Scan, 9, 0, scan) \
+	R("", Scan, 8, 8, scan) \
 	/* rules_index.c: gathers, scatters, TopK, Unique, Range, Pad, ... */ \
 	R("", GatherElements, 1, 0, gather_elements) \
 	R("", GatherND, 1, 0, gather_nd) \
@@ -201,6 +207,9 @@
 	R("", StringConcat, 1, 0, string_concat) \
 	R("", RegexFullMatch, 1, 0, regex_full_match) \
 	R("", StringSplit, 1, 0, string_split) \
+	/* rules_misc.c too: ImageDecoder, TfIdfVectorizer */ \
+	R("", ImageDecoder, 20, 0, image_decoder) \
+	R("", TfIdfVectorizer, 9, 0, tfidf_vectorizer) \
 	/* rules_resample.c: Resize, GridSample, RoiAlign, MaxUnpool, Col2Im, DFT, STFT, ... */ \
 	R("", Resize, 1, 0, resize) \
 	R("", Upsample, 1, 0, resize) \
@@ -223,6 +232,7 @@
 	R("", SequenceLength, 11, 0, sequence_length) \
 	R("", SplitToSequence, 11, 0, split_to_sequence) \
 	R("", ConcatFromSequence, 11, 0, concat_from_sequence) \
+	R("", SequenceMap, 17, 0, sequence_map) \
 	R("", Optional, 15, 0, optional) \
 	R("", OptionalHasElement, 15, 0, optional_has_element) \
 	R("", OptionalGetElement, 15, 0, optional_get_element) \
@@ -245,11 +255,22 @@
 	R("ai.onnx.ml", TreeEnsembleClassifier, 1, 0, classifier) \
 	R("ai.onnx.ml", FeatureVectorizer, 1, 0, feature_vectorizer) \
 	R("ai.onnx.ml", ZipMap, 1, 0, zip_map) \
+	R("ai.onnx.ml", ArrayFeatureExtractor, 1, 0, array_feature_extractor) \
+	R("ai.onnx.ml", CastMap, 1, 0, cast_map) \
+	R("ai.onnx.ml", DictVectorizer, 1, 0, dict_vectorizer) \
+	R("ai.onnx.ml", TreeEnsemble, 5, 0, tree_ensemble) \
 	/* rules_train.c: ai.onnx.preview.training optimizers */ \
 	R("ai.onnx.preview.training", Adagrad, 1, 0, two_state) \
 	R("ai.onnx.preview.training", Momentum, 1, 0, two_state) \
 	R("ai.onnx.preview.training", Adam, 1, 0, adam) \
+	R("ai.onnx.preview.training", Gradient, 1, 0, gradient) \
 	/* rules_attention.c: RotaryEmbedding */ \
+	R("", Attention, 23, 0, attention) \
+	R("", RMSNormalization, 23, 0, rms_norm) \
+	R("", SwiGLU, 28, 0, swiglu) \
+	R("", LinearAttention, 27, 0, linear_attention) \
+	R("", CausalConvWithState, 27, 0, causal_conv) \
+	R("ai.onnx.preview", FlexAttention, 1, 0, flex_attention) \
 	R("", RotaryEmbedding, 23, 0, rotary_embedding)
 
 #define OX_RULE_DECLARE(domain, op, since, until, name) int ox_rule_##name(ox_ictx *x);

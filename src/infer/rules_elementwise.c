@@ -36,8 +36,24 @@ static bool arith(const char *op, int64_t a, int64_t b, int64_t *r)
 	return false;
 }
 
+/* r as an element of type elem holds it: wrapped around to the type's width in two's
+ * complement, as the evaluator's integer kernels compute (int8 100 + 100 is -56); false
+ * (unknown) for a 64-bit unsigned value past INT64_MAX, which int64 cannot hold. */
+static bool wrap(int elem, int64_t *r)
+{
+	int bits = ox_elem_bits(elem);
+	bool is_unsigned = ox_elem(elem)->cls == OX_CLASS_UNSIGNED;
+	if (bits >= 64)
+		return !is_unsigned || *r >= 0;
+	uint64_t mask = (UINT64_C(1) << bits) - 1, u = (uint64_t)*r & mask;
+	if (!is_unsigned && u >> (bits - 1))
+		u |= ~mask; /* the sign bit, extended */
+	*r = (int64_t)u;
+	return true;
+}
+
 /* The known values of a binary integer op when one side is a scalar or both have the same
- * count: element by element, known where both are. */
+ * count: element by element, known where both are and the result is defined. */
 static void binary_values(ox_ictx *x, ox_type *out)
 {
 	const ox_type *a = ox_input(x, 0), *b = ox_input(x, 1);
@@ -49,7 +65,10 @@ static void binary_values(ox_ictx *x, ox_type *out)
 	for (int64_t i = 0; i < n; i++) {
 		int64_t ia = a->nvals == 1 ? 0 : i, ib = b->nvals == 1 ? 0 : i;
 		bool ka = !a->known || a->known[ia], kb = !b->known || b->known[ib];
-		out->known[i] = ka && kb && arith(x->node->op_type, a->vals[ia], b->vals[ib], &out->vals[i]);
+		/* uint64 values past INT64_MAX are held negative: Max, Min, Div would misread them */
+		bool held = wrap(out->elem, &(int64_t){a->vals[ia]}) && wrap(out->elem, &(int64_t){b->vals[ib]});
+		out->known[i] = ka && kb && held && arith(x->node->op_type, a->vals[ia], b->vals[ib], &out->vals[i]) &&
+				wrap(out->elem, &out->vals[i]);
 	}
 }
 
@@ -122,6 +141,22 @@ int ox_rule_cast(ox_ictx *x)
 			ox_set_out(x, 0, t);
 		}
 	}
+	return 0;
+}
+
+/* BitCast: the input's shape under the type 'to', which must be as wide (ox_elem_bits, the
+ * width the evaluator checks too). */
+int ox_rule_bitcast(ox_ictx *x)
+{
+	int to = (int)ox_iattr_int(x, "to", 0);
+	const ox_type *in = ox_input(x, 0);
+	if (!ox_elem_name(to) || !ox_elem_bits(to))
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'to' (%d) does not name a non-string element type", to);
+	if (in && in->kind == OX_T_TENSOR && in->elem && ox_elem_bits(in->elem) != ox_elem_bits(to))
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'to' is %s (%d bits), but input '%s' is %s (%d bits); BitCast "
+			       "keeps the width", ox_elem_name(to), ox_elem_bits(to), x->node->input[0],
+			       ox_elem_name(in->elem), ox_elem_bits(in->elem));
+	ox_out_like(x, 0, to, 0);
 	return 0;
 }
 

@@ -1,33 +1,40 @@
 /* Inference rules of matrix products: MatMul (numpy's rules: 1-D operands promoted, batch
- * dimensions broadcast), MatMulInteger (the same shapes), Gemm (transposes, C broadcast to the result). */
+ * dimensions broadcast), MatMulInteger and QLinearMatMul (the same shapes), Gemm (transposes,
+ * C broadcast to the result), Einsum (its equation read by einsum.h, as the evaluator reads it). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "einsum.h"
 #include "infer/rules.h"
 
-/* The inner dims of a product must agree: an error naming both operands otherwise. */
-static int inner(ox_ictx *x, ox_dim ka, ox_dim kb, ox_dim *k)
+/* The inner dims of a product of inputs ia and ib must agree: an error naming both operands
+ * otherwise. */
+static int inner(ox_ictx *x, size_t ia, size_t ib, ox_dim ka, ox_dim kb, ox_dim *k)
 {
 	if (ox_dim_unify(ka, kb, k))
 		return 0;
 	char a[160], b[160];
-	ox_type_str(ox_input(x, 0), a, sizeof a);
-	ox_type_str(ox_input(x, 1), b, sizeof b);
+	ox_type_str(ox_input(x, ia), a, sizeof a);
+	ox_type_str(ox_input(x, ib), b, sizeof b);
 	return ox_ierr(x, OX_P_OP, 0, "the inner dimensions differ: '%s' is %s (%lld columns), '%s' is %s (%lld rows)",
-		       x->node->input[0], a, (long long)ka.v, x->node->input[1], b, (long long)kb.v);
+		       x->node->input[ia], a, (long long)ka.v, x->node->input[ib], b, (long long)kb.v);
 }
 
-int ox_rule_matmul(ox_ictx *x)
+/* Output 0 of elem: the matrix product of inputs ia and ib (MatMul, MatMulInteger,
+ * QLinearMatMul). */
+static int matmul(ox_ictx *x, size_t ia, size_t ib, int elem)
 {
-	const ox_type *a = ox_input_ranked(x, 0), *b = ox_input_ranked(x, 1);
-	int elem = ox_out_elem(x, 0);
+	const ox_type *a = ox_input_ranked(x, ia), *b = ox_input_ranked(x, ib);
 	if (!a || !b) {
 		ox_set_out(x, 0, ox_type_tensor(x, elem, -1));
 		return 0;
 	}
 	if (a->rank == 0 || b->rank == 0)
-		return ox_ierr(x, OX_P_INPUT, a->rank == 0 ? 0 : 1, "input '%s' is a scalar; MatMul needs rank 1 or more",
-			       x->node->input[a->rank == 0 ? 0 : 1]);
+		return ox_ierr(x, OX_P_INPUT, a->rank == 0 ? ia : ib, "input '%s' is a scalar; %s needs rank 1 or more",
+			       x->node->input[a->rank == 0 ? ia : ib], x->node->op_type);
 	ox_dim k;
 	ox_dim ka = a->dims[a->rank - 1], kb = b->dims[b->rank >= 2 ? b->rank - 2 : 0];
-	if (inner(x, ka, kb, &k) < 0)
+	if (inner(x, ia, ib, ka, kb, &k) < 0)
 		return -1;
 	/* batch dims: all but the last two of each (1-D operands have none) */
 	int ba = a->rank >= 2 ? a->rank - 2 : 0, bb = b->rank >= 2 ? b->rank - 2 : 0;
@@ -49,6 +56,26 @@ int ox_rule_matmul(ox_ictx *x)
 	return 0;
 }
 
+int ox_rule_matmul(ox_ictx *x)
+{
+	return matmul(x, 0, 1, ox_out_elem(x, 0));
+}
+
+/* QLinearMatMul: the product of a (input 0) and b (input 3), of y_zero_point's element type
+ * (a's when it is left out, as the evaluator does); y_scale and y_zero_point are scalars. */
+int ox_rule_qlinear_matmul(ox_ictx *x)
+{
+	const ox_type *a = ox_input(x, 0);
+	for (size_t i = 6; i < 8; i++) {
+		const ox_type *t = ox_input_ranked(x, i);
+		int64_t n = t ? ox_type_count(t) : -1;
+		if (n >= 0 && n != 1)
+			return ox_ierr(x, OX_P_INPUT, i, "input '%s' (%s) has %lld values; expected a scalar", x->node->input[i],
+				       x->schema->inputs[i].name, (long long)n);
+	}
+	return matmul(x, 0, 3, ox_out_elem(x, 0) ? ox_out_elem(x, 0) : a && a->kind == OX_T_TENSOR ? a->elem : 0);
+}
+
 int ox_rule_gemm(ox_ictx *x)
 {
 	const ox_type *a = ox_input_ranked(x, 0), *b = ox_input_ranked(x, 1), *c = ox_input_ranked(x, 2);
@@ -66,7 +93,7 @@ int ox_rule_gemm(ox_ictx *x)
 	}
 	bool ta = ox_iattr_int(x, "transA", 0) != 0, tb = ox_iattr_int(x, "transB", 0) != 0;
 	ox_dim k;
-	if (inner(x, a->dims[ta ? 0 : 1], b->dims[tb ? 1 : 0], &k) < 0)
+	if (inner(x, 0, 1, a->dims[ta ? 0 : 1], b->dims[tb ? 1 : 0], &k) < 0)
 		return -1;
 	out->dims[0] = a->dims[ta ? 1 : 0];
 	out->dims[1] = b->dims[tb ? 0 : 1];
@@ -82,4 +109,87 @@ int ox_rule_gemm(ox_ictx *x)
 			       c->rank);
 	ox_set_out(x, 0, out);
 	return 0;
+}
+
+/* ---- Einsum ---------------------------------------------------------------------------------- */
+
+/* A label for messages: "label 'i'", or "ellipsis dim 0". */
+static void label_name(int l, char *buf, size_t size)
+{
+	if (l >= OX_EINSUM_LETTERS)
+		snprintf(buf, size, "ellipsis dim %d", l - OX_EINSUM_LETTERS);
+	else
+		snprintf(buf, size, "label '%c'", ox_einsum_label_char(l));
+}
+
+/* Each label's dim: within one input a repeated label takes a diagonal (its dims equal);
+ * across inputs a 1 broadcasts, as at run time. An error names the label and both dims. */
+static int label_dims(ox_ictx *x, const ox_einsum *E, ox_dim *size, bool *seen)
+{
+	int from[OX_EINSUM_MAXL] = {0};
+	for (int i = 0; i < E->nin; i++) {
+		const ox_type *t = ox_input(x, (size_t)i);
+		ox_dim mine[OX_EINSUM_MAXL];
+		bool here[OX_EINSUM_MAXL] = {false};
+		for (int j = 0; j < E->nl[i]; j++) {
+			int l = E->lab[i][j];
+			ox_dim d = t->dims[j], u = d;
+			char a[32], b[32], ln[32];
+			if (here[l] && !ox_dim_unify(mine[l], d, &u)) {
+				label_name(l, ln, sizeof ln), ox_dim_str(mine[l], a, sizeof a), ox_dim_str(d, b, sizeof b);
+				return ox_ierr(x, OX_P_INPUT, (size_t)i, "equation: %s is repeated in the term of input %d "
+					       "('%s') over dims %s and %s; a diagonal needs equal dims", ln, i,
+					       x->node->input[i], a, b);
+			}
+			mine[l] = here[l] ? u : d, here[l] = true;
+			if (seen[l] && !ox_dim_broadcast(size[l], d, &u)) {
+				label_name(l, ln, sizeof ln), ox_dim_str(size[l], a, sizeof a), ox_dim_str(d, b, sizeof b);
+				return ox_ierr(x, OX_P_INPUT, (size_t)i, "equation: %s is %s in input %d ('%s') but %s in input "
+					       "%d ('%s')", ln, a, from[l], x->node->input[from[l]], b, i, x->node->input[i]);
+			}
+			if (!seen[l] || (ox_dim_known(size[l]) && size[l].v == 1))
+				from[l] = i; /* the input that gave the dim */
+			size[l] = seen[l] ? u : d, seen[l] = true;
+		}
+	}
+	return 0;
+}
+
+/* The output of a parsed equation: each output label's dim. */
+static int einsum_out(ox_ictx *x, const ox_einsum *E, int elem)
+{
+	ox_dim size[OX_EINSUM_MAXL];
+	bool seen[OX_EINSUM_MAXL] = {false};
+	if (label_dims(x, E, size, seen) < 0)
+		return -1;
+	ox_type *out = ox_type_tensor(x, elem, E->nout);
+	for (int j = 0; out && j < E->nout; j++)
+		out->dims[j] = size[E->out[j]];
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+int ox_rule_einsum(ox_ictx *x)
+{
+	int elem = ox_out_elem(x, 0), n = (int)x->n_in, rc = 0;
+	const Onnx__AttributeProto *a = ox_iattr(x, "equation");
+	int *ranks = calloc((size_t)n + 1, sizeof *ranks), *nl = calloc((size_t)n + 1, sizeof *nl);
+	int (*lab)[OX_EINSUM_MAXL] = calloc((size_t)n + 1, sizeof *lab);
+	bool ranked = a && ranks && nl && lab;
+	for (int i = 0; ranked && i < n; i++) {
+		const ox_type *t = ox_input_ranked(x, (size_t)i);
+		ranked = t != NULL;
+		ranks[i] = t ? t->rank : -1;
+	}
+	ox_einsum E = {.nin = n, .lab = lab, .nl = nl};
+	if (!ranked) /* the equation cannot be read against the inputs yet */
+		ox_set_out(x, 0, ox_type_tensor(x, elem, -1));
+	else if (ox_einsum_parse(&E, (const char *)a->s.data, a->s.len, ranks) < 0)
+		rc = E.bad >= 0 ? ox_ierr(x, OX_P_INPUT, (size_t)E.bad, "%s (input %d, '%s')", E.err, E.bad,
+					  x->node->input[E.bad])
+				: ox_ierr(x, OX_P_OP, 0, "%s", E.err);
+	else
+		rc = einsum_out(x, &E, elem);
+	free(ranks), free(nl), free(lab);
+	return rc;
 }

@@ -1,5 +1,8 @@
 /* Inference rules of the quantization operators, the random generators, the recurrent layers
- * (RNN, GRU, LSTM), the signal windows, Det and the string operators. */
+ * (RNN, GRU, LSTM), the signal windows, Det, the string operators, ImageDecoder and
+ * TfIdfVectorizer. */
+#include <string.h>
+
 #include "infer/rules.h"
 
 /* ---- quantization ---------------------------------------------------------------------------- */
@@ -194,5 +197,72 @@ int ox_rule_string_split(ox_ictx *x)
 		y->dims[k] = in->dims[k];
 	ox_set_out(x, 0, y);
 	ox_out_like(x, 1, OX_INT64, 0);
+	return 0;
+}
+
+/* ---- ImageDecoder and TfIdfVectorizer ----------------------------------------------------------- */
+
+/* ImageDecoder: a 1-D stream decodes to uint8 [height, width, channels], height and width
+ * known only at run time, channels 3 (RGB, BGR) or 1 (Grayscale). */
+int ox_rule_image_decoder(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0);
+	const char *f = ox_iattr_str(x, "pixel_format", "RGB");
+	if (in && in->rank != 1)
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' has rank %d; an encoded stream is 1-D", x->node->input[0],
+			       in->rank);
+	int c = !strcmp(f, "RGB") || !strcmp(f, "BGR") ? 3 : !strcmp(f, "Grayscale") ? 1 : 0;
+	if (!c)
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'pixel_format' must be RGB, BGR or Grayscale, not '%s'", f);
+	ox_dim d[3] = {OX_DIM_UNKNOWN, OX_DIM_UNKNOWN, ox_dim_num(c)};
+	ox_set_out(x, 0, ox_type_dims(x, OX_UINT8, 3, d));
+	return 0;
+}
+
+/* TfIdfVectorizer's attributes as the evaluator needs them: a mode it knows, gram lengths
+ * 1 <= min <= max, a pool of the input's kind, no negative column. *cols: the greatest
+ * column plus one. */
+static int tfidf_attrs(ox_ictx *x, const ox_type *in, int64_t *cols)
+{
+	const char *mode = ox_iattr_str(x, "mode", "");
+	if (strcmp(mode, "TF") && strcmp(mode, "IDF") && strcmp(mode, "TFIDF"))
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'mode' must be TF, IDF or TFIDF, not '%s'", mode);
+	int64_t lo = ox_iattr_int(x, "min_gram_length", 1), hi = ox_iattr_int(x, "max_gram_length", 1);
+	if (lo < 1 || hi < lo || ox_iattr_int(x, "max_skip_count", 0) < 0)
+		return ox_ierr(x, OX_P_OP, 0, "min_gram_length %lld and max_gram_length %lld must satisfy 1 <= min <= max, "
+			       "and max_skip_count (%lld) cannot be negative", (long long)lo, (long long)hi,
+			       (long long)ox_iattr_int(x, "max_skip_count", 0));
+	bool strings = in && in->elem == OX_STRING;
+	if (in && in->elem && !ox_attr_given(x, strings ? "pool_strings" : "pool_int64s"))
+		return ox_ierr(x, OX_P_OP, 0, "attribute '%s' is required for %s input", strings ? "pool_strings" : "pool_int64s",
+			       ox_elem_label(in->elem));
+	const int64_t *idx;
+	int64_t n = ox_iattr_ints(x, "ngram_indexes", &idx);
+	*cols = 0;
+	for (int64_t i = 0; i < n; i++) {
+		if (idx[i] < 0)
+			return ox_ierr(x, OX_P_OP, 0, "ngram_indexes[%lld] is %lld; a column cannot be negative", (long long)i,
+				       (long long)idx[i]);
+		*cols = idx[i] + 1 > *cols ? idx[i] + 1 : *cols;
+	}
+	return 0;
+}
+
+/* TfIdfVectorizer: float [C] for [any] input, [N, C] for [N, any], C the greatest of
+ * ngram_indexes plus one. */
+int ox_rule_tfidf_vectorizer(ox_ictx *x)
+{
+	const ox_type *in = ox_input_ranked(x, 0);
+	int64_t cols = 0;
+	if (in && (in->rank < 1 || in->rank > 2))
+		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' has rank %d; expected [C] or [N, C]", x->node->input[0], in->rank);
+	if (tfidf_attrs(x, in, &cols) < 0)
+		return -1;
+	ox_type *out = ox_type_tensor(x, OX_FLOAT, in ? in->rank : -1);
+	if (out && in) {
+		out->dims[0] = in->dims[0];
+		out->dims[in->rank - 1] = ox_dim_num(cols);
+	}
+	ox_set_out(x, 0, out);
 	return 0;
 }

@@ -1,6 +1,7 @@
-/* Inference rules of the neural-network operators: Conv, ConvTranspose and the pools (window
- * sizes by window.h, the evaluator's own arithmetic), the global pools, the Softmax family and
- * the normalisations. */
+/* Inference rules of the neural-network operators: Conv, ConvInteger, QLinearConv, DeformConv,
+ * ConvTranspose and the pools (window sizes by window.h, the evaluator's own arithmetic), the
+ * global pools, the Softmax family and the normalisations. */
+#include <stdio.h>
 #include <string.h>
 
 #include "infer/rules.h"
@@ -85,18 +86,19 @@ static const ox_type *image(ox_ictx *x, int rank_out)
 	return in;
 }
 
-/* W's channels against X's and group; kernel_shape against W. */
-static int conv_weights(ox_ictx *x, const ox_type *in, const ox_type *w, int64_t group, bool transpose, int64_t *k)
+/* W (input wi)'s channels against X's and group; kernel_shape against W. */
+static int conv_weights(ox_ictx *x, const ox_type *in, const ox_type *w, size_t wi, int64_t group, bool transpose,
+			int64_t *k)
 {
 	int n = in->rank - 2;
 	if (w->rank != in->rank)
-		return ox_ierr(x, OX_P_INPUT, 1, "input '%s' (the weights) has rank %d, but X has rank %d", x->node->input[1],
+		return ox_ierr(x, OX_P_INPUT, wi, "input '%s' (the weights) has rank %d, but X has rank %d", x->node->input[wi],
 			       w->rank, in->rank);
 	ox_dim c = in->dims[1], wc = w->dims[transpose ? 0 : 1];
 	if (ox_dim_known(c) && ox_dim_known(wc) && (transpose ? wc.v != c.v : wc.v * group != c.v))
-		return transpose ? ox_ierr(x, OX_P_INPUT, 1, "X has %lld channels, but the weights take %lld", (long long)c.v,
+		return transpose ? ox_ierr(x, OX_P_INPUT, wi, "X has %lld channels, but the weights take %lld", (long long)c.v,
 					   (long long)wc.v)
-				 : ox_ierr(x, OX_P_INPUT, 1, "X has %lld channels, but the weights take %lld (%lld per group, "
+				 : ox_ierr(x, OX_P_INPUT, wi, "X has %lld channels, but the weights take %lld (%lld per group, "
 					   "group %lld)", (long long)c.v, (long long)(wc.v * group), (long long)wc.v,
 					   (long long)group);
 	int64_t ks[OX_INFER_MAX_RANK];
@@ -112,32 +114,133 @@ static int conv_weights(ox_ictx *x, const ox_type *in, const ox_type *w, int64_t
 	return 0;
 }
 
-int ox_rule_conv(ox_ictx *x)
+/* The output of a convolution of X (input 0) by the weights (input wi), [N, M, spatial...],
+ * in *res, and the kernel's taps per spatial axis in k (-1: unknown); Conv, ConvInteger,
+ * QLinearConv and DeformConv share it. *res is NULL when X is unknown (the outputs are set
+ * unknown then); the weights unknown leave its dims unknown. */
+static int conv_shape(ox_ictx *x, size_t wi, int elem, ox_type **res, int64_t *k)
 {
-	const ox_type *in = image(x, -1), *w = ox_input_ranked(x, 1);
+	const ox_type *in = image(x, -1), *w = ox_input_ranked(x, wi);
+	*res = NULL;
 	if (!in)
 		return x->failed ? -1 : 0;
-	int64_t group = ox_iattr_int(x, "group", 1), k[OX_INFER_MAX_RANK];
+	int64_t group = ox_iattr_int(x, "group", 1);
 	if (group < 1)
 		return ox_ierr(x, OX_P_OP, 0, "attribute 'group' is %lld", (long long)group);
-	ox_type *out = ox_type_tensor(x, ox_out_elem(x, 0), in->rank);
+	ox_type *out = ox_type_tensor(x, elem, in->rank);
+	for (int i = 0; i < in->rank - 2; i++)
+		k[i] = -1;
 	if (!out || !w) {
-		ox_set_out(x, 0, out);
+		*res = out;
 		return 0;
 	}
-	if (conv_weights(x, in, w, group, false, k) < 0)
+	if (conv_weights(x, in, w, wi, group, false, k) < 0)
 		return -1;
 	out->dims[0] = in->dims[0];
 	out->dims[1] = w->dims[0];
 	if (ox_dim_known(w->dims[0]) && w->dims[0].v % group)
-		return ox_ierr(x, OX_P_INPUT, 1, "the weights have %lld output channels, not a multiple of group %lld",
+		return ox_ierr(x, OX_P_INPUT, wi, "the weights have %lld output channels, not a multiple of group %lld",
 			       (long long)w->dims[0].v, (long long)group);
+	*res = out;
 	for (int i = 0; i < in->rank - 2; i++)
-		if (k[i] < 0) {
-			ox_set_out(x, 0, out); /* spatial dims unknown */
-			return 0;
-		}
-	if (window_out(x, in, k, false, out) < 0)
+		if (k[i] < 0)
+			return 0; /* spatial dims unknown */
+	return window_out(x, in, k, false, out);
+}
+
+int ox_rule_conv(ox_ictx *x)
+{
+	ox_type *out;
+	int64_t k[OX_INFER_MAX_RANK];
+	if (conv_shape(x, 1, ox_out_elem(x, 0), &out, k) < 0)
+		return -1;
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+/* How many values a parameter of a convolution holds (as the evaluator reads them). */
+enum { ONE, ONE_OR_PER_CHANNEL, PER_CHANNEL };
+
+/* Input i's value count against mode, m being the output channels: QLinearConv's scales,
+ * zero points and bias, DeformConv's bias. */
+static int conv_param(ox_ictx *x, size_t i, int mode, ox_dim m)
+{
+	const ox_type *t = ox_input_ranked(x, i);
+	int64_t n = t ? ox_type_count(t) : -1;
+	if (n < 0 || (mode != PER_CHANNEL && n == 1) || (mode != ONE && (!ox_dim_known(m) || n == m.v)))
+		return 0;
+	static const char *const want[] = {"a scalar", "a scalar or one per output channel", "one per output channel"};
+	char ms[32] = "";
+	if (mode != ONE)
+		snprintf(ms, sizeof ms, " (%lld)", (long long)m.v);
+	return ox_ierr(x, OX_P_INPUT, i, "input '%s' (%s) has %lld values; expected %s%s", x->node->input[i],
+		       x->schema->inputs[i].name, (long long)n, want[mode], ms);
+}
+
+/* QLinearConv: Conv's shape of x (input 0) by w (input 3), y_zero_point's element type (x's
+ * when it is left out, as the evaluator does); x's and y's scales and zero points are
+ * scalars, w's scalars or one per output channel, B one per output channel. */
+int ox_rule_qlinear_conv(ox_ictx *x)
+{
+	const ox_type *in = ox_input(x, 0), *w = ox_input_ranked(x, 3);
+	int elem = ox_out_elem(x, 0) ? ox_out_elem(x, 0) : in && in->kind == OX_T_TENSOR ? in->elem : 0;
+	ox_dim m = w && w->rank >= 1 ? w->dims[0] : OX_DIM_UNKNOWN;
+	static const size_t scalars[] = {1, 2, 6, 7};
+	for (size_t i = 0; i < 4; i++)
+		if (conv_param(x, scalars[i], ONE, m) < 0)
+			return -1;
+	if (conv_param(x, 4, ONE_OR_PER_CHANNEL, m) < 0 || conv_param(x, 5, ONE_OR_PER_CHANNEL, m) < 0 ||
+	    conv_param(x, 8, PER_CHANNEL, m) < 0)
+		return -1;
+	ox_type *out;
+	int64_t k[OX_INFER_MAX_RANK];
+	if (conv_shape(x, 3, elem, &out, k) < 0)
+		return -1;
+	ox_set_out(x, 0, out);
+	return 0;
+}
+
+/* DeformConv's offset (input 2: per tap, one displacement per spatial axis) and mask (input
+ * 4: one per tap) are [N, offset_group * taps * per, the output's spatial dims...]. */
+static int deform_input(ox_ictx *x, size_t i, const ox_type *out, const int64_t *k, int64_t per, const char *layout)
+{
+	const ox_type *t = ox_input_ranked(x, i);
+	if (!t || !out)
+		return 0;
+	ox_dim want[OX_INFER_MAX_RANK], taps = ox_dim_num(ox_iattr_int(x, "offset_group", 1) * per), r;
+	for (int d = 0; d < out->rank - 2; d++)
+		taps = k[d] < 0 ? OX_DIM_UNKNOWN : ox_dim_mul(taps, ox_dim_num(k[d]));
+	for (int d = 0; d < out->rank; d++)
+		want[d] = d == 1 ? taps : out->dims[d];
+	bool ok = t->rank == out->rank;
+	for (int d = 0; ok && d < out->rank; d++)
+		ok = ox_dim_unify(t->dims[d], want[d], &r);
+	if (ok)
+		return 0;
+	char have[160], exp[160];
+	ox_type_str(t, have, sizeof have);
+	ox_type_str(ox_type_dims(x, t->elem, out->rank, want), exp, sizeof exp);
+	return ox_ierr(x, OX_P_INPUT, i, "input '%s' (%s) is %s; expected %s, %s", x->node->input[i],
+		       x->schema->inputs[i].name, have, exp, layout);
+}
+
+/* DeformConv: Conv's shape (no auto_pad); offset and mask fit the output, B has one value per
+ * output channel, offset_group divides X's channels. */
+int ox_rule_deform_conv(ox_ictx *x)
+{
+	ox_type *out;
+	int64_t k[OX_INFER_MAX_RANK], og = ox_iattr_int(x, "offset_group", 1);
+	const ox_type *in = ox_input_ranked(x, 0), *w = ox_input_ranked(x, 1);
+	if (og < 1)
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'offset_group' is %lld", (long long)og);
+	if (in && in->rank >= 2 && ox_dim_known(in->dims[1]) && in->dims[1].v % og)
+		return ox_ierr(x, OX_P_OP, 0, "X has %lld channels, not a multiple of offset_group %lld",
+			       (long long)in->dims[1].v, (long long)og);
+	if (conv_shape(x, 1, ox_out_elem(x, 0), &out, k) < 0 ||
+	    deform_input(x, 2, out, k, out ? out->rank - 2 : 0,
+			 "[N, offset_group * kernel taps * spatial axes, output dims...]") < 0 ||
+	    deform_input(x, 4, out, k, 1, "[N, offset_group * kernel taps, output dims...]") < 0 ||
+	    conv_param(x, 3, PER_CHANNEL, w && w->rank >= 1 ? w->dims[0] : OX_DIM_UNKNOWN) < 0)
 		return -1;
 	ox_set_out(x, 0, out);
 	return 0;
@@ -156,7 +259,7 @@ int ox_rule_conv_transpose(ox_ictx *x)
 		ox_set_out(x, 0, out);
 		return ap < 0 || group < 1 ? -1 : 0;
 	}
-	if (conv_weights(x, in, w, group, true, k) < 0 || window_ints(x, "strides", n, 1, 1, s) < 0 ||
+	if (conv_weights(x, in, w, 1, group, true, k) < 0 || window_ints(x, "strides", n, 1, 1, s) < 0 ||
 	    window_ints(x, "dilations", n, 1, 1, d) < 0 || window_ints(x, "output_padding", n, 0, 0, op) < 0 ||
 	    window_ints(x, "pads", 2 * n, 0, 0, p) < 0)
 		return -1;
@@ -274,7 +377,8 @@ int ox_rule_layer_norm(ox_ictx *x)
 	ox_out_like(x, 0, ox_out_elem(x, 0), 0);
 	if (!in)
 		return 0;
-	if (ox_infer_axis(x, ox_iattr_int(x, "axis", -1), in->rank, 0, "attribute 'axis'", &a) < 0)
+	/* axis in [-r, r] (the spec's range): axis r normalises nothing, the statistics keep X's shape */
+	if (ox_infer_axis(x, ox_iattr_int(x, "axis", -1), in->rank, 1, "attribute 'axis'", &a) < 0)
 		return -1;
 	for (size_t i = 1; i < x->n_out; i++) {
 		/* U: the stash type, float unless stash_type says otherwise */

@@ -160,14 +160,40 @@ int ox_rule_affine_grid(ox_ictx *x)
 	return 0;
 }
 
+/* The number of rois: rois [num_rois, 4] (MaxRoiPool's: [num_rois, 5]), and RoiAlign's
+ * batch_indices [num_rois] agreeing with it. */
+static int roi_count(ox_ictx *x, bool align, ox_dim *n)
+{
+	const ox_type *rois = ox_input_ranked(x, 1), *bi = align ? ox_input_ranked(x, 2) : NULL;
+	ox_dim c = ox_dim_num(align ? 4 : 5);
+	if (rois && (rois->rank != 2 || !ox_dim_unify(rois->dims[1], c, &c))) {
+		char t[160];
+		ox_type_str(rois, t, sizeof t);
+		return ox_ierr(x, OX_P_INPUT, 1, "rois '%s' is %s; expected [num_rois, %d]", x->node->input[1], t, align ? 4 : 5);
+	}
+	if (bi && bi->rank != 1)
+		return ox_ierr(x, OX_P_INPUT, 2, "batch_indices '%s' has rank %d; expected 1 ([num_rois])", x->node->input[2],
+			       bi->rank);
+	if (!ox_dim_unify(dim_of(rois, 0), dim_of(bi, 0), n)) {
+		char a[64], b[64];
+		ox_dim_str(dim_of(bi, 0), a, sizeof a);
+		ox_dim_str(dim_of(rois, 0), b, sizeof b);
+		return ox_ierr(x, OX_P_INPUT, 2, "batch_indices '%s' has %s values, but rois '%s' has %s rois", x->node->input[2], a,
+			       x->node->input[1], b);
+	}
+	return 0;
+}
+
 /* RoiAlign and MaxRoiPool: [rois, C, output height, output width]. */
 int ox_rule_roi_pool(ox_ictx *x)
 {
-	const ox_type *in = ox_input_ranked(x, 0), *rois = ox_input_ranked(x, 1);
+	const ox_type *in = ox_input_ranked(x, 0);
 	const int64_t *ps;
-	ox_dim d[4] = {dim_of(rois, 0), dim_of(in, 1), OX_DIM_UNKNOWN, OX_DIM_UNKNOWN};
+	ox_dim d[4] = {OX_DIM_UNKNOWN, dim_of(in, 1), OX_DIM_UNKNOWN, OX_DIM_UNKNOWN};
 	if (in && in->rank != 4)
 		return ox_ierr(x, OX_P_INPUT, 0, "input '%s' has rank %d; expected [N, C, H, W]", x->node->input[0], in->rank);
+	if (roi_count(x, x->node->op_type[0] == 'R', &d[0]) < 0)
+		return -1;
 	if (x->node->op_type[0] == 'R') {
 		d[2] = ox_dim_num(ox_iattr_int(x, "output_height", 1));
 		d[3] = ox_dim_num(ox_iattr_int(x, "output_width", 1));

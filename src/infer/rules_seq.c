@@ -1,5 +1,6 @@
 /* Inference rules of the sequence and optional operators: a sequence's element type is one
- * tensor type (what its tensors share), an optional's is the type it may hold. */
+ * tensor type (what its tensors share), an optional's is the type it may hold; SequenceMap's
+ * body is inferred on those element types. */
 #include "infer/engine.h"
 #include "infer/rules.h"
 
@@ -190,5 +191,36 @@ int ox_rule_optional_get_element(ox_ictx *x)
 		return ox_ierr(x, OX_P_INPUT, 0, "input 0 is %s, not an optional", s);
 	}
 	ox_set_out(x, 0, t->kind == OX_T_OPT ? t->inner : t);
+	return 0;
+}
+
+/* SequenceMap: the body runs on an item of each sequence input (their element types) and on
+ * the other inputs as they are; output j is the sequence of the body's output j. Sequences of
+ * different lengths are a run-time matter. */
+int ox_rule_sequence_map(ox_ictx *x)
+{
+	const Onnx__GraphProto *g = ox_iattr_graph(x, "body");
+	const ox_type *s;
+	if (seq_input(x, 0, &s) < 0 || !g)
+		return x->failed ? -1 : 0;
+	if (g->n_input != x->n_in || g->n_output != x->n_out)
+		return ox_ierr(x, OX_P_OP, 0, "attribute 'body' has %zu inputs and %zu outputs; expected as many as SequenceMap "
+			       "has (%zu and %zu)", g->n_input, g->n_output, x->n_in, x->n_out);
+	const ox_type **in = ox_type_outputs(x, x->n_in), **out = ox_type_outputs(x, x->n_out);
+	if (!in || !out)
+		return -1;
+	for (size_t i = 0; i < x->n_in; i++)
+		in[i] = ox_input(x, i) && ox_input(x, i)->kind == OX_T_SEQ ? ox_input(x, i)->inner : ox_input(x, i);
+	if (ox_infer_graph(x, g, "body", in, x->n_in, out) < 0)
+		return -1;
+	for (size_t j = 0; j < x->n_out; j++) {
+		if (out[j] && out[j]->kind != OX_T_TENSOR) {
+			char t[160];
+			ox_type_str(out[j], t, sizeof t);
+			return ox_ierr(x, OX_P_OUTPUT, j, "the body gives output %zu as %s; expected a tensor, an item of the "
+				       "output sequence", j, t);
+		}
+		ox_set_out(x, j, seq_of(x, out[j]));
+	}
 	return 0;
 }

@@ -400,18 +400,8 @@ int ox_op_CastLike(ox_k *k)
 
 /* ---- BitCast (opset 26) ------------------------------------------------------------------ */
 
-/* Bits per element as the spec counts them (int4 is 4 even though it is stored in a byte). */
-static int spec_bits(int type)
-{
-	switch (type) {
-	case OX_INT4: case OX_UINT4: case OX_FLOAT4E2M1: return 4;
-	case OX_INT2: case OX_UINT2: return 2;
-	case OX_STRING: return 0;
-	default: return 8 * (int)ox_elem_size(type);
-	}
-}
-
-/* The same bits under another type of the same width. Sub-byte values are stored one per
+/* The same bits under another type of the same width (ox_elem_bits: as the spec counts them,
+ * int4 is 4 even though it is stored in a byte). Sub-byte values are stored one per
  * byte, sign-extended for the signed types, so their low bits are re-extended; a bool
  * holds 0 or 1, so any nonzero byte reads as true. */
 int ox_op_BitCast(ox_k *k)
@@ -420,8 +410,8 @@ int ox_op_BitCast(ox_k *k)
 	if (!x)
 		return -1;
 	const Onnx__AttributeProto *to = ox_attr(k, "to");
-	int type = to ? (int)to->i : 0, bits = spec_bits(x->type);
-	if (!to || !bits || spec_bits(type) != bits)
+	int type = to ? (int)to->i : 0, bits = ox_elem_bits(x->type);
+	if (!to || !bits || ox_elem_bits(type) != bits)
 		return ox_kfail(k, "attribute 'to' must name a non-string type of %d bits, like the input's %s", bits,
 				ox_elem_label(x->type));
 	ox_val *y = ox_out_tensor(k, 0, type, x->rank, x->dims);

@@ -8,6 +8,7 @@
 #include "conv.h"
 #include "geometry.h"
 #include "eval/simd/cpu.h"
+#include "eval/simd/dconv.h"
 #include "eval/simd/gemm.h"
 #include "eval/kernel.h"
 #include "eval/threads.h"
@@ -291,10 +292,23 @@ static tap_fn tap_at(int level)
 }
 
 #if OX_X86
-/* Stride 1 along the last axis: 16 outputs at a time summed over every tap in a register,
- * so that each output is loaded and stored once. */
+/* Inputs p[0], p[st], ... of n outputs (at most 16), as one vector: stride 1 a masked
+ * load, stride 2 the even lanes of two (masked: nothing past the last input is read). */
+OX_TARGET_AVX512 static inline __m512 taps_avx512(const float *p, int64_t n, int64_t st)
+{
+	if (st == 1)
+		return _mm512_maskz_loadu_ps(n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1), p);
+	int64_t need = 2 * (n < 16 ? n : 16) - 1;
+	__mmask16 m0 = need >= 16 ? 0xffff : (__mmask16)((1u << need) - 1);
+	__mmask16 m1 = need > 16 ? (__mmask16)((1u << (need - 16)) - 1) : 0;
+	const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(m0, p), even, _mm512_maskz_loadu_ps(m1, p + 16));
+}
+
+/* Stride 1 or 2 along the last axis: 16 outputs at a time summed over every tap in a
+ * register, so that each output is loaded and stored once. */
 OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, const float *w, float *y, int64_t rows,
-					      int64_t n)
+					      int64_t n, int64_t st)
 {
 	for (int64_t r = 0; r < rows; r++, y += n) {
 		const float *s = x + t->pos[r * n];
@@ -302,7 +316,7 @@ OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, c
 			__mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
 			__m512 acc = _mm512_maskz_loadu_ps(m, y + i);
 			for (int64_t q = 0; q < t->kvol; q++)
-				acc = _mm512_fmadd_ps(_mm512_set1_ps(w[q]), _mm512_maskz_loadu_ps(m, s + t->off[q] + i), acc);
+				acc = _mm512_fmadd_ps(_mm512_set1_ps(w[q]), taps_avx512(s + t->off[q] + i * st, n - i, st), acc);
 			_mm512_mask_storeu_ps(y + i, m, acc);
 		}
 	}
@@ -317,8 +331,8 @@ static void depthwise_channel(const ox_conv_geom *g, const tables *t, int level,
 	int64_t len = g->out[g->nsp - 1], st = g->stride[g->nsp - 1];
 	int64_t rows = len ? t->npos / len : 0;
 #if OX_X86
-	if (st == 1 && level >= OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512) {
-		depthwise_avx512(t, x, w, y, rows, len);
+	if (st <= 2 && level >= OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512) {
+		depthwise_avx512(t, x, w, y, rows, len, st);
 		return;
 	}
 #endif
@@ -339,11 +353,14 @@ static bool is_pointwise(const ox_conv_geom *g)
 static int conv_group_(int level, const ox_conv_geom *g, const tables *t, const float *x, const float *w,
 		       const ox_gemm_packed *packed, const float *bias, float *y);
 
-/* One group, then its activation while the group's output is still in the caches. */
+/* One group, then the residual res (y's layout, or NULL) and the activation while the
+ * group's output is still in the caches. */
 static int conv_group(int level, const ox_conv_geom *g, const tables *t, const float *x, const float *w,
-		      const ox_gemm_packed *packed, const float *bias, float *y, int act)
+		      const ox_gemm_packed *packed, const float *bias, const float *res, float *y, int act)
 {
 	int rc = conv_group_(level, g, t, x, w, packed, bias, y);
+	for (int64_t i = 0; rc == 0 && res && i < g->cout / g->group * t->npos; i++)
+		y[i] += res[i];
 	if (rc == 0 && act == OX_ACT_RELU)
 		ox_f32_loops_best()->relu(y, y, (size_t)(g->cout / g->group * t->npos), NULL);
 	return rc;
@@ -392,17 +409,23 @@ static const float *group_input(const ox_conv_geom *g, const tables *t, const fl
 typedef struct ox_conv_packed {
 	int level;
 	bool scaled; /* rows scaled: the tensor's own data are not these weights */
+	bool direct; /* for the direct convolution (dconv.h): dc, per floats a group */
 	int64_t group, cout_g, depth;
+	float *dc;
+	int64_t per;
 	ox_gemm_packed g[];
 } ox_conv_packed;
+
+static bool packed_fits(const ox_conv_packed *pk, int level, const ox_conv_geom *g, const tables *t, bool direct)
+{
+	return pk && pk->direct == direct && pk->level == level && pk->group == g->group &&
+	       pk->cout_g == g->cout / g->group && pk->depth == t->depth;
+}
 
 static const ox_gemm_packed *packed_for(const ox_conv_packed *pk, int level, const ox_conv_geom *g,
 					 const tables *t, int64_t q)
 {
-	if (!pk || pk->level != level || pk->group != g->group || pk->cout_g != g->cout / g->group ||
-	    pk->depth != t->depth)
-		return NULL;
-	return &pk->g[q];
+	return packed_fits(pk, level, g, t, false) ? &pk->g[q] : NULL;
 }
 
 /* One group of one image, as a task: depthwise groups are many and each small, so they
@@ -413,10 +436,18 @@ typedef struct conv_job {
 	const tables *t;
 	const float *x, *w, *bias;
 	const ox_conv_packed *pk;
+	const float *res; /* added before the activation, or NULL */
 	float *y;
 	int act;
 	int failed;
 } conv_job;
+
+/* The part of J's residual that image n and group q add, or NULL. */
+static const float *res_at(const conv_job *J, int64_t n, int64_t q)
+{
+	const ox_conv_geom *g = J->g;
+	return J->res ? J->res + (n * g->cout + q * (g->cout / g->group)) * J->t->npos : NULL;
+}
 
 static void conv_task(void *ctx, int64_t i)
 {
@@ -430,7 +461,8 @@ static void conv_task(void *ctx, int64_t i)
 	}
 	if (conv_group(J->level, g, J->t, group_input(g, J->t, J->x + n * g->cin * ins, xp, q, true),
 		       J->w + q * cout_g * J->t->depth, packed_for(J->pk, J->level, g, J->t, q),
-		       J->bias ? J->bias + q * cout_g : NULL, J->y + (n * g->cout + q * cout_g) * J->t->npos, J->act) < 0)
+		       J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q), J->y + (n * g->cout + q * cout_g) * J->t->npos,
+		       J->act) < 0)
 		J->failed = 1; /* any task may set it; only ever to 1 */
 	free(xp);
 }
@@ -447,21 +479,89 @@ static int conv_serial(const conv_job *J)
 		for (int64_t q = 0; q < g->group && rc == 0; q++)
 			rc = conv_group(J->level, g, t, group_input(g, t, J->x + n * g->cin * ins, xp, q, one),
 					J->w + q * cout_g * t->depth, packed_for(J->pk, J->level, g, t, q),
-					J->bias ? J->bias + q * cout_g : NULL, J->y + (n * g->cout + q * cout_g) * t->npos,
-					J->act);
+					J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
+					J->y + (n * g->cout + q * cout_g) * t->npos, J->act);
 	free(xp);
 	return rc;
 }
 
+/* Whether conv_group takes the depthwise path: one input channel per group. */
+static bool uses_depthwise(const ox_conv_geom *g, const tables *t)
+{
+	return t->depth == t->kvol && !is_pointwise(g);
+}
+
+/* The direct convolution's weights for J: the packed ones when they fit, else packed
+ * now into *own (NULL when out of memory or when the packed ones are the only form). */
+static const float *direct_weights(const conv_job *J, float **own)
+{
+	const ox_conv_geom *g = J->g;
+	const ox_conv_packed *pk = J->pk;
+	*own = NULL;
+	if (packed_fits(pk, J->level, g, J->t, true))
+		return pk->dc;
+	if (pk && pk->scaled)
+		return NULL; /* scaled weights exist only packed: a convolution they do not fit cannot run */
+	int64_t cout_g = g->cout / g->group, per = ox_dconv_packed_floats(J->level, cout_g, J->t->depth);
+	if (per > OX_MAX_ELEMENTS / g->group || !(*own = alloc_n(per * g->group, sizeof(float))))
+		return NULL;
+	for (int64_t q = 0; q < g->group; q++)
+		ox_dconv_pack(J->level, J->w + q * cout_g * J->t->depth, cout_g, J->t->depth, NULL, *own + q * per);
+	return *own;
+}
+
+/* Every image and group by the direct convolution: the input padded (with the slack the
+ * tiles of short rows read past the end) unless it can be read where it is. */
+static int conv_direct(const conv_job *J)
+{
+	const ox_conv_geom *g = J->g;
+	const tables *t = J->t;
+	bool flat = is_pointwise(g); /* positions contiguous: one row of them all */
+	int64_t len = flat ? t->npos : g->out[g->nsp - 1], st = flat ? 1 : g->stride[g->nsp - 1];
+	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
+	bool copy = t->padded || len < ox_dconv_min_len(J->level);
+	float *own, *xp = NULL;
+	const float *wp = direct_weights(J, &own);
+	if (copy && wp)
+		xp = alloc_n(g->cin * t->ps + ox_dconv_slack(J->level, st), sizeof(float));
+	if (!wp || (copy && !xp)) {
+		free(own);
+		return -1;
+	}
+	int64_t per = ox_dconv_packed_floats(J->level, cout_g, t->depth);
+	for (int64_t n = 0; n < g->batch; n++) {
+		const float *xn = J->x + n * g->cin * ins;
+		if (copy) {
+			pad_input(g, t, g->cin, xn, xp, sizeof(float));
+			memset(xp + g->cin * t->ps, 0, (size_t)ox_dconv_slack(J->level, st) * sizeof(float));
+			xn = xp;
+		}
+		for (int64_t q = 0; q < g->group; q++) {
+			ox_dconv c = {xn + q * cin_g * t->ps, t->off, t->pos, t->depth, t->npos / len, len, st,
+				      wp + q * per, cout_g, J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
+				      J->y + (n * g->cout + q * cout_g) * t->npos, J->act == OX_ACT_RELU};
+			ox_dconv_run(J->level, &c);
+		}
+	}
+	free(xp);
+	free(own);
+	return 0;
+}
+
 int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const float *w, const void *packed,
-		       const float *bias, float *y, int act)
+		       const float *bias, const float *res, float *y, int act)
 {
 	tables t;
 	if (tables_new(g, &t) < 0)
 		return -1;
-	conv_job J = {level, g, &t, x, w, bias, packed, y, act, 0};
+	conv_job J = {level, g, &t, x, w, bias, packed, res, y, act, 0};
 	const ox_conv_packed *pk = packed;
 	int rc;
+	if (ox_dconv_available(level) && !uses_depthwise(g, &t)) {
+		rc = conv_direct(&J);
+		tables_free(&t);
+		return rc;
+	}
 	/* scaled weights exist only packed: a convolution they do not fit cannot run */
 	if (pk && pk->scaled && (!packed_for(pk, level, g, &t, 0) || g->cin == g->group)) {
 		tables_free(&t);
@@ -480,13 +580,32 @@ int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const f
 
 int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias, float *y)
 {
-	return ox_conv_f32_packed(level, g, x, w, NULL, bias, y, OX_ACT_NONE);
+	return ox_conv_f32_packed(level, g, x, w, NULL, bias, NULL, y, OX_ACT_NONE);
+}
+
+/* The direct convolution's form: each group's weights in the layout of dconv.h. */
+static void *prepack_direct(int level, const float *w, int64_t cout, int64_t group, int64_t depth, const float *scale)
+{
+	int64_t cout_g = cout / group, per = ox_dconv_packed_floats(level, cout_g, depth);
+	size_t head = (sizeof(ox_conv_packed) + 63) & ~(size_t)63;
+	if ((uint64_t)per > (SIZE_MAX / 2 - head) / sizeof(float) / (uint64_t)group)
+		return NULL;
+	ox_conv_packed *pk = ox_alloc_big(head + (size_t)(per * group) * sizeof(float));
+	if (!pk)
+		return NULL;
+	*pk = (ox_conv_packed){level, scale != NULL, true, group, cout_g, depth, (float *)((char *)pk + head), per};
+	for (int64_t q = 0; q < group; q++)
+		ox_dconv_pack(level, w + q * cout_g * depth, cout_g, depth, scale ? scale + q * cout_g : NULL,
+			      pk->dc + q * per);
+	return pk;
 }
 
 void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, int64_t depth, const float *scale)
 {
 	if (group < 1 || cout % group || cout <= 0 || depth <= 0)
 		return NULL;
+	if (ox_dconv_available(level))
+		return prepack_direct(level, w, cout, group, depth, scale);
 	int64_t cout_g = cout / group, per = ox_gemm_packed_floats(level, cout_g, depth);
 	size_t head = (sizeof(ox_conv_packed) + (size_t)group * sizeof(ox_gemm_packed) + 63) & ~(size_t)63;
 	if ((uint64_t)per > (SIZE_MAX / 2 - head) / sizeof(float) / (uint64_t)group)
@@ -494,7 +613,7 @@ void *ox_conv_prepack(int level, const float *w, int64_t cout, int64_t group, in
 	ox_conv_packed *pk = ox_alloc_big(head + (size_t)(per * group) * sizeof(float));
 	if (!pk)
 		return NULL;
-	*pk = (ox_conv_packed){level, scale != NULL, group, cout_g, depth};
+	*pk = (ox_conv_packed){level, scale != NULL, false, group, cout_g, depth, NULL, 0};
 	float *data = (float *)((char *)pk + head);
 	for (int64_t q = 0; q < group; q++) {
 		ox_gemm_src a = ox_gemm_a(w + q * cout_g * depth, depth, false);
@@ -817,12 +936,29 @@ static float *to_f32_less(const ox_val *t, const ox_val *zp, int64_t per)
 
 typedef int (*f32_fn)(int, const ox_conv_geom *, const float *, const float *, const float *, float *);
 
+/* Whether a residual the executor's fusion offers (input 3, after a Conv's own inputs)
+ * can be added in the output pass: a float tensor of Y's shape. Otherwise the Conv leaves
+ * it, and the activation after it, to the nodes of the graph (exec.c checks the same). */
+static bool residual_fits(const ox_val *r, const ox_val *y)
+{
+	if (!r || r->kind != OX_TENSOR || r->type != OX_FLOAT || y->type != OX_FLOAT || r->rank != y->rank)
+		return false;
+	return memcmp(r->dims, y->dims, (size_t)y->rank * sizeof(int64_t)) == 0;
+}
+
+static int conv_fused(ox_k *k, const ox_conv_geom *g, ox_val *x, ox_val *w, ox_val *b, ox_val *y)
+{
+	ox_val *r = ox_in(k, 3);
+	bool add = residual_fits(r, y);
+	return ox_conv_f32_packed(ox_cpu_level(), g, x->data, w->data, w->derived, b ? b->data : NULL,
+				  add ? r->data : NULL, y->data, r && !add ? OX_ACT_NONE : k->act);
+}
+
 /* Runs the float convolution fn on any floating type by way of float (double aside). */
 static int run_float(ox_k *k, const ox_conv_geom *g, ox_val *x, ox_val *w, ox_val *b, ox_val *y, f32_fn fn)
 {
 	if (x->type == OX_FLOAT) {
-		if ((fn == ox_conv_f32 ? ox_conv_f32_packed(ox_cpu_level(), g, x->data, w->data, w->derived,
-							    b ? b->data : NULL, y->data, k->act)
+		if ((fn == ox_conv_f32 ? conv_fused(k, g, x, w, b, y)
 				       : fn(ox_cpu_level(), g, x->data, w->data, b ? b->data : NULL, y->data)) < 0)
 			return ox_kfail(k, "out of memory for the convolution's scratch buffers");
 		return 0;

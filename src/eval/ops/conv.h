@@ -22,10 +22,11 @@ typedef struct ox_conv_geom {
  * memory cannot be allocated. */
 int ox_conv_f32(int level, const ox_conv_geom *g, const float *x, const float *w, const float *bias, float *y);
 /* The same with weights packed beforehand by ox_conv_prepack (NULL: packed as it goes;
- * ignored when packed for another level or shape), and an activation (OX_ACT_* of
- * kernel.h) applied to each group's output as soon as it is computed. */
+ * ignored when packed for another level or shape), and a residual res (Y's shape, or
+ * NULL) added and an activation (OX_ACT_* of kernel.h) applied to the output as soon as
+ * it is computed: the bits of Conv, then Add, then the activation. */
 int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const float *w, const void *packed,
-		       const float *bias, float *y, int act);
+		       const float *bias, const float *res, float *y, int act);
 /* W (cout x depth floats, depth = cin/group * taps) packed for the GEMM of each group at
  * level: a malloc'd block for ox_conv_f32_packed (free() it), or NULL when out of memory.
  * With scale (cout floats), output channel c's weights are multiplied by scale[c] as

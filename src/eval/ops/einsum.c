@@ -5,12 +5,12 @@
  * Float types compute in double, integer types in int64 (wrapping). */
 #include <stdlib.h>
 #include <string.h>
+#include "einsum.h"
 #include "eval/kernel.h"
 #include "eval/move.h"
 
 
-#define NLETTERS 52
-#define MAXL (NLETTERS + OX_MAX_RANK) /* labels: letters, then ellipsis dims */
+#define MAXL OX_EINSUM_MAXL /* labels: letters, then ellipsis dims */
 
 /* An operand: nl labels with their dims, row-major elements of 8 bytes (double or int64). */
 typedef struct term {
@@ -30,101 +30,10 @@ typedef struct einsum {
 	term *t;             /* the operands */
 } einsum;
 
-static int letter(char c)
-{
-	if (c >= 'a' && c <= 'z')
-		return c - 'a';
-	if (c >= 'A' && c <= 'Z')
-		return 26 + c - 'A';
-	return -1;
-}
+/* ---- parsing (einsum.h) and label sizes -------------------------------------------- */
 
-/* ---- parsing ----------------------------------------------------------------------- */
-
-/* Labels of one term s[0..n) of an input of rank `rank` (or of the output when rank < 0),
- * ellipsis dims as NLETTERS + j right-aligned against E->nell. */
-static int parse_term(einsum *E, const char *s, size_t n, int rank, int *lab, int *nl)
-{
-	int letters = 0, ell = -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '.') {
-			if (ell >= 0 || i + 2 >= n + 0 || s[i + 1] != '.' || s[i + 2] != '.')
-				return ox_kfail(E->k, "equation: a lone '.' or a second ellipsis in term '%.*s'", (int)n, s);
-			ell = letters;
-			i += 2;
-		} else if (letter(s[i]) < 0) {
-			return ox_kfail(E->k, "equation: '%c' is not a letter", s[i]);
-		} else {
-			letters++;
-		}
-	}
-	int e = rank < 0 ? E->nell : rank - letters;
-	if (e < 0 || (ell < 0 && e > 0))
-		return ox_kfail(E->k, "equation: term '%.*s' has %d labels for an input of rank %d", (int)n, s, letters,
-				rank);
-	if (ell < 0)
-		e = 0;
-	if (letters + e > MAXL)
-		return ox_kfail(E->k, "equation: term '%.*s' has too many labels", (int)n, s);
-	int j = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '.') {
-			for (int d = 0; d < e; d++)
-				lab[j++] = NLETTERS + (E->nell - e) + d;
-			i += 2;
-		} else {
-			lab[j++] = letter(s[i]);
-		}
-	}
-	*nl = j;
-	return 0;
-}
-
-/* The implicit output: ellipsis dims, then the letters used exactly once, in ASCII order. */
-static void implicit_output(einsum *E, const int *uses, bool any_ell)
-{
-	static const char order[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-	E->nout = 0;
-	for (int d = 0; any_ell && d < E->nell; d++)
-		E->out[E->nout++] = NLETTERS + d;
-	for (const char *c = order; *c; c++)
-		if (uses[letter(*c)] == 1)
-			E->out[E->nout++] = letter(*c);
-}
-
-/* Copies the equation without spaces; fails when it is too long. */
-static int squeeze_spaces(einsum *E, const char *eq, size_t n, char *buf, size_t cap)
-{
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (eq[i] != ' ') {
-			if (m + 1 >= cap)
-				return ox_kfail(E->k, "equation is longer than %zu characters", cap - 1);
-			buf[m++] = eq[i];
-		}
-	buf[m] = 0;
-	return 0;
-}
-
-/* Input terms: labels into lab[i], counts into nl[i]. */
-static int parse_inputs(einsum *E, const char *s, size_t len, int (*lab)[MAXL], int *nl)
-{
-	const char *p = s;
-	for (int i = 0; i < E->nin; i++) {
-		const char *end = memchr(p, ',', (size_t)(s + len - p));
-		if (!end)
-			end = s + len;
-		if ((i < E->nin - 1) != (end < s + len))
-			return ox_kfail(E->k, "equation has a different number of terms than the %d inputs", E->nin);
-		const ox_val *x = E->k->in[i];
-		if (parse_term(E, p, (size_t)(end - p), x->rank, lab[i], &nl[i]) < 0)
-			return -1;
-		p = end + 1;
-	}
-	return 0;
-}
-
-static int label_sizes(einsum *E, int (*lab)[MAXL], const int *nl, int *uses)
+/* Each label's size: numpy's broadcasting, a size-1 dim meeting any other. */
+static int label_sizes(einsum *E, int (*lab)[MAXL], const int *nl)
 {
 	for (int l = 0; l < MAXL; l++)
 		E->size[l] = -1;
@@ -132,7 +41,6 @@ static int label_sizes(einsum *E, int (*lab)[MAXL], const int *nl, int *uses)
 		for (int j = 0; j < nl[i]; j++) {
 			int l = lab[i][j];
 			int64_t d = E->k->in[i]->dims[j];
-			uses[l]++;
 			if (E->size[l] < 0 || E->size[l] == 1)
 				E->size[l] = d;
 			else if (d != 1 && d != E->size[l])
@@ -142,60 +50,25 @@ static int label_sizes(einsum *E, int (*lab)[MAXL], const int *nl, int *uses)
 	return 0;
 }
 
-/* Ellipsis labels were aligned to the largest input rank; renumber them against the most
- * ellipsis dims any term has, so that label NLETTERS is the output's first one. */
-static void align_ellipsis(einsum *E, int (*lab)[MAXL], const int *nl)
-{
-	int maxe = 0;
-	for (int i = 0; i < E->nin; i++)
-		for (int j = 0; j < nl[i]; j++)
-			if (lab[i][j] >= NLETTERS && E->nell - (lab[i][j] - NLETTERS) > maxe)
-				maxe = E->nell - (lab[i][j] - NLETTERS);
-	for (int i = 0; i < E->nin; i++)
-		for (int j = 0; j < nl[i]; j++)
-			lab[i][j] -= lab[i][j] >= NLETTERS ? E->nell - maxe : 0;
-	E->nell = maxe;
-}
-
-static int explicit_output(einsum *E, const char *s, const int *uses)
-{
-	if (parse_term(E, s, strlen(s), -1, E->out, &E->nout) < 0)
-		return -1;
-	for (int j = 0; j < E->nout; j++) {
-		int l = E->out[j];
-		if (!uses[l])
-			return ox_kfail(E->k, "equation: output label '%c' appears in no input",
-					l >= NLETTERS ? '.' : l < 26 ? 'a' + l : 'A' + l - 26);
-		for (int i = 0; i < j; i++)
-			if (E->out[i] == E->out[j])
-				return ox_kfail(E->k, "equation: an output label is repeated");
-	}
-	return 0;
-}
-
 static int parse(einsum *E, int (*lab)[MAXL], int *nl)
 {
 	size_t n;
 	const char *eq = ox_attr_str(E->k, "equation", NULL, &n);
-	char buf[1024];
 	if (!eq)
 		return ox_kfail(E->k, "attribute 'equation' is required");
-	if (squeeze_spaces(E, eq, n, buf, sizeof buf) < 0)
+	int *ranks = ox_scratch(E->k, E->nin, sizeof *ranks, "ranks");
+	if (!ranks)
 		return -1;
-	const char *arrow = strstr(buf, "->");
-	E->nell = 0;
+	ox_einsum q = {.nin = E->nin, .lab = lab, .nl = nl};
 	for (int i = 0; i < E->nin; i++)
-		E->nell = E->k->in[i]->rank > E->nell ? E->k->in[i]->rank : E->nell;
-	int uses[MAXL] = {0};
-	if (parse_inputs(E, buf, arrow ? (size_t)(arrow - buf) : strlen(buf), lab, nl) < 0)
-		return -1;
-	align_ellipsis(E, lab, nl);
-	if (label_sizes(E, lab, nl, uses) < 0)
-		return -1;
-	if (arrow)
-		return explicit_output(E, arrow + 2, uses);
-	implicit_output(E, uses, strstr(buf, "...") != NULL);
-	return 0;
+		ranks[i] = E->k->in[i]->rank;
+	int rc = ox_einsum_parse(&q, eq, n, ranks);
+	free(ranks);
+	if (rc < 0)
+		return ox_kfail(E->k, "%s", q.err);
+	E->nell = q.nell, E->nout = q.nout;
+	memcpy(E->out, q.out, sizeof E->out);
+	return label_sizes(E, lab, nl);
 }
 
 /* ---- operand primitives ------------------------------------------------------------ */

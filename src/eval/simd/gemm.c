@@ -8,6 +8,7 @@
 
 #include "cpu.h"
 #include "gemm.h"
+#include "transpose.h"
 #include "eval/threads.h"
 
 #if OX_X86
@@ -52,30 +53,15 @@ static void pack_rows_strided(const float *src, int64_t si, int64_t sk, float *d
 }
 
 #if OX_X86
-/* dst[j*ds + i] = src[i*si + j] for i, j < 16: a 16 x 16 transpose in registers, by
- * interleaving 32-bit, then 64-bit elements, then 128-bit lanes twice. */
+/* dst[j*ds + i] = src[i*si + j] for i, j < 16: a 16 x 16 transpose in registers. */
 OX_TARGET_AVX512 static void transpose16(const float *src, int64_t si, float *dst, int64_t ds)
 {
-	__m512 r[16], t[16];
+	__m512 r[16];
 	for (int i = 0; i < 16; i++)
 		r[i] = _mm512_loadu_ps(src + i * si);
-	for (int i = 0; i < 8; i++) {
-		t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-		t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-	}
-	for (int i = 0; i < 4; i++)
-		for (int c = 0; c < 4; c++) {
-			__m512d x = _mm512_castps_pd(t[4 * i + (c >> 1)]), y = _mm512_castps_pd(t[4 * i + 2 + (c >> 1)]);
-			r[4 * i + c] = _mm512_castpd_ps(c & 1 ? _mm512_unpackhi_pd(x, y) : _mm512_unpacklo_pd(x, y));
-		}
-	for (int c = 0; c < 4; c++) {
-		__m512 v = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), w = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88);
-		__m512 v1 = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd), w1 = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
-		_mm512_storeu_ps(dst + c * ds, _mm512_shuffle_f32x4(v, w, 0x88));
-		_mm512_storeu_ps(dst + (8 + c) * ds, _mm512_shuffle_f32x4(v, w, 0xdd));
-		_mm512_storeu_ps(dst + (4 + c) * ds, _mm512_shuffle_f32x4(v1, w1, 0x88));
-		_mm512_storeu_ps(dst + (12 + c) * ds, _mm512_shuffle_f32x4(v1, w1, 0xdd));
-	}
+	ox_transpose16(r);
+	for (int i = 0; i < 16; i++)
+		_mm512_storeu_ps(dst + i * ds, r[i]);
 }
 
 /* A panel of w (a multiple of 16) rows that are contiguous in depth, 16 x 16 blocks at a

@@ -1,0 +1,193 @@
+/* The direct convolution (dconv.h) at AVX2 and AVX-512, made from dconv_impl.h: the
+ * levels differ only in how a tile is turned round (transpose) and how part of a vector
+ * is loaded and stored. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "dconv.h"
+#include "transpose.h"
+#include "eval/threads.h"
+
+#if OX_X86
+#include <immintrin.h>
+#endif
+
+/* How one convolution is cut into tiles: mr positions by nv vectors of vw channels. */
+typedef struct dc_plan dc_plan;
+struct dc_plan {
+	bool small, tile_major;
+	int mr, nv, vw;
+	int64_t min_len, nslab, tpr, tiles; /* slabs of channels, tiles per row, tiles in all */
+	void (*units)(const ox_dconv *c, const dc_plan *P, int64_t u0, int64_t u1);
+};
+
+#if OX_X86
+OX_TARGET_AVX512 static inline void dc_transpose_avx512(__m512 r[16])
+{
+	ox_transpose16(r);
+}
+
+static inline __mmask16 lanes16(int lo, int hi)
+{
+	return (__mmask16)(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+
+OX_TARGET_AVX512 static inline __m512 dc_load_lanes_avx512(const float *p, int lo, int hi)
+{
+	return _mm512_maskz_loadu_ps(lanes16(lo, hi), p);
+}
+
+OX_TARGET_AVX512 static inline void dc_store_lanes_avx512(float *p, __m512 v, int lo, int hi)
+{
+	_mm512_mask_storeu_ps(p, lanes16(lo, hi), v);
+}
+
+OX_TARGET_AVX2 static inline void dc_transpose_avx2(__m256 r[8])
+{
+	__m256 t[8], u[8];
+	for (int i = 0; i < 4; i++) {
+		t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+	for (int i = 0; i < 2; i++) {
+		u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+		u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xee);
+		u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+		u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xee);
+	}
+	for (int c = 0; c < 4; c++) {
+		r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+		r[4 + c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+	}
+}
+
+OX_TARGET_AVX2 static inline __m256i lanes8(int lo, int hi)
+{
+	__m256i i = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	return _mm256_and_si256(_mm256_cmpgt_epi32(i, _mm256_set1_epi32(lo - 1)), _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), i));
+}
+
+OX_TARGET_AVX2 static inline __m256 dc_load_lanes_avx2(const float *p, int lo, int hi)
+{
+	return _mm256_maskload_ps(p, lanes8(lo, hi));
+}
+
+OX_TARGET_AVX2 static inline void dc_store_lanes_avx2(float *p, __m256 v, int lo, int hi)
+{
+	_mm256_maskstore_ps(p, lanes8(lo, hi), v);
+}
+
+#include "simd_avx2.h"
+#include "dconv_impl.h"
+#include "simd_end.h"
+
+#include "simd_avx512.h"
+#include "dconv_impl.h"
+#include "simd_end.h"
+#endif
+
+static int level_of(int level)
+{
+	return ox_cpu_level() < level ? ox_cpu_level() : level;
+}
+
+int ox_dconv_available(int level)
+{
+	int l = level_of(level);
+	return OX_X86 && (l == OX_CPU_AVX2 || l == OX_CPU_AVX512);
+}
+
+/* The plan of c at level (available). */
+static void plan_for(int level, const ox_dconv *c, dc_plan *P)
+{
+	memset(P, 0, sizeof *P);
+#if OX_X86
+	if (level_of(level) >= OX_CPU_AVX512)
+		dc_plan_for_avx512(c, P);
+	else
+		dc_plan_for_avx2(c, P);
+#else
+	(void)level, (void)c;
+#endif
+}
+
+static int vector_width(int level)
+{
+	return level_of(level) >= OX_CPU_AVX512 ? 16 : 8;
+}
+
+int64_t ox_dconv_min_len(int level)
+{
+	ox_dconv c = {.len = 1};
+	dc_plan P;
+	plan_for(level, &c, &P);
+	return P.min_len;
+}
+
+int64_t ox_dconv_slack(int level, int64_t stride)
+{
+	return ox_dconv_min_len(level) * stride;
+}
+
+int64_t ox_dconv_packed_floats(int level, int64_t cout, int64_t depth)
+{
+	int vw = vector_width(level);
+	return (cout + vw - 1) / vw * vw * depth;
+}
+
+void ox_dconv_pack(int level, const float *w, int64_t cout, int64_t depth, const float *scale, float *dst)
+{
+	int vw = vector_width(level);
+	int64_t nslab = (cout + vw - 1) / vw;
+	for (int64_t s = 0; s < nslab; s++)
+		for (int q = 0; q < vw; q++) {
+			int64_t ch = s * vw + q;
+			float *d = dst + s * depth * vw + q;
+			const float *src = w + ch * depth;
+			for (int64_t k = 0; k < depth; k++)
+				d[k * vw] = ch >= cout ? 0 : scale ? src[k] * scale[ch] : src[k];
+		}
+}
+
+/* Units per task: a contiguous run, so a task keeps one block of weights for many tiles. */
+typedef struct dc_job {
+	const ox_dconv *c;
+	const dc_plan *P;
+	int64_t units, step;
+} dc_job;
+
+static void dc_task(void *ctx, int64_t t)
+{
+	const dc_job *J = ctx;
+	int64_t u0 = t * J->step, u1 = u0 + J->step < J->units ? u0 + J->step : J->units;
+	J->P->units(J->c, J->P, u0, u1);
+}
+
+/* Convolutions below this many multiply-adds stay on one thread: a task costs a few us. */
+enum { PAR_MIN = 1 << 21 };
+
+/* Weights up to this many bytes stay in L2 while every block of channels takes its turn
+ * on a tile: tiles then go outermost, so that the input a tile reads (a band of rows of
+ * every input channel) is fetched once for all blocks rather than once per block. Above
+ * it, blocks go outermost, so each block's weights are fetched once. */
+enum { TILE_MAJOR_MAX = 256 << 10 };
+
+void ox_dconv_run(int level, const ox_dconv *c)
+{
+	dc_plan P;
+	plan_for(level, c, &P);
+	if (!P.units || c->rows <= 0 || c->len <= 0 || c->cout <= 0)
+		return;
+	P.nslab = (c->cout + P.vw - 1) / P.vw;
+	P.tpr = c->len >= P.mr ? (c->len + P.mr - 1) / P.mr : 1;
+	P.tiles = c->rows * P.tpr;
+	P.tile_major = P.nslab * P.vw * c->depth * (int64_t)sizeof(float) <= TILE_MAJOR_MAX;
+	int64_t units = (P.nslab + P.nv - 1) / P.nv * P.tiles, threads = ox_threads();
+	int64_t tasks = threads <= 1 || c->cout * c->rows * c->len * c->depth < PAR_MIN ? 1 : 8 * threads;
+	if (tasks > units)
+		tasks = units;
+	dc_job J = {c, &P, units, (units + tasks - 1) / tasks};
+	ox_parallel_for((units + J.step - 1) / J.step, dc_task, &J);
+}

@@ -1,0 +1,166 @@
+/* The direct convolution (dconv.h) written once over the SIMD macro layer: dconv.c
+ * includes this file once per level between that level's simd_*.h and simd_end.h, after
+ * the level's FN(dc_transpose), FN(dc_load_lanes) and FN(dc_store_lanes). */
+
+/* Positions in a big tile (2 vectors of channels) and a small one (4 vectors): as many
+ * accumulators as the registers hold beside the weights and the broadcast. */
+#if VW == 16
+#define DC_MRB 14
+#define DC_MRS 7
+#else
+#define DC_MRB 6
+#define DC_MRS 3
+#endif
+#define DC_TS (4 * VW) /* floats of a row of the tile buffer */
+
+/* The tile at xa (MR positions stride st apart) times NV slabs of packed weights (ws
+ * floats apart) over the whole depth, into tmp (MR rows of DC_TS). Each output is one
+ * chain of multiply-adds in depth order. */
+static inline __attribute__((always_inline)) TARGET void FN(dc_body)(const int MR, const int NV, const int S,
+								      const float *xa, const int64_t *off, int64_t depth,
+								      const float *w, int64_t ws, int64_t st, float *tmp)
+{
+	VF acc[DC_MRB][4];
+	const int64_t s = S ? S : st;
+	for (int i = 0; i < MR; i++)
+		for (int v = 0; v < NV; v++)
+			acc[i][v] = VZERO();
+#pragma GCC unroll 2
+	for (int64_t k = 0; k < depth; k++) {
+		const float *a = xa + off[k];
+		__builtin_prefetch(a + 2 * MR * s); /* the next tile's input at this depth */
+		VF b[4];
+		for (int v = 0; v < NV; v++)
+			b[v] = VLOAD(w + v * ws + k * VW);
+		for (int i = 0; i < MR; i++) {
+			VF ai = VSET(a[i * s]);
+			for (int v = 0; v < NV; v++)
+				acc[i][v] = VFMA(ai, b[v], acc[i][v]);
+		}
+	}
+	for (int i = 0; i < MR; i++)
+		for (int v = 0; v < NV; v++)
+			VSTORE(tmp + i * DC_TS + v * VW, acc[i][v]);
+}
+
+typedef void (*FN(dc_kernel))(const float *xa, const int64_t *off, int64_t depth, const float *w, int64_t ws,
+			      int64_t st, float *tmp);
+
+/* One kernel per tile size, vectors of channels and stride (1, 2, or any: 0). */
+#define DC_DEF(name, MR, NV, S)                                                                           \
+	TARGET static void FN(name)(const float *xa, const int64_t *off, int64_t depth, const float *w, int64_t ws, \
+				    int64_t st, float *tmp)                                                       \
+	{                                                                                                 \
+		FN(dc_body)(MR, NV, S, xa, off, depth, w, ws, st, tmp);                                  \
+	}
+#define DC_DEF_S(b, MR, NV) DC_DEF(dc_##b##_s1, MR, NV, 1) DC_DEF(dc_##b##_s2, MR, NV, 2) DC_DEF(dc_##b##_sn, MR, NV, 0)
+DC_DEF_S(b1, DC_MRB, 1)
+DC_DEF_S(b2, DC_MRB, 2)
+DC_DEF_S(s1, DC_MRS, 1)
+DC_DEF_S(s2, DC_MRS, 2)
+DC_DEF_S(s4, DC_MRS, 4)
+#undef DC_DEF_S
+#undef DC_DEF
+
+/* [big/small][1, 2, 4 vectors][stride 1, 2, other] */
+static const FN(dc_kernel) FN(dc_kernels)[2][3][3] = {
+	{{FN(dc_b1_s1), FN(dc_b1_s2), FN(dc_b1_sn)}, {FN(dc_b2_s1), FN(dc_b2_s2), FN(dc_b2_sn)}, {NULL, NULL, NULL}},
+	{{FN(dc_s1_s1), FN(dc_s1_s2), FN(dc_s1_sn)}, {FN(dc_s2_s1), FN(dc_s2_s2), FN(dc_s2_sn)},
+	 {FN(dc_s4_s1), FN(dc_s4_s2), FN(dc_s4_sn)}},
+};
+
+/* Lanes [lo, hi) of a tile of mr positions from p0, nv slabs of channels from c0: each
+ * vector of channels turned into vectors of positions, then bias, residual, activation. */
+TARGET static void FN(dc_store)(const ox_dconv *c, const float *tmp, int mr, int nv, int64_t p0, int64_t c0, int lo,
+				int hi)
+{
+	/* the fields in locals: the stores through y could alias them for the compiler */
+	int64_t npos = c->rows * c->len, cout = c->cout;
+	const float *bias = c->bias, *res = c->res;
+	float *y = c->y;
+	bool relu = c->relu;
+	for (int v = 0; v < nv; v++) {
+		VF r[VW];
+		for (int i = 0; i < VW; i++)
+			r[i] = i < mr && i < DC_MRB ? VLOAD(tmp + i * DC_TS + v * VW) : VZERO();
+		FN(dc_transpose)(r);
+		for (int q = 0; q < VW && c0 + v * VW + q < cout; q++) {
+			int64_t ch = c0 + v * VW + q, at = ch * npos + p0;
+			VF o = r[q];
+			if (bias)
+				o = VADD(o, VSET(bias[ch]));
+			if (res)
+				o = VADD(o, FN(dc_load_lanes)(res + at, lo, hi));
+			if (relu)
+				o = VMAX(VSET(0.0f), o);
+			FN(dc_store_lanes)(y + at, o, lo, hi);
+		}
+	}
+}
+
+/* The lines of the output and of the residual that the tile of positions [p0, p0 + n)
+ * and channels [c0, c0 + nc) stores and reads, asked for before its long sum: the
+ * residual was made layers ago and is no longer in the caches, and each channel's row is
+ * a stream of its own that the hardware does not foresee. */
+TARGET static inline void FN(dc_prefetch)(const ox_dconv *c, int64_t p0, int64_t c0, int64_t nc, int n)
+{
+	int64_t npos = c->rows * c->len;
+	for (int64_t ch = c0; ch < c0 + nc && ch < c->cout; ch++) {
+		int64_t at = ch * npos + p0;
+		__builtin_prefetch(c->y + at, 1);
+		__builtin_prefetch(c->y + at + n - 1, 1);
+		if (c->res) {
+			__builtin_prefetch(c->res + at);
+			__builtin_prefetch(c->res + at + n - 1);
+		}
+	}
+}
+
+/* Unit u of the work: a channel block and a tile of the rows, blocks outermost or (tile
+ * major) innermost. A row's tiles
+ * are mr apart, the last one moved back to end with the row (it stores only the lanes the
+ * one before did not); a row shorter than mr has one tile that reads past it. */
+TARGET static void FN(dc_unit)(const ox_dconv *c, const dc_plan *P, int64_t u, float *tmp)
+{
+	int64_t nblk = (P->nslab + P->nv - 1) / P->nv;
+	int64_t blk = P->tile_major ? u % nblk : u / P->tiles, t = P->tile_major ? u / nblk : u % P->tiles;
+	int64_t row = t / P->tpr, j = t % P->tpr;
+	int64_t ow = c->len >= P->mr ? (j * P->mr < c->len - P->mr ? j * P->mr : c->len - P->mr) : 0;
+	int lo = (int)(j * P->mr - ow), hi = c->len >= P->mr ? P->mr : (int)c->len;
+	int64_t p0 = row * c->len + ow, slab = blk * P->nv, ws = c->depth * VW;
+	int si = c->stride == 1 ? 0 : c->stride == 2 ? 1 : 2;
+	const float *xa = c->x + c->pos[p0];
+	FN(dc_prefetch)(c, p0, blk * P->nv * VW, P->nv * VW, hi);
+	while (slab < P->nslab) {
+		int nv = P->nslab - slab >= P->nv ? P->nv : P->nslab - slab >= 2 ? 2 : 1;
+		if (slab + nv > (blk + 1) * P->nv)
+			break;
+		FN(dc_kernels)[P->small][nv == 4 ? 2 : nv - 1][si](xa, c->off, c->depth, c->w + slab * ws, ws, c->stride, tmp);
+		FN(dc_store)(c, tmp, P->mr, nv, p0, slab * VW, lo, hi);
+		slab += nv;
+	}
+}
+
+TARGET static void FN(dc_units)(const ox_dconv *c, const dc_plan *P, int64_t u0, int64_t u1)
+{
+	float tmp[DC_MRB * DC_TS] __attribute__((aligned(64)));
+	for (int64_t u = u0; u < u1; u++)
+		FN(dc_unit)(c, P, u, tmp);
+}
+
+/* The tile that computes the fewest positions per row, the big one on a tie. */
+static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
+{
+	int64_t L = c->len, big = L >= DC_MRB ? (L + DC_MRB - 1) / DC_MRB * DC_MRB : INT64_MAX;
+	int64_t small = L >= DC_MRS ? (L + DC_MRS - 1) / DC_MRS * DC_MRS : DC_MRS;
+	P->small = big > small;
+	P->mr = P->small ? DC_MRS : DC_MRB;
+	P->nv = P->small ? 4 : 2;
+	P->vw = VW;
+	P->units = FN(dc_units);
+	P->min_len = DC_MRS;
+}
+
+#undef DC_MRB
+#undef DC_MRS
+#undef DC_TS

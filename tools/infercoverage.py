@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""Operator coverage of type and shape inference by the cases of corpus/infer.
+
+For every operator of the schema table (src/schema/operators.txt), domain by domain, writes
+one row of corpus/infer/COVERAGE.md: the since-versions of its schemas, those that have an
+inference rule, the versions and number of the valid cases corpus/infer/*.onnxtxt that use
+it, and the number of invalid cases corpus/check/infer_*.onnxtxt that use it (counted apart).
+An operator is "covered" when a valid case uses a version of it that has a rule; any other
+operator needs a reason in tools/infercoverage.txt (one line "DOMAIN OP: REASON").
+
+    tools/infercoverage.py            rewrite corpus/infer/COVERAGE.md
+    tools/infercoverage.py --check    TAP: one line per operator (a skip with its reason when
+                                      not covered, a failure without one), one for the reason
+                                      file and the cases, one for COVERAGE.md being current
+
+What has a rule and which schemas a case uses are asked of the code: the helper infer_rules
+($ONNXTXT_INFER_RULES, else build/tools/infer_rules) lists every schema of the table with
+whether the rule table (src/infer/rules.h) serves it, and the schema in force for every node
+of a model, as the engine picks it (sub-graphs and model-local functions included). Without
+the helper, --check reports a skip. The source root is $ONNXTXT_SOURCE_ROOT or the parent of
+tools/. A reason left for an operator that is now covered is only a note: remove it.
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+
+OUTPUT = os.path.join("corpus", "infer", "COVERAGE.md")
+REASONS = os.path.join("tools", "infercoverage.txt")
+VALID = os.path.join("corpus", "infer", "*.onnxtxt")
+INVALID = os.path.join("corpus", "check", "infer_*.onnxtxt")
+DOMAINS = ["ai.onnx", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"]
+
+
+def helper(exe, *args):
+    r = subprocess.run([exe] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise RuntimeError("%s %s failed: %s" % (os.path.basename(exe), args[0],
+                                                r.stderr.decode("utf-8", "replace").strip()))
+    return [line.split("\t") for line in r.stdout.decode("utf-8").splitlines() if line]
+
+
+def read_schemas(exe):
+    """{(domain, op): {"versions": [since...], "rules": [since...], "deprecated": [since...]}}"""
+    ops = {}
+    for domain, op, since, rule, deprecated in helper(exe, "schemas"):
+        o = ops.setdefault((domain, op), {"versions": [], "rules": [], "deprecated": []})
+        o["versions"].append(int(since))
+        if deprecated == "1":
+            o["deprecated"].append(int(since))
+        elif rule == "1":
+            o["rules"].append(int(since))
+    return ops
+
+
+def read_uses(exe, root, pattern):
+    """{(domain, op): {case name: set of since versions}} over the files of pattern."""
+    files = sorted(glob.glob(os.path.join(root, pattern)))
+    uses = {}
+    for path, domain, op, since in helper(exe, "uses", *files) if files else []:
+        name = os.path.basename(path)
+        uses.setdefault((domain, op), {}).setdefault(name, set()).add(int(since))
+    return uses, len(files)
+
+
+def read_reasons(root):
+    """{(domain, op): reason} and the problems of the file (malformed or repeated lines)."""
+    reasons, problems = {}, []
+    with open(os.path.join(root, REASONS), encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            head, sep, why = line.partition(":")
+            words = head.split()
+            if not sep or len(words) != 2 or not why.strip():
+                problems.append("%s:%d: not \"DOMAIN OP: REASON\"" % (REASONS, n))
+            elif tuple(words) in reasons:
+                problems.append("%s:%d: %s %s is given a reason twice" % (REASONS, n, words[0], words[1]))
+            else:
+                reasons[tuple(words)] = why.strip()
+    return reasons, problems
+
+
+def versions_text(o):
+    return ", ".join("%d%s" % (v, " (deprecated)" if v in o["deprecated"] else "") for v in o["versions"])
+
+
+def rows_of(ops, valid, invalid, reasons):
+    rows = []
+    for key in sorted(ops, key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else 99, k[0], k[1].lower())):
+        o = ops[key]
+        used = valid.get(key, {})
+        exercised = sorted(set().union(*used.values())) if used else []
+        covered = any(v in o["rules"] for v in exercised)
+        rows.append({"domain": key[0], "op": key[1], "o": o, "exercised": exercised, "valid": len(used),
+                     "invalid": len(invalid.get(key, {})), "covered": covered, "reason": reasons.get(key)})
+    return rows
+
+
+def render(rows, nvalid, ninvalid):
+    out = [
+        "# Operator coverage of type and shape inference",
+        "",
+        "Generated by `tools/infercoverage.py` from the schema table (`src/schema/operators.txt`),",
+        "the rule table (`src/infer/rules.h`), both asked of the code through `build/tools/infer_rules`,",
+        "the valid cases `corpus/infer/*.onnxtxt` (%d files) and the invalid cases" % nvalid,
+        "`corpus/check/infer_*.onnxtxt` (%d files). Do not edit; run `tools/infercoverage.py` after" % ninvalid,
+        "changing rules or cases (`meson test infer_coverage` checks that this file is current).",
+        "",
+        "*Rule* lists the schema versions an inference rule serves; *exercised* the versions the",
+        "valid cases use (the schema in force at their opset import, in any graph or function of",
+        "the case); *valid* and *invalid* count the cases using the operator. An operator is",
+        "*covered* when a valid case uses a version that has a rule; every other one gives its",
+        "reason (`tools/infercoverage.txt`).",
+        "",
+        "| domain | operators | covered | with a rule | schemas with a rule | by reason |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for d in DOMAINS + sorted({r["domain"] for r in rows} - set(DOMAINS)):
+        rs = [r for r in rows if r["domain"] == d]
+        live = sum(len(r["o"]["versions"]) - len(r["o"]["deprecated"]) for r in rs)
+        out.append("| %s | %d | %d | %d | %d of %d | %d |" % (
+            d, len(rs), sum(r["covered"] for r in rs), sum(bool(r["o"]["rules"]) for r in rs),
+            sum(len(r["o"]["rules"]) for r in rs), live, sum(not r["covered"] for r in rs)))
+    for d in DOMAINS + sorted({r["domain"] for r in rows} - set(DOMAINS)):
+        out += ["", "## " + d, "",
+                "| op | versions | rule | exercised | valid | invalid | status |",
+                "| --- | --- | --- | --- | --- | --- | --- |"]
+        for r in (r for r in rows if r["domain"] == d):
+            status = "covered" if r["covered"] else "not covered: " + (r["reason"] or "no reason given")
+            out.append("| %s | %s | %s | %s | %d | %d | %s |" % (
+                r["op"], versions_text(r["o"]), ", ".join(map(str, r["o"]["rules"])) or "-",
+                ", ".join(map(str, r["exercised"])) or "-", r["valid"], r["invalid"], status))
+    out.append("")
+    return "\n".join(out)
+
+
+def check(rows, problems, notes, text, path):
+    print("1..%d" % (len(rows) + 2))
+    failed = 0
+    for n, r in enumerate(rows, 1):
+        label = "%s %s" % (r["domain"], r["op"])
+        if r["covered"]:
+            print("ok %d - %s: %d valid cases, %d invalid" % (n, label, r["valid"], r["invalid"]))
+        elif r["reason"]:
+            print("ok %d - %s # SKIP %s" % (n, label, r["reason"]))
+        else:
+            failed += 1
+            print("not ok %d - %s: no valid case in corpus/infer uses a version with a rule, and %s gives no reason"
+                  % (n, label, REASONS))
+    n = len(rows) + 1
+    print("%s %d - %s and the cases" % ("not ok" if problems else "ok", n, REASONS))
+    for p in problems + notes:
+        print("# " + p)
+    failed += bool(problems)
+    try:
+        with open(path, encoding="utf-8") as f:
+            current = f.read()
+    except OSError:
+        current = None
+    if current == text:
+        print("ok %d - %s is up to date" % (n + 1, OUTPUT))
+    else:
+        failed += 1
+        print("not ok %d - %s is %s: run tools/infercoverage.py (after building build/tools/infer_rules)"
+              % (n + 1, OUTPUT, "missing" if current is None else "out of date"))
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true", help="TAP check instead of rewriting COVERAGE.md")
+    args = ap.parse_args()
+    root = os.environ.get("ONNXTXT_SOURCE_ROOT") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    exe = os.environ.get("ONNXTXT_INFER_RULES") or os.path.join(root, "build", "tools", "infer_rules")
+    if not os.access(exe, os.X_OK):
+        if args.check:
+            print("1..0 # SKIP %s not found: build it first, or set ONNXTXT_INFER_RULES" % exe)
+            return 0
+        sys.stderr.write("infercoverage.py: %s not found: build it first, or set ONNXTXT_INFER_RULES\n" % exe)
+        return 1
+    try:
+        ops = read_schemas(exe)
+        valid, nvalid = read_uses(exe, root, VALID)
+        invalid, ninvalid = read_uses(exe, root, INVALID)
+    except RuntimeError as e:
+        if args.check:
+            print("1..1\nnot ok 1 - %s" % e)
+        else:
+            sys.stderr.write("infercoverage.py: %s\n" % e)
+        return 1
+    reasons, problems = read_reasons(root)
+    problems += ["%s: %s %s is not an operator of the schema table" % (REASONS, d, o)
+                 for d, o in sorted(set(reasons) - set(ops))]
+    rows = rows_of(ops, valid, invalid, reasons)
+    notes = ["%s: %s %s is covered now: remove its reason" % (REASONS, r["domain"], r["op"])
+             for r in rows if r["covered"] and r["reason"]]
+    text = render(rows, nvalid, ninvalid)
+    path = os.path.join(root, OUTPUT)
+    if args.check:
+        return check(rows, problems, notes, text, path)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    for p in problems + notes:
+        sys.stderr.write("infercoverage.py: %s\n" % p)
+    missing = [r for r in rows if not r["covered"] and not r["reason"]]
+    for r in missing:
+        sys.stderr.write("infercoverage.py: %s %s: not covered, and %s gives no reason\n" % (r["domain"], r["op"], REASONS))
+    return 1 if problems or missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
