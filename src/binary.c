@@ -231,11 +231,20 @@ typedef struct unpack_alloc {
 	bool failed;
 } unpack_alloc;
 
+/* Large allocations (the bytes of raw_data, mostly) start on 64 bytes, so that the
+ * evaluator can use an initializer's raw bytes in place as tensor data
+ * (ox_val_borrow_tensor_proto); the arena aligns to 8 only. */
+#define RAW_ALIGN 64
+#define RAW_MIN 4096
+
 static void *unpack_alloc_fn(void *data, size_t size)
 {
 	unpack_alloc *u = data;
-	void *p = ox_arena_alloc(u->arena, size);
+	bool big = size >= RAW_MIN;
+	char *p = ox_arena_alloc(u->arena, big ? size + RAW_ALIGN - 1 : size);
 	u->failed |= !p;
+	if (p && big)
+		p += (RAW_ALIGN - (uintptr_t)p % RAW_ALIGN) % RAW_ALIGN;
 	return p;
 }
 
@@ -296,10 +305,13 @@ OnnxStatus OnnxBinary_ReadFile(const char *path, Onnx__ModelProto **out, OnnxErr
 		*out = NULL;
 	if (!out)
 		return ox_error_null(err);
-	size_t len;
-	char *data = ox_read_file(path, &len, err);
-	OnnxStatus st = data ? OnnxBinary_Read(data, len, out, err) : err->code;
-	free(data);
+	ox_file_view f;
+	OnnxStatus st = ox_view_file(path, &f, err);
+	if (st == ONNXTXT_OK) {
+		/* the model keeps no pointer into f: unpacking copies what it keeps */
+		st = OnnxBinary_Read(f.data, f.len, out, err);
+		ox_file_view_release(&f);
+	}
 	return st;
 }
 

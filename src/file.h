@@ -11,6 +11,18 @@
  * a missing argument of the public call that names it (ox_error_null). */
 char *ox_read_file(const char *path, size_t *len, OnnxError *err);
 
+/* A whole file for reading only, as ox_view_file gives it: a large regular file is mapped
+ * (its pages come from the page cache, neither copied nor zeroed), anything else read. */
+typedef struct ox_file_view {
+	const char *data;
+	size_t len;
+	size_t mapped; /* bytes mapped, or 0 when data is ox_read_file's */
+} ox_file_view;
+
+/* Fills v with the file at path; NULL path as for ox_read_file. */
+OnnxStatus ox_view_file(const char *path, ox_file_view *v, OnnxError *err);
+void ox_file_view_release(ox_file_view *v);
+
 /* Calls write(f, ctx, err) on a temporary file beside path, then renames it over path.
  * write returns 0 on failure, filling err unless the failure is the stream's own. On any
  * failure the temporary file is removed and path is left as it was. */

@@ -2,16 +2,20 @@
  * plain evaluation's outputs when folded, fused and packed, the same bits on 1 and 2
  * threads; BatchNormalization fusion and folding step aside when a run overrides the
  * initializers they were made from. */
+#define _GNU_SOURCE /* mincore */
 #include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "arena.h"
+#include "eval/convert.h"
 #include "eval/exec.h"
+#include "eval/slab.h"
 #include "eval/value.h"
 #include "testutil.h"
 
@@ -495,6 +499,198 @@ START_TEST(elementwise_threads_exact)
 }
 END_TEST
 
+static const char shared_w_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[1, 2, 5, 5] X) => (float[1, 3, 5, 5] A, float[1, 3, 3, 3] B) <int64[4] ws = {3, 2, 3, 3}> {\n"
+	"  W = ConstantOfShape <value = float[1] {0.25}> (ws)\n"
+	"  A = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
+	"  B = Conv (X, W)\n"
+	"}\n";
+
+/* Weights packed on several threads (one task each) give what the plain evaluation gives. */
+START_TEST(shared_weights_packed)
+{
+	Onnx__ModelProto *m = tu_model(shared_w_model);
+	int64_t dims[4] = {1, 2, 5, 5};
+	float d[50];
+	for (int i = 0; i < 50; i++)
+		d[i] = (float)(i % 9) - 4;
+	OnnxValue *x;
+	OnnxError err;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, dims, 4, d, &x, &err), ONNXTXT_OK);
+	OnnxSession *s[2] = {session(m, 1, 1), session(m, 2, 0)};
+	for (int t = 0; t < 2; t++) {
+		set(s[t], "X", x);
+		run(s[t]);
+	}
+	for (size_t o = 0; o < 2; o++)
+		REQUIRE(OnnxValue_Equal(OnnxSession_Output(s[1], o), OnnxSession_Output(s[0], o), 1e-6, 1e-6, &err) ==
+				ONNXTXT_OK,
+			"output %zu: %s", o, err.message);
+	for (int t = 0; t < 2; t++)
+		OnnxSession_Free(s[t]);
+	OnnxValue_Free(x);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* ConstantOfShape fills large outputs in pieces on the session's threads: every element
+ * holds the value whatever the count, for elements of 4, 8 and 2 bytes and lengths that
+ * end inside a piece. */
+START_TEST(fill_in_pieces)
+{
+	Onnx__ModelProto *m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				       "g (int64[1] n1, int64[1] n2, int64[1] n3) => (float[A] a, int64[B] b, float16[C] c) {\n"
+				       "  a = ConstantOfShape <value = float[1] {0.02}> (n1)\n"
+				       "  b = ConstantOfShape <value = int64[1] {-7}> (n2)\n"
+				       "  c = ConstantOfShape <value = float16[1] {1.5}> (n3)\n"
+				       "}\n");
+	const int64_t len[3] = {1048576 + 3, 600001, 2097152 * 2 + 5}, one = 1;
+	for (int t = 1; t <= 3; t++) {
+		OnnxSession *s = session(m, t, 0);
+		for (int i = 0; i < 3; i++) {
+			OnnxValue *n;
+			OnnxError err;
+			char name[4];
+			snprintf(name, sizeof name, "n%d", i + 1);
+			ck_assert_int_eq(OnnxValue_NewTensor(7, &one, 1, &len[i], &n, &err), ONNXTXT_OK);
+			set(s, name, n);
+			OnnxValue_Free(n);
+		}
+		run(s);
+		const float *a = OnnxValue_Data(OnnxSession_Output(s, 0));
+		const int64_t *b = OnnxValue_Data(OnnxSession_Output(s, 1));
+		const uint16_t *c = OnnxValue_Data(OnnxSession_Output(s, 2));
+		for (int i = 0; i < 3; i++)
+			ck_assert_uint_eq(OnnxValue_Count(OnnxSession_Output(s, (size_t)i)), (size_t)len[i]);
+		for (int64_t i = 0; i < len[0]; i++)
+			REQUIRE(a[i] == 0.02f, "%d threads: a[%lld] = %g", t, (long long)i, a[i]);
+		for (int64_t i = 0; i < len[1]; i++)
+			REQUIRE(b[i] == -7, "%d threads: b[%lld] = %lld", t, (long long)i, (long long)b[i]);
+		for (int64_t i = 0; i < len[2]; i++)
+			REQUIRE(c[i] == 0x3e00, "%d threads: c[%lld] = 0x%x", t, (long long)i, c[i]);
+		OnnxSession_Free(s);
+	}
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* OnnxSession_Prepare does the session-time work before any input is bound, once; the
+ * run after it folds and packs nothing more and gives the plain evaluation's outputs. A
+ * fold the memory budget refuses is left to the run, which reports the limit. */
+START_TEST(prepare_before_run)
+{
+	OnnxError err;
+	ck_assert_int_eq(OnnxSession_Prepare(NULL, &err), ONNXTXT_ERR_ARG);
+	/* weights of 18 KiB: blocks that count as taken from the system */
+	Onnx__ModelProto *m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				       "g (float[1, 2, 5, 5] X) => (float[1, 256, 5, 5] A, float[1, 256, 3, 3] B)\n"
+				       "  <int64[4] ws = {256, 2, 3, 3}> {\n"
+				       "  W = ConstantOfShape <value = float[1] {0.25}> (ws)\n"
+				       "  A = Conv <pads = [1, 1, 1, 1]> (X, W)\n"
+				       "  B = Conv (X, W)\n"
+				       "}\n");
+	OnnxSession *s = session(m, 2, 0), *plain = session(m, 1, 1);
+	uint64_t before = ox_system_allocs();
+	ck_assert_int_eq(OnnxSession_Prepare(s, &err), ONNXTXT_OK);
+	/* the folded weights and their packed form */
+	ck_assert_uint_ge(ox_system_allocs(), before + 2);
+	before = ox_system_allocs();
+	ck_assert_int_eq(OnnxSession_Prepare(s, &err), ONNXTXT_OK);
+	ck_assert_uint_eq(ox_system_allocs(), before);
+	int64_t dims[4] = {1, 2, 5, 5};
+	float d[50] = {0};
+	d[7] = 1, d[24] = -2;
+	OnnxValue *x;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, dims, 4, d, &x, &err), ONNXTXT_OK);
+	set(s, "X", x);
+	set(plain, "X", x);
+	run(s);
+	run(plain);
+	for (size_t o = 0; o < 2; o++)
+		REQUIRE(OnnxValue_Equal(OnnxSession_Output(s, o), OnnxSession_Output(plain, o), 1e-6, 1e-6, &err) ==
+				ONNXTXT_OK,
+			"output %zu: %s", o, err.message);
+	OnnxSession_Free(s);
+	OnnxSession_Free(plain);
+	OnnxValue_Free(x);
+	OnnxProto_Free(m);
+	m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+		     "g () => (float[N] y) <int64[1] shape = {1000000}> {\n  y = ConstantOfShape(shape)\n}\n");
+	s = session(m, 1, 0);
+	ck_assert_int_eq(OnnxSession_SetMaxMemory(s, 1 << 20, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Prepare(s, &err), ONNXTXT_OK);
+	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_LIMIT);
+	ck_assert_msg(strstr(err.message, "memory budget of 1 MiB exceeded"), "%s", err.message);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
+/* A binary model of 3 MB is mapped when read (OnnxBinary_ReadFile), its raw bytes land
+ * 64-byte aligned, and the session uses them in place; an output that is the initializer
+ * itself is the caller's own copy, which outlives the session and the model. */
+START_TEST(initializer_bytes_in_place)
+{
+	enum { N = 786432 };
+	Onnx__ModelProto *m = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				       "g (float[2] x) => (float[M] wo, float[2] y) <float[2] w = {1, 2}> {\n"
+				       "  wo = Identity(w)\n  y = Add(x, x)\n}\n");
+	float *pattern = malloc(N * sizeof *pattern);
+	for (int i = 0; i < N; i++)
+		pattern[i] = (float)(i % 1000) * 0.5f;
+	Onnx__TensorProto *t = m->graph->initializer[0];
+	t->dims[0] = N;
+	t->n_float_data = 0;
+	t->has_raw_data = 1;
+	t->raw_data = (ProtobufCBinaryData){N * sizeof *pattern, (uint8_t *)pattern};
+	void *bin;
+	size_t len;
+	OnnxError err;
+	ck_assert_int_eq(OnnxBinary_Write(m, &bin, &len, &err), ONNXTXT_OK);
+	OnnxProto_Free(m);
+	char path[] = "/tmp/check_optimize_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bin, len), (ssize_t)len);
+	close(fd);
+	free(bin);
+	ck_assert_int_eq(OnnxBinary_ReadFile(path, &m, &err), ONNXTXT_OK);
+	unlink(path);
+	t = m->graph->initializer[0];
+	ck_assert_uint_eq(t->raw_data.len, N * sizeof *pattern);
+	ck_assert_uint_eq((uintptr_t)t->raw_data.data % 64, 0);
+	ck_assert(memcmp(t->raw_data.data, pattern, N * sizeof *pattern) == 0);
+	char msg[OX_MSG];
+	ox_val *v = ox_val_borrow_tensor_proto(t, msg);
+	ck_assert(v && v->borrowed && v->data == t->raw_data.data);
+	ox_val_unref(v);
+	OnnxSession *a = session(m, 2, 0);
+	int64_t two = 2;
+	float xd[2] = {1, 2};
+	OnnxValue *x;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, &two, 1, xd, &x, &err), ONNXTXT_OK);
+	set(a, "x", x);
+	OnnxValue_Free(x);
+	run(a);
+	const OnnxValue *wo = OnnxSession_Output(a, 0);
+	ck_assert_ptr_ne(OnnxValue_Data(wo), t->raw_data.data);
+	Onnx__ModelProto *mb = tu_model("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+					"g (float[M] p) => (float[M] q) {\n  q = Neg(p)\n}\n");
+	OnnxSession *b = session(mb, 1, 0);
+	set(b, "p", wo);
+	OnnxSession_Free(a);
+	OnnxProto_Free(m); /* the mapped model's arena, and its raw bytes, are gone */
+	run(b);
+	const float *q = OnnxValue_Data(OnnxSession_Output(b, 0));
+	ck_assert_uint_eq(OnnxValue_Count(OnnxSession_Output(b, 0)), N);
+	for (int i = 0; i < N; i++)
+		REQUIRE(q[i] == -pattern[i], "q[%d] = %g", i, q[i]);
+	OnnxSession_Free(b);
+	OnnxProto_Free(mb);
+	free(pattern);
+}
+END_TEST
 
 static ox_plan_stats counts(const char *text)
 {
@@ -604,6 +800,99 @@ START_TEST(optimizations_happen)
 	ck_assert_uint_eq(c.kept, 1);
 	ck_assert_uint_eq(c.packed, 1);
 	ck_assert_uint_eq(c.fused, 0);
+	/* weights two Conv nodes share: packed once (one task), seen packed by both */
+	c = counts(shared_w_model);
+	ck_assert_uint_eq(c.kept, 1);
+	ck_assert_uint_eq(c.packed, 2);
+}
+END_TEST
+
+/* ---- a session's memory in huge pages -------------------------------------------------- */
+
+/* Whether any page of [p, p + n) is mapped: mincore fails with ENOMEM on unmapped memory. */
+static bool mapped(const void *p, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(page - 1);
+	unsigned char vec[64];
+	return n / page < sizeof vec && mincore((void *)a, (uintptr_t)p + n - a, vec) == 0;
+}
+
+START_TEST(slab_blocks)
+{
+	ox_slab *s = ox_slab_new();
+	ck_assert_ptr_nonnull(s);
+	char *a = ox_slab_alloc(s, 100), *b = ox_slab_alloc(s, 5000);
+	/* larger than a chunk: a chunk of its own, mapped without being touched */
+	char *big = ox_slab_alloc(s, (size_t)40 << 20);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(big);
+	ck_assert_uint_eq((uintptr_t)a % 64, 0);
+	ck_assert_uint_eq((uintptr_t)b % 64, 0);
+	ck_assert(b >= a + 128 || a >= b + 5056); /* rounded up to 64: no overlap */
+	memset(a, 1, 100);
+	memset(b, 2, 5000);
+	big[0] = big[((size_t)40 << 20) - 1] = 3;
+	ck_assert_int_eq(a[99], 1);
+	void *m = malloc(64);
+	ck_assert(!ox_slab_release(m)); /* not a slab block: left alone */
+	free(m);
+	ck_assert(!ox_slab_release(NULL));
+	ck_assert(ox_slab_release(big));
+	ox_slab_close(s);
+	/* closed with blocks still out: they stay usable until the last is released */
+	ck_assert(mapped(a, 100) && mapped(b, 5000) && mapped(big, 1));
+	memset(b, 4, 5000);
+	ck_assert(ox_slab_release(a));
+	ck_assert(mapped(b, 5000));
+	ck_assert(ox_slab_release(b));
+	/* then the chunk of its own is unmapped, the ordinary one kept for the next slab */
+	ck_assert(!mapped(big, 1));
+	ck_assert(!ox_slab_release(b)); /* forgotten with its slab */
+	s = ox_slab_new();
+	ck_assert_ptr_eq(ox_slab_alloc(s, 64), a);
+	ck_assert(ox_slab_release(a));
+	ox_slab_close(s);
+}
+END_TEST
+
+static OnnxSession *text_session(const char *text, Onnx__ModelProto **m)
+{
+	OnnxError err;
+	REQUIRE(OnnxParser_Parse(text, strlen(text), m, &err) == ONNXTXT_OK, "parse: %s", err.message);
+	return session(*m, 2, 0);
+}
+
+/* A session's output is a block of its slab; bound as another session's input it
+ * outlives the session that made it, and the one that reads it sees its values. */
+START_TEST(output_outlives_session)
+{
+	Onnx__ModelProto *ma, *mb;
+	OnnxSession *a = text_session("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				      "g (float[4096] X) => (float[4096] Y) {\n  Y = Relu (X)\n}\n", &ma);
+	OnnxSession *b = text_session("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				      "g (float[4096] X) => (float[4096] Y) {\n  Y = Neg (X)\n}\n", &mb);
+	float x[4096];
+	for (int i = 0; i < 4096; i++)
+		x[i] = (float)(i % 7) - 3;
+	int64_t n = 4096;
+	OnnxValue *v;
+	OnnxError err;
+	ck_assert_int_eq(OnnxValue_NewTensor(1, &n, 1, x, &v, &err), ONNXTXT_OK);
+	for (int r = 0; r < 2; r++) { /* the second run: outputs in kept blocks */
+		ck_assert_int_eq(OnnxSession_SetInput(a, "X", v, &err), ONNXTXT_OK);
+		run(a);
+	}
+	OnnxValue_Free(v);
+	ck_assert_int_eq(OnnxSession_SetInput(b, "X", OnnxSession_Output(a, 0), &err), ONNXTXT_OK);
+	OnnxSession_Free(a);
+	run(b);
+	const float *y = OnnxValue_Data(OnnxSession_Output(b, 0));
+	for (int i = 0; i < 4096; i++)
+		ck_assert_float_eq(y[i], -(x[i] > 0 ? x[i] : 0));
+	OnnxSession_Free(b);
+	OnnxProto_Free(ma);
+	OnnxProto_Free(mb);
 }
 END_TEST
 
@@ -625,6 +914,12 @@ int main(void)
 	tcase_add_test(tc, optimizations_happen);
 	tcase_add_test(tc, residual_fused);
 	tcase_add_test(tc, elementwise_threads_exact);
+	tcase_add_test(tc, slab_blocks);
+	tcase_add_test(tc, fill_in_pieces);
+	tcase_add_test(tc, shared_weights_packed);
+	tcase_add_test(tc, prepare_before_run);
+	tcase_add_test(tc, initializer_bytes_in_place);
+	tcase_add_test(tc, output_outlives_session);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

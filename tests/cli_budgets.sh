@@ -100,6 +100,14 @@ if run 0 "run --repeat 5 --time" run "$root/corpus/examples/relu.onnxtxt" --repe
 	check "the set-up time" 'head -n 1 err.txt | grep -q "^onnxtxt: session set-up $ms$"'
 	check "min and median of the runs" 'tail -n 1 err.txt | grep -q "^onnxtxt: 5 runs after 1 warm-up: min $ms, median $ms$"'
 fi
+if run 0 "test --time: where each case's time went" test --time "$root/corpus/examples/relu.onnxtxt" "$root/corpus/examples/relu.onnxtxt"; then
+	check "the cases' lines on standard output" '[ "$(grep -c "^PASS " out.txt)" -eq 2 ]'
+	check "one line per case on standard error" '[ "$(wc -l <err.txt)" -eq 2 ]'
+	check "read, set-up, run, compare" 'grep -q "^onnxtxt: $root/corpus/examples/relu.onnxtxt: read $ms, set-up $ms, run $ms, compare $ms$" err.txt'
+fi
+if run 0 "test without --time prints no times" test "$root/corpus/examples/relu.onnxtxt"; then
+	check "standard error is empty" 'empty err.txt'
+fi
 if run 0 "run --time alone times one run" run "$root/corpus/examples/relu.onnxtxt" --time; then
 	check "one run after the warm-up" 'grep -q "^onnxtxt: 1 run after 1 warm-up: min $ms, median $ms$" err.txt'
 fi

@@ -463,8 +463,15 @@ ONNXTXT_API OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i);
 ONNXTXT_API OnnxStatus OnnxSession_SetInput(OnnxSession *s, const char *name, const OnnxValue *v, OnnxError *err);
 /* Runs the graph. Errors name the node, its operator and the shapes it was given. A run
  * that meets a limit of the session (below) fails with ONNXTXT_ERR_LIMIT, naming the node
- * and the limit. */
+ * and the limit. The first run does the session-time work first, unless
+ * OnnxSession_Prepare did. */
 ONNXTXT_API OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err);
+/* Does the session-time work now (see OnnxSessionOptions.no_optimize: folding, fusion,
+ * packed weights) instead of at the first run, under the limits set on the session by
+ * then, so that the first run takes as long as the next; nothing after the first call.
+ * Needs no inputs. A node that cannot be folded is left to the runs, which report its
+ * error. */
+ONNXTXT_API OnnxStatus OnnxSession_Prepare(OnnxSession *s, OnnxError *err);
 /* Limits of every later run of the session, so that a hostile model fails instead of
  * taking the machine:
  *  - memory: the bytes of tensor data a run holds alive at once (intermediates and the

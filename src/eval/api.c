@@ -428,6 +428,36 @@ const OnnxValue *OnnxSession_Output(const OnnxSession *s, size_t i)
 	return s && i < s->noutputs ? PUB(s->outputs[i]) : NULL;
 }
 
+/* What a session makes current on the thread that runs it: its limits, its threads and
+ * its memory plan; and what was current before, to be restored. */
+typedef struct session_state {
+	ox_budget *budget;
+	ox_pool *pool;
+	ox_blocks *blocks;
+} session_state;
+
+static session_state session_enter(OnnxSession *s)
+{
+	return (session_state){ox_budget_enter(s->budget), ox_pool_enter(s->pool), ox_blocks_enter(s->blocks)};
+}
+
+static void session_leave(const session_state *prev)
+{
+	ox_blocks_enter(prev->blocks);
+	ox_pool_enter(prev->pool);
+	ox_budget_leave(prev->budget);
+}
+
+/* The session-time work, once, under the limits the caller set on the session by then:
+ * folding a hostile constant must meet the memory budget and the deadline too. */
+static void prepare(OnnxSession *s)
+{
+	if (s->optimize) {
+		ox_plan_optimize(s->plan);
+		s->optimize = false;
+	}
+}
+
 void ox_session_observe(OnnxSession *s, ox_observer fn, void *ctx)
 {
 	ox_plan_observe(s->plan, fn, ctx);
@@ -453,23 +483,31 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 		}
 	}
 	ox_status st;
-	ox_budget *prev = ox_budget_enter(s->budget);
-	ox_pool *old = ox_pool_enter(s->pool);
-	old_blocks = ox_blocks_enter(s->blocks);
-	if (s->optimize) {
-		/* at the first run, under the limits the caller set on the session: folding a
-		 * hostile constant must meet the memory budget and the deadline too */
-		ox_plan_optimize(s->plan);
-		s->optimize = false;
-	}
+	session_state prev = session_enter(s);
+	prepare(s);
 	if (ox_plan_run(s->plan, s->inputs, s->outputs, &st) < 0)
 		status_error(err, &st);
-	else
+	/* an output may be an initializer, whose bytes are the model's: the caller may keep
+	 * it (as another session's input) after the model is gone */
+	for (size_t i = 0; err->code == ONNXTXT_OK && i < s->noutputs; i++)
+		if (!ox_val_own(&s->outputs[i]))
+			ox_error_set(err, ONNXTXT_ERR_NOMEM, "out of memory");
+	if (err->code == ONNXTXT_OK)
 		outputs_fit(s, err);
-	ox_blocks_enter(old_blocks);
-	ox_pool_enter(old);
-	ox_budget_leave(prev);
+	session_leave(&prev);
 	return err->code;
+}
+
+OnnxStatus OnnxSession_Prepare(OnnxSession *s, OnnxError *err)
+{
+	OnnxError local;
+	err = ox_error_reset(err, &local);
+	if (!s)
+		return ox_error_null(err);
+	session_state prev = session_enter(s);
+	prepare(s);
+	session_leave(&prev);
+	return ONNXTXT_OK;
 }
 
 OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, OnnxError *err)

@@ -10,6 +10,9 @@
 /* A new tensor from t; NULL with a message in msg (OX_MSG bytes) when t is malformed
  * (data that does not match its shape, external data, an unsupported type). */
 ox_val *ox_val_from_tensor_proto(const Onnx__TensorProto *t, char *msg);
+/* The same for a tensor of a model that outlives the value: its raw bytes are used in
+ * place where they can be (ox_val.borrowed), else copied. */
+ox_val *ox_val_borrow_tensor_proto(const Onnx__TensorProto *t, char *msg);
 ox_val *ox_val_from_sequence_proto(const Onnx__SequenceProto *s, char *msg);
 ox_val *ox_val_from_optional_proto(const Onnx__OptionalProto *o, char *msg);
 /* A map of scalars: its values a SequenceProto of one scalar tensor per key. */

@@ -18,6 +18,7 @@
 #include "ops/conv.h"
 #include "simd/cpu.h"
 #include "registry.h"
+#include "threads.h"
 #include "schema/schema.h"
 #include "types.h"
 
@@ -597,7 +598,8 @@ static int plan_initializers(planner *P, ox_plan *p, const body *b)
 		int s = new_slot(P, p, name);
 		if (s < 0)
 			return -1;
-		if (!(p->init[s] = ox_val_from_tensor_proto(b->init[i], P->st->msg)))
+		/* the model outlives the plan (OnnxSession_New) */
+		if (!(p->init[s] = ox_val_borrow_tensor_proto(b->init[i], P->st->msg)))
 			return P->st->code = ox_convert_status(P->st->msg, ONNXTXT_ERR_EVAL), -1;
 		p->init[s]->konst = true;
 	}
@@ -1795,17 +1797,63 @@ static void fuse_ew(ox_plan *p, const int *uses, size_t i)
 	p->nodes[relu].fused_away = true;
 }
 
-/* Conv weights that are constants get their packed form (value.h: derived). */
-static void prepack_conv(const ox_node *N, ox_val *const *v, int level)
+/* Conv weights that are constants get their packed form (value.h: derived): packed one
+ * weight a task, largest first, on the session's threads. */
+typedef struct to_pack {
+	ox_val *w;
+	int64_t group;
+} to_pack;
+
+typedef struct pack_job {
+	to_pack *t;
+	int level;
+	ox_blocks *blocks;
+} pack_job;
+
+/* The constant float weights of Conv node N not packed yet, or NULL. */
+static ox_val *weights_to_pack(const ox_node *N, ox_val *const *v, int64_t *group)
 {
 	ox_val *w = N->nin > 1 && N->in[1] >= 0 ? v[N->in[1]] : NULL;
 	if (N->fuse && N->fuse->w)
 		w = N->fuse->w;
 	if (!is_op(N, "Conv") || !w || !w->konst || w->derived || w->type != OX_FLOAT || w->rank < 3)
-		return;
-	int64_t group = attr_int(N, "group", 1);
-	if (group >= 1 && w->dims[0] % group == 0)
-		w->derived = ox_conv_prepack(level, w->data, w->dims[0], group, w->count / w->dims[0], NULL);
+		return NULL;
+	*group = attr_int(N, "group", 1);
+	return *group >= 1 && w->dims[0] % *group == 0 ? w : NULL;
+}
+
+static void pack_task(void *ctx, int64_t i)
+{
+	const pack_job *J = ctx;
+	ox_val *w = J->t[i].w;
+	/* the packed blocks come from the session's slab, on whichever thread */
+	ox_blocks *old = ox_blocks_enter(J->blocks);
+	w->derived = ox_conv_prepack(J->level, w->data, w->dims[0], J->t[i].group, w->count / w->dims[0], NULL);
+	ox_blocks_enter(old);
+}
+
+static int by_size_down(const void *a, const void *b)
+{
+	int64_t x = ((const to_pack *)a)->w->count, y = ((const to_pack *)b)->w->count;
+	return (x < y) - (x > y);
+}
+
+static void prepack_convs(const ox_plan *p, ox_val *const *v, int level)
+{
+	pack_job J = {calloc(p->nnodes + 1, sizeof *J.t), level, ox_blocks_current()};
+	size_t n = 0;
+	for (size_t i = 0; J.t && i < p->nnodes; i++) {
+		int64_t group;
+		ox_val *w = weights_to_pack(&p->nodes[i], v, &group);
+		bool seen = false; /* weights shared by several Conv nodes: packed for the first */
+		for (size_t j = 0; w && j < n && !seen; j++)
+			seen = J.t[j].w == w;
+		if (w && !seen)
+			J.t[n++] = (to_pack){w, group};
+	}
+	qsort(J.t, n, sizeof *J.t, by_size_down);
+	ox_parallel_for((int64_t)n, pack_task, &J);
+	free(J.t);
 }
 
 /* Runs each node whose inputs are all constants now, keeping its results (folding). */
@@ -1849,8 +1897,7 @@ void ox_plan_optimize(ox_plan *p)
 		for (size_t i = 0; i < p->nnodes; i++)
 			fuse_ew(p, uses, i);
 		plan_placement(p);
-		for (size_t i = 0; i < p->nnodes; i++)
-			prepack_conv(&p->nodes[i], v, ox_cpu_level());
+		prepack_convs(p, v, ox_cpu_level());
 	}
 	for (int s = 0; v && s < p->nslots; s++)
 		ox_val_unref(v[s]);

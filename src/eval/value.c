@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "slab.h"
 #include "value.h"
 
 int64_t ox_shape_count(int rank, const int64_t *dims)
@@ -79,22 +80,36 @@ static size_t size_class(size_t n)
 struct ox_blocks {
 	struct block *b;
 	size_t n, cap;
+	ox_slab *slab; /* where its new blocks come from (slab.c) */
 };
 
 static _Thread_local ox_blocks *current_blocks;
 
 ox_blocks *ox_blocks_new(void)
 {
-	return calloc(1, sizeof(ox_blocks));
+	ox_blocks *k = calloc(1, sizeof(ox_blocks));
+	/* made now, not at the first block: worker threads may take blocks from it at once */
+	if (k && CACHE_SLOTS && !(k->slab = ox_slab_new())) {
+		free(k);
+		return NULL;
+	}
+	return k;
 }
 
 void ox_blocks_free(ox_blocks *k)
 {
 	for (size_t i = 0; k && i < k->n; i++)
-		free(k->b[i].p);
-	if (k)
+		ox_free_big(k->b[i].p);
+	if (k) {
 		free(k->b);
+		ox_slab_close(k->slab);
+	}
 	free(k);
+}
+
+ox_blocks *ox_blocks_current(void)
+{
+	return current_blocks;
 }
 
 ox_blocks *ox_blocks_enter(ox_blocks *k)
@@ -175,6 +190,16 @@ bool ox_blocks_active(void)
 void *ox_alloc_big(size_t n)
 {
 	system_allocs += n >= OX_BLOCK_MIN;
+#if CACHE_SLOTS
+	/* while a session is entered, from its slab: packed weights, folded constants and the
+	 * blocks of its runs, all kept until the session goes */
+	ox_blocks *k = current_blocks;
+	if (k && k->slab && n >= OX_BLOCK_MIN) {
+		void *p = ox_slab_alloc(k->slab, n);
+		if (p)
+			return p;
+	}
+#endif
 #if defined(MADV_HUGEPAGE) && CACHE_SLOTS
 	if (n >= HUGE_MIN) {
 		/* only whole huge pages are advised: the tail stays in small pages, not rounded up */
@@ -187,10 +212,20 @@ void *ox_alloc_big(size_t n)
 	return aligned_alloc(OX_ALIGN, (n + OX_ALIGN - 1) & ~(size_t)(OX_ALIGN - 1));
 }
 
+void ox_free_big(void *p)
+{
+	if (!ox_slab_release(p))
+		free(p);
+}
+
 static void data_free(void *p, size_t n)
 {
 	if (CACHE_SLOTS && current_blocks && p && size_class(n) >= OX_BLOCK_MIN &&
 	    blocks_keep(current_blocks, p, size_class(n)))
+		return;
+	/* a session's block outliving the session's runs (an output), or one kept blocks
+	 * could not take: back to its slab, never into the cache */
+	if (ox_slab_release(p))
 		return;
 #if CACHE_SLOTS
 	size_t size = size_class(n);
@@ -278,6 +313,50 @@ ox_val *ox_tensor_new(int type, int rank, const int64_t *dims, const char **why)
 	if (type == OX_STRING)
 		memset(v->data, 0, bytes);
 	return v;
+}
+
+ox_val *ox_tensor_borrow(int type, int rank, const int64_t *dims, int64_t count, void *data)
+{
+	ox_val *v = value_new(OX_TENSOR);
+	if (v) {
+		set_shape(v, type, rank, dims, count);
+		v->data = data;
+		v->borrowed = true;
+	}
+	return v;
+}
+
+/* Whether v's data (or an item's, at any depth) is borrowed. */
+static bool holds_borrowed(const ox_val *v)
+{
+	if (v->borrowed || (v->owner && v->owner->borrowed))
+		return true;
+	for (size_t i = 0; i < v->nitems; i++)
+		if (v->items[i] && holds_borrowed(v->items[i]))
+			return true;
+	return false;
+}
+
+bool ox_val_own(ox_val **slot)
+{
+	ox_val *v = *slot;
+	if (!v || !holds_borrowed(v))
+		return true;
+	if (v->kind == OX_TENSOR) {
+		ox_val *c = ox_tensor_new(v->type, v->rank, v->dims, NULL);
+		if (!c || !ox_tensor_copy_data(c, v)) {
+			ox_val_unref(c);
+			return false;
+		}
+		ox_val_unref(v);
+		*slot = c;
+		return true;
+	}
+	/* an item copied in place changes no value that others see */
+	for (size_t i = 0; i < v->nitems; i++)
+		if (!ox_val_own(&v->items[i]))
+			return false;
+	return true;
 }
 
 ox_val *ox_tensor_view(ox_val *base, int rank, const int64_t *dims)
@@ -388,7 +467,7 @@ void ox_val_unref(ox_val *v)
 		return;
 	if (v->owner) {
 		ox_val_unref(v->owner);
-	} else if (v->kind == OX_TENSOR) {
+	} else if (v->kind == OX_TENSOR && !v->borrowed) {
 		if (v->type == OX_STRING)
 			for (int64_t i = 0; i < v->count; i++)
 				free(((ox_str *)v->data)[i].p);
@@ -398,7 +477,7 @@ void ox_val_unref(ox_val *v)
 	for (size_t i = 0; i < v->nitems; i++)
 		ox_val_unref(v->items[i]);
 	free(v->items);
-	free(v->derived);
+	ox_free_big(v->derived);
 	free(v);
 }
 

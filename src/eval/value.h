@@ -45,8 +45,11 @@ typedef struct ox_val {
 	uint64_t id;
 	/* A constant the session keeps across runs (an initializer or a folded result). */
 	bool konst;
-	/* A kernel's session-time form of a constant (packed weights): one malloc'd block,
-	 * freed with the value. */
+	/* data belongs to someone else (an initializer's raw bytes in the model, which
+	 * outlives the session): never freed with the value */
+	bool borrowed;
+	/* A kernel's session-time form of a constant (packed weights): one block of
+	 * ox_alloc_big, freed with the value. */
 	void *derived;
 } ox_val;
 
@@ -54,9 +57,12 @@ typedef struct ox_val {
  * negative. */
 int64_t ox_shape_count(int rank, const int64_t *dims);
 
-/* size bytes (rounded up to OX_ALIGN), OX_ALIGN-aligned, for free(): large blocks are
- * aligned and advised for huge pages. For tensor data and a kernel's derived forms. */
+/* size bytes (rounded up to OX_ALIGN), OX_ALIGN-aligned, for ox_free_big: large blocks
+ * are aligned and advised for huge pages, and while a session is entered (ox_blocks_enter)
+ * blocks come from its slab of huge pages (slab.c). For tensor data and a kernel's
+ * derived forms. */
 void *ox_alloc_big(size_t size);
+void ox_free_big(void *p);
 
 /* A session's memory plan: while it is entered on a thread, tensor blocks freed there are
  * kept in it and handed out again for the same size (see value.c). Enter returns the one
@@ -65,11 +71,23 @@ typedef struct ox_blocks ox_blocks;
 ox_blocks *ox_blocks_new(void);
 void ox_blocks_free(ox_blocks *k);
 ox_blocks *ox_blocks_enter(ox_blocks *k);
+/* The memory plan entered on the calling thread, or NULL. A task on a worker may enter its
+ * session's to take blocks from the session's slab with ox_alloc_big (which is safe on
+ * several threads at once; keeping and taking blocks is not). */
+ox_blocks *ox_blocks_current(void);
 /* Whether blocks are kept at all (not under AddressSanitizer), and how many tensor blocks
  * of 4 KiB or more (and derived forms) were taken from the system so far: for tests.
  * Smaller blocks are left to malloc's free lists. */
 bool ox_blocks_active(void);
 uint64_t ox_system_allocs(void);
+
+/* A tensor over data it does not own (see ox_val.borrowed), or NULL when out of memory. */
+ox_val *ox_tensor_borrow(int type, int rank, const int64_t *dims, int64_t count, void *data);
+
+/* Replaces *slot, when its data or an item's is borrowed, by a value that owns copies of
+ * them: for outputs handed to the caller, which may outlive the model. False when out of
+ * memory. */
+bool ox_val_own(ox_val **slot);
 
 /* A new tensor with uninitialized data (strings are empty); NULL when out of memory,
  * beyond the limits above or the current run's budget (reason in *why when given). */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "eval/move.h"
+#include "eval/threads.h"
 
 /* ---- reshapes -------------------------------------------------------------------- */
 
