@@ -406,7 +406,7 @@ START_TEST(outputs_must_fit_their_declared_type)
 	OnnxError err;
 	ck_assert_int_eq(OnnxSession_SetInput(s, "x", x, NULL), ONNXTXT_OK);
 	ck_assert_int_eq(OnnxSession_Run(s, &err), ONNXTXT_ERR_EVAL);
-	ck_assert_str_eq(err.message, "output 'y': the graph declares int64[2], the run gave float[2]");
+	ck_assert_str_eq(err.message, "graph.output[0]: 'y' is declared int64[2], the run gave float[2]");
 	ck_assert_str_eq(err.path, "graph.output[0]");
 	OnnxValue_Free(x);
 	OnnxSession_Free(s);

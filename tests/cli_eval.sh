@@ -99,6 +99,16 @@ if run 1 "run: a kernel error in a binary model exits 1" run gather.onnx --input
 	check "run: a binary model's error names the path, without a line" \
 		"has err.txt '^gather.onnx: error: graph.node\\[1\\] (Gather): index 7'"
 fi
+cat >declared.onnxtxt <<'END'
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x) => (int64[2] y) {
+  y = Relu (x)
+}
+END
+if run 1 "run: an output that contradicts its declared type exits 1" run declared.onnxtxt --input 'x=float[2] {1, -2}'; then
+	check "run: the error is at the output's declaration, and nothing is printed" \
+		"has err.txt \"^declared.onnxtxt:2:29: error: graph.output\\[0\\]: 'y' is declared int64\\[2\\], the run gave float\\[2\\]\" && empty out.txt"
+fi
 cat >unknown.onnxtxt <<'END'
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[2] X) => (float[2] Y) {

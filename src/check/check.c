@@ -1114,24 +1114,21 @@ OnnxStatus OnnxModel_InferText(const char *text, size_t len, const OnnxCheckOpti
 	return st;
 }
 
-/* The main graph's node a path "graph.node[N]" (with nothing after it) names, or NULL. */
-static const Onnx__NodeProto *node_at(const Onnx__ModelProto *m, const char *path)
+/* The main graph's node or output that a path "graph.node[N]" or "graph.output[N]" (with
+ * nothing after it) names, or NULL; *node: whether it is a node. */
+static const void *element_at(const Onnx__ModelProto *m, const char *path, bool *node)
 {
 	unsigned long long i;
 	int used = 0;
-	if (!m->graph || sscanf(path, "graph.node[%llu]%n", &i, &used) != 1 || path[used] || i >= m->graph->n_node)
+	*node = false;
+	if (!m->graph)
 		return NULL;
-	return m->graph->node[i];
-}
-
-/* The main graph's output a path "graph.output[N]" names, or NULL. */
-static const Onnx__ValueInfoProto *output_at(const Onnx__ModelProto *m, const char *path)
-{
-	unsigned long long i;
-	int used = 0;
-	if (!m->graph || sscanf(path, "graph.output[%llu]%n", &i, &used) != 1 || path[used] || i >= m->graph->n_output)
-		return NULL;
-	return m->graph->output[i];
+	if (sscanf(path, "graph.node[%llu]%n", &i, &used) == 1 && !path[used] && i < m->graph->n_node)
+		return *node = true, m->graph->node[i];
+	used = 0;
+	if (sscanf(path, "graph.output[%llu]%n", &i, &used) == 1 && !path[used] && i < m->graph->n_output)
+		return m->graph->output[i];
+	return NULL;
 }
 
 OnnxStatus OnnxModel_LocateText(const char *text, size_t len, OnnxError *err)
@@ -1143,9 +1140,9 @@ OnnxStatus OnnxModel_LocateText(const char *text, size_t len, OnnxError *err)
 	Onnx__ModelProto *m;
 	OnnxStatus st = ox_parse_model_spans(text, len, &m, &spans, &parse_err);
 	if (st == ONNXTXT_OK) {
-		const Onnx__NodeProto *n = node_at(m, err->path);
-		const void *at = n ? (const void *)n : output_at(m, err->path);
-		ctx c = {.text = text, .len = len, .spans = &spans, .node = n};
+		bool node;
+		const void *at = element_at(m, err->path, &node);
+		ctx c = {.text = text, .len = len, .spans = &spans, .node = node ? at : NULL};
 		OnnxError where = {0};
 		if (at)
 			locate(&c, &where, at, OX_P_OP, 0);

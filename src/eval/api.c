@@ -650,7 +650,7 @@ static void outputs_fit(const OnnxSession *s, OnnxError *err)
 		char want[200], got[200];
 		type_text(t, want, sizeof want);
 		value_text(s->outputs[i], got, sizeof got);
-		ox_error_set(err, ONNXTXT_ERR_EVAL, "output '%s': the graph declares %s, the run gave %s",
+		ox_error_set(err, ONNXTXT_ERR_EVAL, "graph.output[%zu]: '%s' is declared %s, the run gave %s", i,
 			     ox_plan_output_name(s->plan, i), want, got);
 		snprintf(err->path, sizeof err->path, "graph.output[%zu]", i);
 		return;
