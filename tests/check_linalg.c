@@ -398,6 +398,26 @@ START_TEST(conv_resnet_shapes)
 }
 END_TEST
 
+/* Depthwise convolutions whose rows are short (two to a vector at AVX-512 when 8 or fewer
+ * outputs wide) or not: every output width 1..19, even and odd row counts, strides 1 and
+ * 2, dilations, pads, with and without a bias. */
+START_TEST(conv_depthwise_rows)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int64_t w = 1; w <= 19; w++)
+			for (int64_t s = 1; s <= 2; s++) {
+				int64_t h = 1 + (w + s) % 6, d = 1 + w % 2, k = 3, ext = (k - 1) * d + 1;
+				int64_t p = w % 3 == 0 ? 0 : 1;
+				int64_t c = 5 + w % 2; /* channels, one per group; outputs per group 1 or 2 */
+				ox_conv_geom g = {2, 1 + w % 2, c, c * (1 + w / 10), c, {0, 0}, {h, w}, {k, k}, {s, s},
+						  {d, d}, {p, p}, {p, p}};
+				for (int i = 0; i < 2; i++)
+					g.in[i] = (g.out[i] - 1) * s + ext - 2 * p;
+				check_conv(&g, false, level);
+			}
+}
+END_TEST
+
 /* ---- the ops' error messages ---------------------------------------------------------- */
 
 /* Runs a one-node model whose inputs are given as text values (name, value, name, ...)
@@ -827,6 +847,7 @@ int main(void)
 	tcase_add_test(tc, conv_random);
 	tcase_add_test(tc, conv_transpose_random);
 	tcase_add_test(tc, conv_resnet_shapes);
+	tcase_add_test(tc, conv_depthwise_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("threads");
 	tcase_set_timeout(tc, 300);

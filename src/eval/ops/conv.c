@@ -305,20 +305,88 @@ OX_TARGET_AVX512 static inline __m512 taps_avx512(const float *p, int64_t n, int
 	return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(m0, p), even, _mm512_maskz_loadu_ps(m1, p + 16));
 }
 
+static inline __mmask16 low_lanes(int64_t n)
+{
+	return n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1);
+}
+
+/* Two rows of n <= 8 outputs as one vector, s0's in lanes [0, n), s1's in [n, 2n): stride
+ * 1 a masked load of each (the second moved up n lanes by its address), stride 2 the even
+ * lanes of both. As in taps_avx512, nothing past a row's last input is read. */
+OX_TARGET_AVX512 static inline __m512 taps2_avx512(const float *s0, const float *s1, int64_t n, int64_t st)
+{
+	if (st == 1)
+		return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(low_lanes(n), s0), low_lanes(2 * n) & ~low_lanes(n),
+					    s1 - n);
+	__m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	__mmask16 hi = _mm512_cmpge_epi32_mask(lane, _mm512_set1_epi32((int)n));
+	/* lane i < n takes a[2i]; lane n + i takes b[2i] (index 16 + 2i of the pair) */
+	__m512i idx = _mm512_mask_add_epi32(_mm512_add_epi32(lane, lane), hi, _mm512_add_epi32(lane, lane),
+					    _mm512_set1_epi32((int)(16 - 2 * n)));
+	__mmask16 m = low_lanes(2 * n - 1);
+	return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(m, s0), idx, _mm512_maskz_loadu_ps(m, s1));
+}
+
+/* U vectors of outputs at once, each summed over every tap in its own register (one
+ * chain each, in tap order, so the sums do not depend on U): vector u holds the outputs
+ * [i, i + 16) of row r0 + u, or with PAIR rows r0 + 2u and r0 + 2u + 1 whole. ST is the
+ * stride (1 or 2); y holds the sums so far. */
+OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
+dw_vectors(const int U, const bool PAIR, const int64_t ST, const tables *t, const float *x, const float *w, float *y,
+	   int64_t r0, int64_t n, int64_t i)
+{
+	__m512 acc[4];
+	const float *s0[4], *s1[4];
+	__mmask16 m = low_lanes(PAIR ? 2 * n : n - i);
+	int64_t at[4];
+	for (int u = 0; u < U; u++) {
+		int64_t row = r0 + (PAIR ? 2 * u : u);
+		at[u] = row * n + i;
+		s0[u] = x + t->pos[row * n] + i * ST;
+		s1[u] = PAIR ? x + t->pos[(row + 1) * n] : NULL;
+		acc[u] = _mm512_maskz_loadu_ps(m, y + at[u]);
+	}
+	for (int64_t q = 0; q < t->kvol; q++) {
+		__m512 wq = _mm512_set1_ps(w[q]);
+		int64_t o = t->off[q];
+		for (int u = 0; u < U; u++)
+			acc[u] = _mm512_fmadd_ps(wq, PAIR ? taps2_avx512(s0[u] + o, s1[u] + o, n, ST)
+							   : taps_avx512(s0[u] + o, n - i, ST),
+						 acc[u]);
+	}
+	for (int u = 0; u < U; u++)
+		_mm512_mask_storeu_ps(y + at[u], m, acc[u]);
+}
+
+/* Rows [r, rows) (PAIR: two at a time, rows - r even), four vectors at a time so that
+ * four chains of multiply-adds are in flight. */
+OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
+dw_rows(const bool PAIR, const int64_t ST, const tables *t, const float *x, const float *w, float *y, int64_t r,
+	int64_t rows, int64_t n)
+{
+	int64_t per = PAIR ? 2 : 1;
+	for (int64_t i = 0; i < (PAIR ? 1 : n); i += 16) {
+		int64_t j = r;
+		for (; j + 4 * per <= rows; j += 4 * per)
+			dw_vectors(4, PAIR, ST, t, x, w, y, j, n, i);
+		for (; j < rows; j += per)
+			dw_vectors(1, PAIR, ST, t, x, w, y, j, n, i);
+	}
+}
+
 /* Stride 1 or 2 along the last axis: 16 outputs at a time summed over every tap in a
- * register, so that each output is loaded and stored once. */
+ * register, so that each output is loaded and stored once; rows of 8 or fewer outputs
+ * two to a vector, so that short rows (7 wide in shufflenet) fill most of its lanes. */
 OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, const float *w, float *y, int64_t rows,
 					      int64_t n, int64_t st)
 {
-	for (int64_t r = 0; r < rows; r++, y += n) {
-		const float *s = x + t->pos[r * n];
-		for (int64_t i = 0; i < n; i += 16) {
-			__mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
-			__m512 acc = _mm512_maskz_loadu_ps(m, y + i);
-			for (int64_t q = 0; q < t->kvol; q++)
-				acc = _mm512_fmadd_ps(_mm512_set1_ps(w[q]), taps_avx512(s + t->off[q] + i * st, n - i, st), acc);
-			_mm512_mask_storeu_ps(y + i, m, acc);
-		}
+	int64_t pairs = n <= 8 ? rows / 2 * 2 : 0;
+	if (st == 1) {
+		dw_rows(true, 1, t, x, w, y, 0, pairs, n);
+		dw_rows(false, 1, t, x, w, y, pairs, rows, n);
+	} else {
+		dw_rows(true, 2, t, x, w, y, 0, pairs, n);
+		dw_rows(false, 2, t, x, w, y, pairs, rows, n);
 	}
 }
 #endif
