@@ -102,14 +102,19 @@ static int tables_new(const ox_conv_geom *g, tables *t)
 }
 
 /* Copies nch channels of x (spatial shape g->in) into xp (shape t->pdim) between zeros,
- * one innermost row at a time; es is the element size. */
-static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const void *x, void *xp, size_t es)
+ * one innermost row at a time; es is the element size. With zero false the zeros are
+ * there already: xp was padded before with the same geometry, and a copy writes only
+ * inside the pads (the same buffer used for each image, or each channel of a depthwise
+ * convolution, clears its pads once). */
+static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const void *x, void *xp, size_t es,
+		      bool zero)
 {
 	int n = g->nsp;
 	int64_t rows = count_of(n - 1, g->in), len = g->in[n - 1], base = 0;
 	for (int i = 0; i < n; i++)
 		base += g->pad0[i] * t->pstep[i];
-	memset(xp, 0, (size_t)(nch * t->ps) * es);
+	if (zero)
+		memset(xp, 0, (size_t)(nch * t->ps) * es);
 	for (int64_t c = 0; c < nch; c++) {
 		int64_t idx[OX_MAX_RANK] = {0}, at = c * t->ps + base;
 		for (int64_t r = 0; r < rows; r++) {
@@ -460,15 +465,15 @@ static int conv_group_(int level, const ox_conv_geom *g, const tables *t, const 
  * padded into xp at group 0, except when groups are single channels (depthwise): those are
  * padded one at a time into an xp of one channel, which stays in L1. */
 static const float *group_input(const ox_conv_geom *g, const tables *t, const float *xn, float *xp, int64_t q,
-				bool one)
+				bool one, bool zero)
 {
 	int64_t cin_g = g->cin / g->group;
 	if (!xp)
 		return xn + q * cin_g * t->ps; /* no pads: ps is the input's own size */
 	if (one)
-		pad_input(g, t, 1, xn + q * count_of(g->nsp, g->in), xp, sizeof(float));
+		pad_input(g, t, 1, xn + q * count_of(g->nsp, g->in), xp, sizeof(float), zero);
 	else if (q == 0)
-		pad_input(g, t, g->cin, xn, xp, sizeof(float));
+		pad_input(g, t, g->cin, xn, xp, sizeof(float), zero);
 	return one ? xp : xp + q * cin_g * t->ps;
 }
 
@@ -527,7 +532,7 @@ static void conv_task(void *ctx, int64_t i)
 		J->failed = 1;
 		return;
 	}
-	if (conv_group(J->level, g, J->t, group_input(g, J->t, J->x + n * g->cin * ins, xp, q, true),
+	if (conv_group(J->level, g, J->t, group_input(g, J->t, J->x + n * g->cin * ins, xp, q, true, true),
 		       J->w + q * cout_g * J->t->depth, packed_for(J->pk, J->level, g, J->t, q),
 		       J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q), J->y + (n * g->cout + q * cout_g) * J->t->npos,
 		       J->act) < 0)
@@ -545,7 +550,7 @@ static int conv_serial(const conv_job *J)
 	int rc = t->padded && !xp ? -1 : 0;
 	for (int64_t n = 0; n < g->batch && rc == 0; n++)
 		for (int64_t q = 0; q < g->group && rc == 0; q++)
-			rc = conv_group(J->level, g, t, group_input(g, t, J->x + n * g->cin * ins, xp, q, one),
+			rc = conv_group(J->level, g, t, group_input(g, t, J->x + n * g->cin * ins, xp, q, one, n == 0 && q == 0),
 					J->w + q * cout_g * t->depth, packed_for(J->pk, J->level, g, t, q),
 					J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
 					J->y + (n * g->cout + q * cout_g) * t->npos, J->act);
@@ -600,8 +605,9 @@ static int conv_direct(const conv_job *J)
 	for (int64_t n = 0; n < g->batch; n++) {
 		const float *xn = J->x + n * g->cin * ins;
 		if (copy) {
-			pad_input(g, t, g->cin, xn, xp, sizeof(float));
-			memset(xp + g->cin * t->ps, 0, (size_t)ox_dconv_slack(J->level, st) * sizeof(float));
+			pad_input(g, t, g->cin, xn, xp, sizeof(float), n == 0);
+			if (n == 0)
+				memset(xp + g->cin * t->ps, 0, (size_t)ox_dconv_slack(J->level, st) * sizeof(float));
 			xn = xp;
 		}
 		for (int64_t q = 0; q < g->group; q++) {
@@ -832,7 +838,7 @@ static int conv_f64(const ox_conv_geom *g, const double *x, const double *w, con
 	double *xp = alloc_n(g->cin * t.ps, sizeof(double));
 	int rc = xp ? 0 : -1;
 	for (int64_t n = 0; n < g->batch && rc == 0; n++) {
-		pad_input(g, &t, g->cin, x + n * g->cin * ins, xp, sizeof(double));
+		pad_input(g, &t, g->cin, x + n * g->cin * ins, xp, sizeof(double), n == 0);
 		for (int64_t q = 0; q < g->group; q++)
 			conv_f64_group(&t, cout_g, xp + q * cin_g * t.ps, w + q * cout_g * t.depth,
 				       bias ? bias + q * cout_g : NULL, y + (n * g->cout + q * cout_g) * t.npos);
