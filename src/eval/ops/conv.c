@@ -513,6 +513,7 @@ typedef struct conv_job {
 	float *y;
 	int act;
 	int failed;
+	int64_t step; /* conv_task: groups a task */
 } conv_job;
 
 /* The part of J's residual that image n and group q add, or NULL. */
@@ -522,21 +523,27 @@ static const float *res_at(const conv_job *J, int64_t n, int64_t q)
 	return J->res ? J->res + (n * g->cout + q * (g->cout / g->group)) * J->t->npos : NULL;
 }
 
+/* Task i: groups [i * step, (i + 1) * step) of all the images' groups, with one padded
+ * channel whose pads are cleared once for them all. */
 static void conv_task(void *ctx, int64_t i)
 {
 	conv_job *J = ctx;
 	const ox_conv_geom *g = J->g;
-	int64_t n = i / g->group, q = i % g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
+	int64_t cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in), end = (i + 1) * J->step;
 	float *xp = J->t->padded ? alloc_n(J->t->ps, sizeof(float)) : NULL;
 	if (J->t->padded && !xp) {
 		J->failed = 1;
 		return;
 	}
-	if (conv_group(J->level, g, J->t, group_input(g, J->t, J->x + n * g->cin * ins, xp, q, true, true),
-		       J->w + q * cout_g * J->t->depth, packed_for(J->pk, J->level, g, J->t, q),
-		       J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q), J->y + (n * g->cout + q * cout_g) * J->t->npos,
-		       J->act) < 0)
-		J->failed = 1; /* any task may set it; only ever to 1 */
+	for (int64_t u = i * J->step; u < end && u < g->batch * g->group; u++) {
+		int64_t n = u / g->group, q = u % g->group;
+		if (conv_group(J->level, g, J->t,
+			       group_input(g, J->t, J->x + n * g->cin * ins, xp, q, true, u == i * J->step),
+			       J->w + q * cout_g * J->t->depth, packed_for(J->pk, J->level, g, J->t, q),
+			       J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
+			       J->y + (n * g->cout + q * cout_g) * J->t->npos, J->act) < 0)
+			J->failed = 1; /* any task may set it; only ever to 1 */
+	}
 	free(xp);
 }
 
@@ -628,7 +635,7 @@ int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const f
 	tables t;
 	if (tables_new(g, &t) < 0)
 		return -1;
-	conv_job J = {level, g, &t, x, w, bias, packed, res, y, act, 0};
+	conv_job J = {level, g, &t, x, w, bias, packed, res, y, act, 0, 1};
 	const ox_conv_packed *pk = packed;
 	int rc;
 	if (ox_dconv_available(level) && !uses_depthwise(g, &t)) {
@@ -643,7 +650,9 @@ int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const f
 	}
 	/* one channel per group: many small independent pieces, one task each */
 	if (g->cin == g->group && g->group > 1 && ox_threads() > 1) {
-		ox_parallel_for(g->batch * g->group, conv_task, &J);
+		int64_t units = g->batch * g->group, tasks = 8 * ox_threads() < units ? 8 * ox_threads() : units;
+		J.step = (units + tasks - 1) / tasks;
+		ox_parallel_for((units + J.step - 1) / J.step, conv_task, &J);
 		rc = J.failed ? -1 : 0;
 	} else {
 		rc = conv_serial(&J);
