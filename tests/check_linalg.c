@@ -398,6 +398,26 @@ START_TEST(conv_resnet_shapes)
 }
 END_TEST
 
+/* Depthwise convolutions whose rows are short (two to a vector at AVX-512 when 8 or fewer
+ * outputs wide) or not: every output width 1..19, even and odd row counts, strides 1 and
+ * 2, dilations, pads, with and without a bias. */
+START_TEST(conv_depthwise_rows)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int64_t w = 1; w <= 19; w++)
+			for (int64_t s = 1; s <= 2; s++) {
+				int64_t h = 1 + (w + s) % 6, d = 1 + w % 2, k = 3, ext = (k - 1) * d + 1;
+				int64_t p = w % 3 == 0 ? 0 : 1;
+				int64_t c = 5 + w % 2; /* channels, one per group; outputs per group 1 or 2 */
+				ox_conv_geom g = {2, 1 + w % 2, c, c * (1 + w / 10), c, {0, 0}, {h, w}, {k, k}, {s, s},
+						  {d, d}, {p, p}, {p, p}};
+				for (int i = 0; i < 2; i++)
+					g.in[i] = (g.out[i] - 1) * s + ext - 2 * p;
+				check_conv(&g, false, level);
+			}
+}
+END_TEST
+
 /* ---- the ops' error messages ---------------------------------------------------------- */
 
 /* Runs a one-node model whose inputs are given as text values (name, value, name, ...)
@@ -809,6 +829,49 @@ START_TEST(conv_direct_rows)
 }
 END_TEST
 
+/* 1x1 convolutions, which the direct convolution reads straight when the sum is shallow
+ * or the weights small (dconv_impl.h, dc_straight): position counts around whole tiles
+ * and vectors, channels beyond whole blocks, depths either side of the limits, groups,
+ * with a residual and Relu in the output pass; against the definition, and 2 threads the
+ * bits of 1. */
+START_TEST(conv_pointwise_straight)
+{
+	static const int64_t depths[] = {1, 7, 64, 128, 129, 200, 300};
+	for (int level = OX_CPU_AVX2; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int t = 0; t < 28; t++) {
+			ox_conv_geom g;
+			memset(&g, 0, sizeof g);
+			int64_t depth = depths[t % 7];
+			g.nsp = 2, g.batch = 1 + t % 2, g.group = t % 5 == 4 ? 2 : 1;
+			g.cin = g.group * depth, g.cout = g.group * (depth > 128 && t % 2 ? 70 : pick(1, 40));
+			for (int i = 0; i < 2; i++)
+				g.kernel[i] = g.stride[i] = g.dil[i] = 1;
+			g.in[0] = g.out[0] = pick(1, 5), g.in[1] = g.out[1] = pick(1, 60);
+			int64_t xs = g.batch * g.cin * prod(2, g.in), ys = g.batch * g.cout * prod(2, g.out);
+			float *x = frand_n(xs), *w = frand_n(g.cout * depth), *b = t % 3 ? frand_n(g.cout) : NULL;
+			float *res = frand_n(ys), *y1 = frand_n(ys), *y2 = frand_n(ys);
+			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
+			char what[512];
+			describe(what, sizeof what, &g);
+			for (int th = 1; th <= 2; th++) {
+				ox_pool *pool = ox_pool_new(th), *old = ox_pool_enter(pool);
+				REQUIRE(ox_conv_f32_packed(level, &g, x, w, NULL, b, res, th == 1 ? y1 : y2, OX_ACT_RELU) == 0,
+					"conv failed");
+				ox_pool_enter(old);
+				ox_pool_free(pool);
+			}
+			ref_conv(&g, x, w, b, ref, mag);
+			for (int64_t q = 0; q < ys; q++) {
+				double r = ref[q] + res[q];
+				REQUIRE(close_to(y1[q], r < 0 ? 0 : r, mag[q] + fabs(res[q])),
+					"%s level %d: Y[%lld] is %.9g, expected %.9g", what, level, (long long)q, y1[q], r < 0 ? 0 : r);
+			}
+			REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d: 2 threads differ", what, level);
+			free(x), free(w), free(b), free(res), free(y1), free(y2), free(ref), free(mag);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	int nv = ox_gemm_nvariants();
@@ -827,12 +890,14 @@ int main(void)
 	tcase_add_test(tc, conv_random);
 	tcase_add_test(tc, conv_transpose_random);
 	tcase_add_test(tc, conv_resnet_shapes);
+	tcase_add_test(tc, conv_depthwise_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("threads");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, gemm_threads_exact);
 	tcase_add_test(tc, conv_packed_threads);
 	tcase_add_test(tc, conv_direct_rows);
+	tcase_add_test(tc, conv_pointwise_straight);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("integer");
 	tcase_set_timeout(tc, 300);

@@ -102,14 +102,19 @@ static int tables_new(const ox_conv_geom *g, tables *t)
 }
 
 /* Copies nch channels of x (spatial shape g->in) into xp (shape t->pdim) between zeros,
- * one innermost row at a time; es is the element size. */
-static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const void *x, void *xp, size_t es)
+ * one innermost row at a time; es is the element size. With zero false the zeros are
+ * there already: xp was padded before with the same geometry, and a copy writes only
+ * inside the pads (the same buffer used for each image, or each channel of a depthwise
+ * convolution, clears its pads once). */
+static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const void *x, void *xp, size_t es,
+		      bool zero)
 {
 	int n = g->nsp;
 	int64_t rows = count_of(n - 1, g->in), len = g->in[n - 1], base = 0;
 	for (int i = 0; i < n; i++)
 		base += g->pad0[i] * t->pstep[i];
-	memset(xp, 0, (size_t)(nch * t->ps) * es);
+	if (zero)
+		memset(xp, 0, (size_t)(nch * t->ps) * es);
 	for (int64_t c = 0; c < nch; c++) {
 		int64_t idx[OX_MAX_RANK] = {0}, at = c * t->ps + base;
 		for (int64_t r = 0; r < rows; r++) {
@@ -305,20 +310,88 @@ OX_TARGET_AVX512 static inline __m512 taps_avx512(const float *p, int64_t n, int
 	return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(m0, p), even, _mm512_maskz_loadu_ps(m1, p + 16));
 }
 
+static inline __mmask16 low_lanes(int64_t n)
+{
+	return n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1);
+}
+
+/* Two rows of n <= 8 outputs as one vector, s0's in lanes [0, n), s1's in [n, 2n): stride
+ * 1 a masked load of each (the second moved up n lanes by its address), stride 2 the even
+ * lanes of both. As in taps_avx512, nothing past a row's last input is read. */
+OX_TARGET_AVX512 static inline __m512 taps2_avx512(const float *s0, const float *s1, int64_t n, int64_t st)
+{
+	if (st == 1)
+		return _mm512_mask_loadu_ps(_mm512_maskz_loadu_ps(low_lanes(n), s0), low_lanes(2 * n) & ~low_lanes(n),
+					    s1 - n);
+	__m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	__mmask16 hi = _mm512_cmpge_epi32_mask(lane, _mm512_set1_epi32((int)n));
+	/* lane i < n takes a[2i]; lane n + i takes b[2i] (index 16 + 2i of the pair) */
+	__m512i idx = _mm512_mask_add_epi32(_mm512_add_epi32(lane, lane), hi, _mm512_add_epi32(lane, lane),
+					    _mm512_set1_epi32((int)(16 - 2 * n)));
+	__mmask16 m = low_lanes(2 * n - 1);
+	return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(m, s0), idx, _mm512_maskz_loadu_ps(m, s1));
+}
+
+/* U vectors of outputs at once, each summed over every tap in its own register (one
+ * chain each, in tap order, so the sums do not depend on U): vector u holds the outputs
+ * [i, i + 16) of row r0 + u, or with PAIR rows r0 + 2u and r0 + 2u + 1 whole. ST is the
+ * stride (1 or 2); y holds the sums so far. */
+OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
+dw_vectors(const int U, const bool PAIR, const int64_t ST, const tables *t, const float *x, const float *w, float *y,
+	   int64_t r0, int64_t n, int64_t i)
+{
+	__m512 acc[4];
+	const float *s0[4], *s1[4];
+	__mmask16 m = low_lanes(PAIR ? 2 * n : n - i);
+	int64_t at[4];
+	for (int u = 0; u < U; u++) {
+		int64_t row = r0 + (PAIR ? 2 * u : u);
+		at[u] = row * n + i;
+		s0[u] = x + t->pos[row * n] + i * ST;
+		s1[u] = PAIR ? x + t->pos[(row + 1) * n] : NULL;
+		acc[u] = _mm512_maskz_loadu_ps(m, y + at[u]);
+	}
+	for (int64_t q = 0; q < t->kvol; q++) {
+		__m512 wq = _mm512_set1_ps(w[q]);
+		int64_t o = t->off[q];
+		for (int u = 0; u < U; u++)
+			acc[u] = _mm512_fmadd_ps(wq, PAIR ? taps2_avx512(s0[u] + o, s1[u] + o, n, ST)
+							   : taps_avx512(s0[u] + o, n - i, ST),
+						 acc[u]);
+	}
+	for (int u = 0; u < U; u++)
+		_mm512_mask_storeu_ps(y + at[u], m, acc[u]);
+}
+
+/* Rows [r, rows) (PAIR: two at a time, rows - r even), four vectors at a time so that
+ * four chains of multiply-adds are in flight. */
+OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
+dw_rows(const bool PAIR, const int64_t ST, const tables *t, const float *x, const float *w, float *y, int64_t r,
+	int64_t rows, int64_t n)
+{
+	int64_t per = PAIR ? 2 : 1;
+	for (int64_t i = 0; i < (PAIR ? 1 : n); i += 16) {
+		int64_t j = r;
+		for (; j + 4 * per <= rows; j += 4 * per)
+			dw_vectors(4, PAIR, ST, t, x, w, y, j, n, i);
+		for (; j < rows; j += per)
+			dw_vectors(1, PAIR, ST, t, x, w, y, j, n, i);
+	}
+}
+
 /* Stride 1 or 2 along the last axis: 16 outputs at a time summed over every tap in a
- * register, so that each output is loaded and stored once. */
+ * register, so that each output is loaded and stored once; rows of 8 or fewer outputs
+ * two to a vector, so that short rows (7 wide in shufflenet) fill most of its lanes. */
 OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, const float *w, float *y, int64_t rows,
 					      int64_t n, int64_t st)
 {
-	for (int64_t r = 0; r < rows; r++, y += n) {
-		const float *s = x + t->pos[r * n];
-		for (int64_t i = 0; i < n; i += 16) {
-			__mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
-			__m512 acc = _mm512_maskz_loadu_ps(m, y + i);
-			for (int64_t q = 0; q < t->kvol; q++)
-				acc = _mm512_fmadd_ps(_mm512_set1_ps(w[q]), taps_avx512(s + t->off[q] + i * st, n - i, st), acc);
-			_mm512_mask_storeu_ps(y + i, m, acc);
-		}
+	int64_t pairs = n <= 8 ? rows / 2 * 2 : 0;
+	if (st == 1) {
+		dw_rows(true, 1, t, x, w, y, 0, pairs, n);
+		dw_rows(false, 1, t, x, w, y, pairs, rows, n);
+	} else {
+		dw_rows(true, 2, t, x, w, y, 0, pairs, n);
+		dw_rows(false, 2, t, x, w, y, pairs, rows, n);
 	}
 }
 #endif
@@ -392,15 +465,15 @@ static int conv_group_(int level, const ox_conv_geom *g, const tables *t, const 
  * padded into xp at group 0, except when groups are single channels (depthwise): those are
  * padded one at a time into an xp of one channel, which stays in L1. */
 static const float *group_input(const ox_conv_geom *g, const tables *t, const float *xn, float *xp, int64_t q,
-				bool one)
+				bool one, bool zero)
 {
 	int64_t cin_g = g->cin / g->group;
 	if (!xp)
 		return xn + q * cin_g * t->ps; /* no pads: ps is the input's own size */
 	if (one)
-		pad_input(g, t, 1, xn + q * count_of(g->nsp, g->in), xp, sizeof(float));
+		pad_input(g, t, 1, xn + q * count_of(g->nsp, g->in), xp, sizeof(float), zero);
 	else if (q == 0)
-		pad_input(g, t, g->cin, xn, xp, sizeof(float));
+		pad_input(g, t, g->cin, xn, xp, sizeof(float), zero);
 	return one ? xp : xp + q * cin_g * t->ps;
 }
 
@@ -440,6 +513,7 @@ typedef struct conv_job {
 	float *y;
 	int act;
 	int failed;
+	int64_t step; /* conv_task: groups a task */
 } conv_job;
 
 /* The part of J's residual that image n and group q add, or NULL. */
@@ -449,21 +523,27 @@ static const float *res_at(const conv_job *J, int64_t n, int64_t q)
 	return J->res ? J->res + (n * g->cout + q * (g->cout / g->group)) * J->t->npos : NULL;
 }
 
+/* Task i: groups [i * step, (i + 1) * step) of all the images' groups, with one padded
+ * channel whose pads are cleared once for them all. */
 static void conv_task(void *ctx, int64_t i)
 {
 	conv_job *J = ctx;
 	const ox_conv_geom *g = J->g;
-	int64_t n = i / g->group, q = i % g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
+	int64_t cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in), end = (i + 1) * J->step;
 	float *xp = J->t->padded ? alloc_n(J->t->ps, sizeof(float)) : NULL;
 	if (J->t->padded && !xp) {
 		J->failed = 1;
 		return;
 	}
-	if (conv_group(J->level, g, J->t, group_input(g, J->t, J->x + n * g->cin * ins, xp, q, true),
-		       J->w + q * cout_g * J->t->depth, packed_for(J->pk, J->level, g, J->t, q),
-		       J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q), J->y + (n * g->cout + q * cout_g) * J->t->npos,
-		       J->act) < 0)
-		J->failed = 1; /* any task may set it; only ever to 1 */
+	for (int64_t u = i * J->step; u < end && u < g->batch * g->group; u++) {
+		int64_t n = u / g->group, q = u % g->group;
+		if (conv_group(J->level, g, J->t,
+			       group_input(g, J->t, J->x + n * g->cin * ins, xp, q, true, u == i * J->step),
+			       J->w + q * cout_g * J->t->depth, packed_for(J->pk, J->level, g, J->t, q),
+			       J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
+			       J->y + (n * g->cout + q * cout_g) * J->t->npos, J->act) < 0)
+			J->failed = 1; /* any task may set it; only ever to 1 */
+	}
 	free(xp);
 }
 
@@ -477,7 +557,7 @@ static int conv_serial(const conv_job *J)
 	int rc = t->padded && !xp ? -1 : 0;
 	for (int64_t n = 0; n < g->batch && rc == 0; n++)
 		for (int64_t q = 0; q < g->group && rc == 0; q++)
-			rc = conv_group(J->level, g, t, group_input(g, t, J->x + n * g->cin * ins, xp, q, one),
+			rc = conv_group(J->level, g, t, group_input(g, t, J->x + n * g->cin * ins, xp, q, one, n == 0 && q == 0),
 					J->w + q * cout_g * t->depth, packed_for(J->pk, J->level, g, t, q),
 					J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
 					J->y + (n * g->cout + q * cout_g) * t->npos, J->act);
@@ -532,8 +612,9 @@ static int conv_direct(const conv_job *J)
 	for (int64_t n = 0; n < g->batch; n++) {
 		const float *xn = J->x + n * g->cin * ins;
 		if (copy) {
-			pad_input(g, t, g->cin, xn, xp, sizeof(float));
-			memset(xp + g->cin * t->ps, 0, (size_t)ox_dconv_slack(J->level, st) * sizeof(float));
+			pad_input(g, t, g->cin, xn, xp, sizeof(float), n == 0);
+			if (n == 0)
+				memset(xp + g->cin * t->ps, 0, (size_t)ox_dconv_slack(J->level, st) * sizeof(float));
 			xn = xp;
 		}
 		for (int64_t q = 0; q < g->group; q++) {
@@ -554,7 +635,7 @@ int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const f
 	tables t;
 	if (tables_new(g, &t) < 0)
 		return -1;
-	conv_job J = {level, g, &t, x, w, bias, packed, res, y, act, 0};
+	conv_job J = {level, g, &t, x, w, bias, packed, res, y, act, 0, 1};
 	const ox_conv_packed *pk = packed;
 	int rc;
 	if (ox_dconv_available(level) && !uses_depthwise(g, &t)) {
@@ -569,7 +650,9 @@ int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const f
 	}
 	/* one channel per group: many small independent pieces, one task each */
 	if (g->cin == g->group && g->group > 1 && ox_threads() > 1) {
-		ox_parallel_for(g->batch * g->group, conv_task, &J);
+		int64_t units = g->batch * g->group, tasks = 8 * ox_threads() < units ? 8 * ox_threads() : units;
+		J.step = (units + tasks - 1) / tasks;
+		ox_parallel_for((units + J.step - 1) / J.step, conv_task, &J);
 		rc = J.failed ? -1 : 0;
 	} else {
 		rc = conv_serial(&J);
@@ -764,7 +847,7 @@ static int conv_f64(const ox_conv_geom *g, const double *x, const double *w, con
 	double *xp = alloc_n(g->cin * t.ps, sizeof(double));
 	int rc = xp ? 0 : -1;
 	for (int64_t n = 0; n < g->batch && rc == 0; n++) {
-		pad_input(g, &t, g->cin, x + n * g->cin * ins, xp, sizeof(double));
+		pad_input(g, &t, g->cin, x + n * g->cin * ins, xp, sizeof(double), n == 0);
 		for (int64_t q = 0; q < g->group; q++)
 			conv_f64_group(&t, cout_g, xp + q * cin_g * t.ps, w + q * cout_g * t.depth,
 				       bias ? bias + q * cout_g : NULL, y + (n * g->cout + q * cout_g) * t.npos);

@@ -148,6 +148,83 @@ TARGET static void FN(dc_units)(const ox_dconv *c, const dc_plan *P, int64_t u0,
 		FN(dc_unit)(c, P, u, tmp);
 }
 
+/* ---- one row read straight: positions in the lanes, no turning round ---------------- */
+
+/* A straight tile: DC_PMR channels of one slab (broadcast from the packed weights, where
+ * a slab's channels at one depth are neighbours) by DC_PNV vectors of positions loaded
+ * from the row. Used for a single row at stride 1 (1x1 convolutions), where the tile's
+ * store, with no transpose, costs far less than dc_store: that store is a fixed cost per
+ * output that a shallow sum (few input channels) does not hide. */
+#if VW == 16
+#define DC_PMR 8
+#else
+#define DC_PMR 4
+#endif
+#define DC_PNV 3
+
+/* Channels [ch, ch + DC_PMR) (ws: their slab, q0 the first one's lane in it) by positions
+ * [p, p + (NV - 1) * VW + n). Each output is one chain of multiply-adds in depth order,
+ * then bias, residual and Relu as in dc_store. */
+static inline __attribute__((always_inline)) TARGET void FN(dc_straight)(const int NV, const ox_dconv *c,
+									 const float *ws, int64_t ch, int64_t p, int n)
+{
+	VF acc[DC_PMR][DC_PNV];
+	const float *x = c->x + c->pos[0] + p;
+	const int64_t *off = c->off;
+	for (int i = 0; i < DC_PMR; i++)
+		for (int v = 0; v < NV; v++)
+			acc[i][v] = VZERO();
+	for (int64_t k = 0; k < c->depth; k++) {
+		const float *a = x + off[k];
+		VF b[DC_PNV];
+		for (int v = 0; v < NV; v++)
+			b[v] = v == NV - 1 && n < VW ? FN(dc_load_lanes)(a + v * VW, 0, n) : VLOAD(a + v * VW);
+		for (int i = 0; i < DC_PMR; i++) {
+			VF wi = VSET(ws[k * VW + i]);
+			for (int v = 0; v < NV; v++)
+				acc[i][v] = VFMA(wi, b[v], acc[i][v]);
+		}
+	}
+	int64_t npos = c->len, cout = c->cout;
+	const float *bias = c->bias, *res = c->res;
+	float *y = c->y;
+	bool relu = c->relu;
+	for (int i = 0; i < DC_PMR && ch + i < cout; i++)
+		for (int v = 0; v < NV; v++) {
+			int64_t at = (ch + i) * npos + p + v * VW;
+			bool part = v == NV - 1 && n < VW;
+			VF o = acc[i][v];
+			if (bias)
+				o = VADD(o, VSET(bias[ch + i]));
+			if (res)
+				o = VADD(o, part ? FN(dc_load_lanes)(res + at, 0, n) : VLOAD(res + at));
+			if (relu)
+				o = VMAX(VSET(0.0f), o);
+			if (part)
+				FN(dc_store_lanes)(y + at, o, 0, n);
+			else
+				VSTORE(y + at, o);
+		}
+}
+
+/* Tile u of the row: DC_PNV vectors of positions (the last tile fewer) by every channel,
+ * so that its inputs stay in L1 while the channels take their turn. */
+TARGET static void FN(dc_straight_units)(const ox_dconv *c, const dc_plan *P, int64_t u0, int64_t u1)
+{
+	for (int64_t u = u0; u < u1; u++) {
+		int64_t p = u * DC_PNV * VW, left = c->len - p;
+		for (int64_t ch = 0; ch < c->cout; ch += DC_PMR) {
+			const float *ws = c->w + ch / VW * c->depth * VW + ch % VW;
+			if (left >= DC_PNV * VW)
+				FN(dc_straight)(DC_PNV, c, ws, ch, p, VW);
+			else
+				for (int64_t q = p; q < c->len; q += VW)
+					FN(dc_straight)(1, c, ws, ch, q, c->len - q < VW ? (int)(c->len - q) : VW);
+		}
+	}
+	(void)P;
+}
+
 /* The tile that computes the fewest positions per row, the big one on a tie. */
 static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 {
@@ -159,8 +236,23 @@ static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 	P->vw = VW;
 	P->units = FN(dc_units);
 	P->min_len = DC_MRS;
+	/* straight: shallow sums over rows of many tiles, where the transposing store would
+	 * cost most, and sums whose blocks of channels would be one slab (or end with one
+	 * slab by a small tile: 7 chains of multiply-adds at AVX-512, 3 at AVX2, too few to
+	 * hide their latency); 1x1 192->16 on 28x28: 158 GFLOP/s transposed, 219 straight */
+	int64_t nslab = (c->cout + VW - 1) / VW, wbytes = c->depth * c->cout * (int64_t)sizeof(float);
+	bool shallow = c->depth <= DC_STRAIGHT_DEPTH && c->len >= DC_STRAIGHT_TILES * DC_PNV * VW;
+	bool thin = (nslab == 1 || (P->small && nslab % 2 == 1)) && wbytes <= TILE_MAJOR_MAX &&
+		    c->len >= DC_PNV * VW;
+	if (c->rows == 1 && c->stride == 1 && (shallow || thin)) {
+		P->straight = true;
+		P->mr = DC_PNV * VW;
+		P->units = FN(dc_straight_units);
+	}
 }
 
 #undef DC_MRB
 #undef DC_MRS
 #undef DC_TS
+#undef DC_PMR
+#undef DC_PNV
