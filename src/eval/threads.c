@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
  * than the serial gap between the kernels of consecutive nodes, short enough not to hold
  * a shared core through a long serial op. */
 #define SPIN_NS 50000
+#define YIELD_AFTER 256 /* pauses (a few µs) before the watching thread yields between looks */
 
 /* The state word: the job's generation (high 16 bits: a worker only compares it with the
  * one it last saw), CLOSED once the caller has taken the last task, and the number of
@@ -76,7 +78,9 @@ static int64_t now_ns(void)
 }
 
 /* Watches the state for at most SPIN_NS until done(state, arg); returns the last state
- * seen (done or not). */
+ * seen (done or not). After the first few µs it yields between looks: a thread sharing
+ * its core with the one it waits for (more threads than cores) then lets it run rather
+ * than holding the core for the whole spell. */
 static unsigned spin_until(ox_pool *p, bool (*done)(unsigned, unsigned), unsigned arg)
 {
 	int64_t end = 0;
@@ -84,7 +88,10 @@ static unsigned spin_until(ox_pool *p, bool (*done)(unsigned, unsigned), unsigne
 		unsigned s = atomic_load_explicit(&p->state, memory_order_acquire);
 		if (done(s, arg))
 			return s;
-		cpu_relax();
+		if (k < YIELD_AFTER)
+			cpu_relax();
+		else
+			sched_yield();
 		if (k % 64 == 0) { /* the clock now and then: it costs more than a pause */
 			int64_t t = now_ns();
 			if (!end)
