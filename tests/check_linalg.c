@@ -2,10 +2,12 @@
  * the float Conv and ConvTranspose (every CPU level against direct loops that follow the
  * operators' definitions); packed weights and 1, 2 or 3 threads give the same bits. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "eval/ops/conv.h"
 #include "eval/simd/cpu.h"
@@ -689,6 +691,64 @@ static void gemm_on(int level, int threads, bool packed, int64_t m, int64_t n, i
 
 /* Every combination of packing and thread count gives the bits of the plain product on
  * one thread, for sizes around the tiles and cache blocks (split by rows and by columns). */
+/* The pool: every task of every job runs exactly once whatever the thread count, jobs
+ * follow one another with no gap (workers still watching), after a pause long enough for
+ * them to sleep, and with one task (run on the caller); a kernel called inside a task
+ * sees one thread and runs its own loop inline. */
+typedef struct pool_job {
+	_Atomic int *hits;
+	_Atomic int inner;
+} pool_job;
+
+static void pool_inner(void *ctx, int64_t i)
+{
+	(void)i;
+	atomic_fetch_add(&((pool_job *)ctx)->inner, 1);
+}
+
+static void pool_task(void *ctx, int64_t i)
+{
+	pool_job *j = ctx;
+	atomic_fetch_add(&j->hits[i], 1);
+	if (i % 7 == 3) {
+		REQUIRE(ox_threads() == 1, "a task sees %d threads", ox_threads());
+		ox_parallel_for(3, pool_inner, j);
+	}
+}
+
+START_TEST(pool_each_task_once)
+{
+	enum { MAXT = 97 };
+	for (int threads = 1; threads <= 4; threads++) {
+		ox_pool *pool = ox_pool_new(threads), *old = ox_pool_enter(pool);
+		REQUIRE(ox_threads() == threads, "%d threads asked, %d given", threads, ox_threads());
+		for (int job = 0; job < tu_rounds(3000); job++) {
+			int64_t n = job % 13 == 0 ? job % 3 : 1 + job % MAXT;
+			_Atomic int hits[MAXT];
+			pool_job j = {.hits = hits};
+			for (int i = 0; i < MAXT; i++)
+				atomic_init(&hits[i], 0);
+			atomic_init(&j.inner, 0);
+			if (job % 500 == 499) {
+				struct timespec nap = {0, 2000000}; /* 2 ms: the workers go to sleep */
+				nanosleep(&nap, NULL);
+			}
+			ox_parallel_for(n, pool_task, &j);
+			int64_t inner = 0;
+			for (int64_t i = 0; i < MAXT; i++) {
+				REQUIRE(atomic_load(&hits[i]) == (i < n), "%d threads, job %d of %lld tasks: task %lld ran %d times",
+					threads, job, (long long)n, (long long)i, atomic_load(&hits[i]));
+				inner += i < n && i % 7 == 3 ? 3 : 0;
+			}
+			REQUIRE(atomic_load(&j.inner) == inner, "nested loops ran %d tasks, expected %lld",
+				atomic_load(&j.inner), (long long)inner);
+		}
+		ox_pool_enter(old);
+		ox_pool_free(pool);
+	}
+}
+END_TEST
+
 START_TEST(gemm_threads_exact)
 {
 	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
@@ -894,6 +954,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("threads");
 	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, pool_each_task_once);
 	tcase_add_test(tc, gemm_threads_exact);
 	tcase_add_test(tc, conv_packed_threads);
 	tcase_add_test(tc, conv_direct_rows);

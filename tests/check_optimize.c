@@ -450,11 +450,12 @@ START_TEST(options_checked)
 }
 END_TEST
 
-/* Elementwise operations and pooling large enough to be split over threads: the same
- * bits on 1, 2 and 3 threads (the inputs are made in the graph, from a Range). */
+/* Elementwise operations, pooling and BatchNormalization large enough to be split over
+ * threads (small planes: pooling splits by window taps, so a 3x3 pool on 10x10 planes
+ * runs in ~80 tasks): the same bits on 1, 2 and 3 threads. */
 static const char ew_model[] =
 	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
-	"g (float[600, 1000] x) => (float[600, 1000] a, float[600, 1000] b, float[600, 1000] c, float[1, 240, 48, 24] d) {\n"
+	"g (float[600, 1000] x) => (float[600, 1000] a, float[600, 1000] b, float[600, 1000] c, float[1, 240, 48, 24] d, float[1, 6000, 10, 10] p, float[1, 6000, 10, 10] n) {\n"
 	"  z = Constant <value = int64[2] {0, 0}> ()\n"
 	"  re = Constant <value = int64[2] {1, 1000}> ()\n"
 	"  ce = Constant <value = int64[2] {600, 1}> ()\n"
@@ -469,6 +470,13 @@ static const char ew_model[] =
 	"  c = Div(col, e)\n"
 	"  r = Reshape(a, shape)\n"
 	"  d = MaxPool <kernel_shape = [3, 3], strides = [1, 2]> (r)\n"
+	"  small = Constant <value = int64[4] {1, 6000, 10, 10}> ()\n"
+	"  r2 = Reshape(b, small)\n"
+	"  p = AveragePool <kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (r2)\n"
+	"  c6 = Constant <value = int64[1] {6000}> ()\n"
+	"  sc6 = ConstantOfShape <value = float[1] {1.5}> (c6)\n"
+	"  v6 = ConstantOfShape <value = float[1] {0.25}> (c6)\n"
+	"  n = BatchNormalization(r2, sc6, sc6, sc6, v6)\n"
 	"}\n";
 
 START_TEST(elementwise_threads_exact)
@@ -487,7 +495,7 @@ START_TEST(elementwise_threads_exact)
 		set(s[t], "x", x);
 		run(s[t]);
 	}
-	for (size_t o = 0; o < 4; o++)
+	for (size_t o = 0; o < 6; o++)
 		for (int t = 1; t < 3; t++)
 			REQUIRE(same_bits(OnnxSession_Output(s[0], o), OnnxSession_Output(s[t], o)),
 				"output %zu is not the same bits on 1 and %d threads", o, t + 1);

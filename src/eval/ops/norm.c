@@ -152,7 +152,7 @@ static int bn_fast(ox_k *k, const bn *b, const ox_val *x, ox_val *y)
 			act->relu(yf + i * b->f, yf + i * b->f, (size_t)b->f, NULL);
 	}
 	if (b->inner > 1) {
-		int64_t planes = b->n * b->f, per = ox_threads() > 1 ? (INT64_C(1) << 16) / b->inner + 1 : planes;
+		int64_t planes = b->n * b->f, per = ox_threads() > 1 ? (INT64_C(1) << 14) / b->inner + 1 : planes;
 		bn_job J = {b, a, c, xf, yf, v, act, per};
 		ox_parallel_for((planes + per - 1) / per, bn_planes, &J);
 	}

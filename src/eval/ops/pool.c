@@ -202,8 +202,9 @@ static bool pool_fast(const pool *g, const ox_val *x, ox_val *y, int mode)
 		g->nsp == 2 ? g->pe[0] : 0, g->pe[a], mode,
 	};
 	plane_job J = {&p, ox_nn_vec_get(), x->data, y->data, g->isz, g->osz, g->planes, 1};
-	/* planes are independent: a task per group of them, about 64k outputs each */
-	int64_t per = g->osz ? (INT64_C(1) << 16) / g->osz + 1 : g->planes;
+	/* planes are independent: a task per group of them, about 64k window taps each (a
+	 * 3x3 pool on 7x7 planes is as much work as a 1x1 one on 21x21) */
+	int64_t per = g->osz ? (INT64_C(1) << 16) / (g->osz * (g->taps > 0 ? g->taps : 1)) + 1 : g->planes;
 	J.per = ox_threads() > 1 ? per : g->planes;
 	ox_parallel_for((g->planes + J.per - 1) / J.per, planes_task, &J);
 	return true;

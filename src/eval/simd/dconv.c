@@ -179,8 +179,10 @@ static void dc_task(void *ctx, int64_t t)
 	J->P->units(J->c, J->P, u0, u1);
 }
 
-/* Convolutions below this many multiply-adds stay on one thread: a task costs a few us. */
-enum { PAR_MIN = 1 << 21 };
+/* Multiply-adds per task at least (a few us): a parallel region costs well under a us
+ * when the workers are awake, and nothing but the task count when they are not (the
+ * caller runs what they have not taken), so small convolutions are split too. */
+enum { PAR_MIN = 1 << 18 };
 
 
 void ox_dconv_run(int level, const ox_dconv *c)
@@ -194,8 +196,8 @@ void ox_dconv_run(int level, const ox_dconv *c)
 	P.tiles = c->rows * P.tpr;
 	P.tile_major = P.nslab * P.vw * c->depth * (int64_t)sizeof(float) <= TILE_MAJOR_MAX;
 	int64_t units = P.straight ? (c->len + P.mr - 1) / P.mr : (P.nslab + P.nv - 1) / P.nv * P.tiles;
-	int64_t threads = ox_threads();
-	int64_t tasks = threads <= 1 || c->cout * c->rows * c->len * c->depth < PAR_MIN ? 1 : 8 * threads;
+	int64_t threads = ox_threads(), macs = c->cout * c->rows * c->len * c->depth;
+	int64_t tasks = threads <= 1 ? 1 : macs / PAR_MIN < 8 * threads ? macs / PAR_MIN + 1 : 8 * threads;
 	if (tasks > units)
 		tasks = units;
 	dc_job J = {c, &P, units, (units + tasks - 1) / tasks};
