@@ -1842,7 +1842,9 @@ static void prepack_convs(const ox_plan *p, ox_val *const *v, int level)
 {
 	pack_job J = {calloc(p->nnodes + 1, sizeof *J.t), level, ox_blocks_current()};
 	size_t n = 0;
-	for (size_t i = 0; J.t && i < p->nnodes; i++) {
+	if (!J.t)
+		return; /* out of memory: the weights stay unpacked, which the kernels take too */
+	for (size_t i = 0; i < p->nnodes; i++) {
 		int64_t group;
 		ox_val *w = weights_to_pack(&p->nodes[i], v, &group);
 		bool seen = false; /* weights shared by several Conv nodes: packed for the first */
