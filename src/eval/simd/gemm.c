@@ -499,6 +499,12 @@ static float dot_scalar(const float *a, const float *b, int64_t n)
 	return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+static void dot4_scalar(const float *a, int64_t lda, const float *b, int64_t n, float *out)
+{
+	for (int r = 0; r < 4; r++)
+		out[r] = dot_scalar(a + r * lda, b, n);
+}
+
 static void axpy_scalar(float *y, const float *x, float a, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++)
@@ -544,18 +550,19 @@ OX_TARGET_AVX512 static float dot_tail_avx512(const float *a, const float *b, in
 
 typedef struct vec_ops {
 	float (*dot)(const float *a, const float *b, int64_t n);
+	void (*dot4)(const float *a, int64_t lda, const float *b, int64_t n, float *out);
 	void (*axpy)(float *y, const float *x, float a, int64_t n);
 } vec_ops;
 
 static vec_ops vec_ops_at(int level)
 {
 	int l = ox_cpu_level() < level ? ox_cpu_level() : level;
-	vec_ops v = {dot_scalar, axpy_scalar};
+	vec_ops v = {dot_scalar, dot4_scalar, axpy_scalar};
 #if OX_X86
 	if (l >= OX_CPU_AVX512)
-		v = (vec_ops){dot_avx512, axpy_avx512};
+		v = (vec_ops){dot_avx512, dot4_avx512, axpy_avx512};
 	else if (l >= OX_CPU_AVX2)
-		v = (vec_ops){dot_avx2, axpy_avx2};
+		v = (vec_ops){dot_avx2, dot4_avx2, axpy_avx2};
 #endif
 	(void)l;
 	return v;
@@ -574,7 +581,8 @@ typedef struct gemv_args {
 } gemv_args;
 
 /* One task's outputs [lo, hi): with rows of M contiguous (dot), a dot product each; else
- * the columns' slice of t, summed over q in order. Each output's sum is the same whichever
+ * the columns' slice of t, summed over q in order (dot4: four rows at once, each
+ * summed as by dot). Each output's sum is the same whichever
  * task computes it, so any split gives the bits of one thread. */
 typedef struct gemv_job {
 	const gemv_args *g;
@@ -584,19 +592,29 @@ typedef struct gemv_job {
 	int64_t step;
 } gemv_job;
 
+static void store_y(const gemv_job *J, int64_t r, float sum)
+{
+	float s = J->alpha * sum, *y = J->g->y + r * J->g->ys;
+	*y = J->beta == 0 ? s : s + J->beta * *y;
+}
+
 static void gemv_range(const gemv_job *J, int64_t lo, int64_t hi)
 {
 	const gemv_args *g = J->g;
-	if (!J->dot) {
+	float d[4];
+	if (J->dot)
+		for (; lo + 4 <= hi; lo += 4) {
+			J->v.dot4(g->p + lo * g->si, g->si, J->t, g->k, d);
+			for (int r = 0; r < 4; r++)
+				store_y(J, lo + r, d[r]);
+		}
+	else {
 		memset(J->t + lo, 0, (size_t)(hi - lo) * sizeof(float));
 		for (int64_t q = 0; q < g->k; q++)
 			J->v.axpy(J->t + lo, g->p + q * g->sk + lo, g->x[q * g->xs], hi - lo);
 	}
-	for (int64_t r = lo; r < hi; r++) {
-		float s = J->alpha * (J->dot ? J->v.dot(g->p + r * g->si, J->t, g->k) : J->t[r]);
-		float *y = g->y + r * g->ys;
-		*y = J->beta == 0 ? s : s + J->beta * *y;
-	}
+	for (int64_t r = lo; r < hi; r++)
+		store_y(J, r, J->dot ? J->v.dot(g->p + r * g->si, J->t, g->k) : J->t[r]);
 }
 
 static void gemv_task(void *ctx, int64_t i)
