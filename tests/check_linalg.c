@@ -773,6 +773,54 @@ START_TEST(gemm_threads_exact)
 }
 END_TEST
 
+/* One row (or one column) of C on a pool of `threads`: A is m x k (transposed when ta),
+ * B k x n (transposed when tb), both dense. */
+static void gemv_on(int level, int threads, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a,
+		    const float *b, float beta, float *c)
+{
+	ox_pool *pool = ox_pool_new(threads), *old = ox_pool_enter(pool);
+	ox_gemm_src sa = ox_gemm_a(a, ta ? m : k, ta), sb = ox_gemm_b(b, tb ? k : n, tb);
+	REQUIRE(ox_sgemm_src(level, m, n, k, 0.5f, &sa, &sb, beta, c, n) == 0, "gemv failed");
+	ox_pool_enter(old);
+	ox_pool_free(pool);
+}
+
+/* The matrix-vector paths split over threads (rows of the matrix read as dot products,
+ * or its columns as sums of scaled rows): the bits of one thread, and near a double sum. */
+START_TEST(gemv_threads_exact)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int t = 0; t < tu_rounds(8); t++) {
+			bool row = t % 2 == 0, tr = t % 4 >= 2;
+			int64_t len = pick(300, 1500), k = pick(100, 700), m = row ? 1 : len, n = row ? len : 1;
+			float beta = t % 3 == 1 ? 0.25f : 0.0f;
+			float *a = frand_n(m * k), *b = frand_n(k * n), *c0 = frand_n(len);
+			float *ref = malloc((size_t)len * sizeof(float)), *c1 = malloc((size_t)len * sizeof(float));
+			memcpy(ref, c0, (size_t)len * sizeof(float));
+			gemv_on(level, 1, !row && tr, row && tr, m, n, k, a, b, beta, ref);
+			for (int64_t r = 0; r < len; r++) {
+				double s = 0, mag = 0;
+				for (int64_t q = 0; q < k; q++) {
+					double ai = row ? a[q] : tr ? a[q * m + r] : a[r * k + q];
+					double bi = !row ? b[q] : tr ? b[r * k + q] : b[q * n + r];
+					s += ai * bi, mag += fabs(ai * bi);
+				}
+				s = 0.5 * s + beta * c0[r];
+				REQUIRE(close_to(ref[r], s, mag), "level %d, %s %lld x %lld: [%lld] %g, not %g", level,
+					row ? "row" : "column", (long long)len, (long long)k, (long long)r, ref[r], s);
+			}
+			for (int th = 2; th <= 3; th++) {
+				memcpy(c1, c0, (size_t)len * sizeof(float));
+				gemv_on(level, th, !row && tr, row && tr, m, n, k, a, b, beta, c1);
+				REQUIRE(memcmp(c1, ref, (size_t)len * sizeof(float)) == 0,
+					"level %d, %s %lld x %lld, transposed %d, %d threads: not the same bits", level,
+					row ? "row" : "column", (long long)len, (long long)k, tr, th);
+			}
+			free(a), free(b), free(c0), free(c1), free(ref);
+		}
+}
+END_TEST
+
 /* A geometry large enough for the GEMM to be split (odd sizes, groups, depthwise). */
 static ox_conv_geom big_geom(int t)
 {
@@ -956,6 +1004,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, pool_each_task_once);
 	tcase_add_test(tc, gemm_threads_exact);
+	tcase_add_test(tc, gemv_threads_exact);
 	tcase_add_test(tc, conv_packed_threads);
 	tcase_add_test(tc, conv_direct_rows);
 	tcase_add_test(tc, conv_pointwise_straight);

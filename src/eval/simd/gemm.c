@@ -499,6 +499,12 @@ static float dot_scalar(const float *a, const float *b, int64_t n)
 	return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+static void dot4_scalar(const float *a, int64_t lda, const float *b, int64_t n, float *out)
+{
+	for (int r = 0; r < 4; r++)
+		out[r] = dot_scalar(a + r * lda, b, n);
+}
+
 static void axpy_scalar(float *y, const float *x, float a, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++)
@@ -544,18 +550,19 @@ OX_TARGET_AVX512 static float dot_tail_avx512(const float *a, const float *b, in
 
 typedef struct vec_ops {
 	float (*dot)(const float *a, const float *b, int64_t n);
+	void (*dot4)(const float *a, int64_t lda, const float *b, int64_t n, float *out);
 	void (*axpy)(float *y, const float *x, float a, int64_t n);
 } vec_ops;
 
 static vec_ops vec_ops_at(int level)
 {
 	int l = ox_cpu_level() < level ? ox_cpu_level() : level;
-	vec_ops v = {dot_scalar, axpy_scalar};
+	vec_ops v = {dot_scalar, dot4_scalar, axpy_scalar};
 #if OX_X86
 	if (l >= OX_CPU_AVX512)
-		v = (vec_ops){dot_avx512, axpy_avx512};
+		v = (vec_ops){dot_avx512, dot4_avx512, axpy_avx512};
 	else if (l >= OX_CPU_AVX2)
-		v = (vec_ops){dot_avx2, axpy_avx2};
+		v = (vec_ops){dot_avx2, dot4_avx2, axpy_avx2};
 #endif
 	(void)l;
 	return v;
@@ -573,27 +580,78 @@ typedef struct gemv_args {
 	int64_t ys;
 } gemv_args;
 
+/* One task's outputs [lo, hi): with rows of M contiguous (dot), a dot product each; else
+ * the columns' slice of t, summed over q in order (dot4: four rows at once, each
+ * summed as by dot). Each output's sum is the same whichever
+ * task computes it, so any split gives the bits of one thread. */
+typedef struct gemv_job {
+	const gemv_args *g;
+	vec_ops v;
+	bool dot;
+	float *t, alpha, beta;
+	int64_t step;
+} gemv_job;
+
+static void store_y(const gemv_job *J, int64_t r, float sum)
+{
+	float s = J->alpha * sum, *y = J->g->y + r * J->g->ys;
+	*y = J->beta == 0 ? s : s + J->beta * *y;
+}
+
+static void gemv_range(const gemv_job *J, int64_t lo, int64_t hi)
+{
+	const gemv_args *g = J->g;
+	float d[4];
+	if (J->dot)
+		for (; lo + 4 <= hi; lo += 4) {
+			J->v.dot4(g->p + lo * g->si, g->si, J->t, g->k, d);
+			for (int r = 0; r < 4; r++)
+				store_y(J, lo + r, d[r]);
+		}
+	else {
+		memset(J->t + lo, 0, (size_t)(hi - lo) * sizeof(float));
+		for (int64_t q = 0; q < g->k; q++)
+			J->v.axpy(J->t + lo, g->p + q * g->sk + lo, g->x[q * g->xs], hi - lo);
+	}
+	for (int64_t r = lo; r < hi; r++)
+		store_y(J, r, J->dot ? J->v.dot(g->p + r * g->si, J->t, g->k) : J->t[r]);
+}
+
+static void gemv_task(void *ctx, int64_t i)
+{
+	const gemv_job *J = ctx;
+	int64_t lo = i * J->step, hi = lo + J->step < J->g->rows ? lo + J->step : J->g->rows;
+	gemv_range(J, lo, hi);
+}
+
+/* Below this many multiply-adds a product stays on one thread; above, a memory-bound
+ * stream of the matrix that two cores read faster than one (fully connected layers). */
+enum { GEMV_PAR_MIN = 1 << 16, GEMV_UNIT = 64 };
+
+/* Tasks of whole GEMV_UNIT outputs, four per thread, or one task below the threshold. */
+static int64_t gemv_split(gemv_job *J, int threads)
+{
+	int64_t rows = J->g->rows, units = (rows + GEMV_UNIT - 1) / GEMV_UNIT;
+	int64_t tasks = units < 4 * (int64_t)threads ? units : 4 * (int64_t)threads;
+	if (threads <= 1 || rows * J->g->k < GEMV_PAR_MIN || tasks <= 1) {
+		J->step = rows;
+		return 1;
+	}
+	J->step = (units + tasks - 1) / tasks * GEMV_UNIT;
+	return (rows + J->step - 1) / J->step;
+}
+
 static int gemv(int level, const gemv_args *g, float alpha, float beta)
 {
-	vec_ops v = vec_ops_at(level);
-	bool dot = g->sk == 1;
-	float *t = malloc((size_t)(dot ? g->k : g->rows) * sizeof(float) + 1);
-	if (!t)
+	gemv_job J = {g, vec_ops_at(level), g->sk == 1, NULL, alpha, beta, 0};
+	J.t = malloc((size_t)(J.dot ? g->k : g->rows) * sizeof(float) + 1);
+	if (!J.t)
 		return -1;
-	if (dot) {
+	if (J.dot)
 		for (int64_t q = 0; q < g->k; q++)
-			t[q] = g->x[q * g->xs];
-	} else {
-		memset(t, 0, (size_t)g->rows * sizeof(float));
-		for (int64_t q = 0; q < g->k; q++)
-			v.axpy(t, g->p + q * g->sk, g->x[q * g->xs], g->rows);
-	}
-	for (int64_t r = 0; r < g->rows; r++) {
-		float s = alpha * (dot ? v.dot(g->p + r * g->si, t, g->k) : t[r]);
-		float *y = g->y + r * g->ys;
-		*y = beta == 0 ? s : s + beta * *y;
-	}
-	free(t);
+			J.t[q] = g->x[q * g->xs];
+	ox_parallel_for(gemv_split(&J, ox_threads()), gemv_task, &J);
+	free(J.t);
 	return 0;
 }
 
