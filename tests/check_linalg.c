@@ -963,6 +963,43 @@ START_TEST(conv_pointwise_straight)
 }
 END_TEST
 
+/* A grouped direct convolution runs its groups in one parallel region
+ * (ox_dconv_run_groups): shufflenet's 1x1s (3 groups of 48 -> 40 channels on 28x28),
+ * groups each below the split (3x3 with pads, 8 -> 24 channels), and 5 groups of 7x7
+ * (tasks of several groups' units, an odd count); 2 images; against the definition, 2
+ * and 3 threads the bits of 1. It fails when a group, or a run of a group, is left out. */
+START_TEST(conv_group_tasks)
+{
+	for (int level = OX_CPU_AVX2; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int v = 0; v < 3; v++) {
+			int64_t k = v == 1 ? 3 : 1, hw = v == 2 ? 7 : 28;
+			ox_conv_geom g = {2, 2, 3 * 48, 3 * 40, 3, {hw, hw}, {hw, hw}, {k, k}, {1, 1}, {1, 1},
+					  {k / 2, k / 2}, {k / 2, k / 2}};
+			if (v == 1)
+				g.cin = 3 * 8, g.cout = 3 * 24; /* 24 x 784 x 72 per group, below the split */
+			if (v == 2)
+				g.group = 5, g.cin = 5 * 60, g.cout = 5 * 70;
+			int64_t depth = g.cin / g.group * k * k, xs = g.batch * g.cin * hw * hw, ys = g.batch * g.cout * hw * hw;
+			float *x = frand_n(xs), *w = frand_n(g.cout * depth), *b = frand_n(g.cout);
+			float *y1 = frand_n(ys), *y = frand_n(ys);
+			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
+			char what[512];
+			describe(what, sizeof what, &g);
+			conv_on(level, 1, &g, x, w, NULL, b, y1, OX_ACT_NONE);
+			ref_conv(&g, x, w, b, ref, mag);
+			for (int64_t q = 0; q < ys; q++)
+				REQUIRE(close_to(y1[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what,
+					level, (long long)q, y1[q], ref[q]);
+			for (int th = 2; th <= 3; th++) {
+				conv_on(level, th, &g, x, w, NULL, b, y, OX_ACT_NONE);
+				REQUIRE(memcmp(y, y1, (size_t)ys * sizeof(float)) == 0, "%s level %d: %d threads differ", what,
+					level, th);
+			}
+			free(x), free(w), free(b), free(y1), free(y), free(ref), free(mag);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	int nv = ox_gemm_nvariants();
@@ -983,6 +1020,7 @@ int main(void)
 	tcase_add_test(tc, conv_resnet_shapes);
 	tcase_add_test(tc, conv_depthwise_rows);
 	tcase_add_test(tc, conv_pad_threads);
+	tcase_add_test(tc, conv_group_tasks);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("threads");
 	tcase_set_timeout(tc, 300);

@@ -643,7 +643,10 @@ static int conv_direct(const conv_job *J)
 	const float *wp = direct_weights(J, &own);
 	if (copy && wp)
 		xp = alloc_n(g->cin * t->ps + ox_dconv_slack(J->level, st), sizeof(float));
-	if (!wp || (copy && !xp)) {
+	ox_dconv *cs = wp ? alloc_n(g->group, sizeof *cs) : NULL;
+	if (!wp || (copy && !xp) || !cs) {
+		free(cs);
+		free(xp);
 		free(own);
 		return -1;
 	}
@@ -656,13 +659,13 @@ static int conv_direct(const conv_job *J)
 				memset(xp + g->cin * t->ps, 0, (size_t)ox_dconv_slack(J->level, st) * sizeof(float));
 			xn = xp;
 		}
-		for (int64_t q = 0; q < g->group; q++) {
-			ox_dconv c = {xn + q * cin_g * t->ps, t->off, t->pos, t->depth, t->npos / len, len, st,
-				      wp + q * per, cout_g, J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
-				      J->y + (n * g->cout + q * cout_g) * t->npos, J->act == OX_ACT_RELU};
-			ox_dconv_run(J->level, &c);
-		}
+		for (int64_t q = 0; q < g->group; q++)
+			cs[q] = (ox_dconv){xn + q * cin_g * t->ps, t->off, t->pos, t->depth, t->npos / len, len, st,
+					   wp + q * per, cout_g, J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
+					   J->y + (n * g->cout + q * cout_g) * t->npos, J->act == OX_ACT_RELU};
+		ox_dconv_run_groups(J->level, cs, g->group); /* one parallel region for all groups */
 	}
+	free(cs);
 	free(xp);
 	free(own);
 	return 0;
