@@ -850,6 +850,29 @@ START_TEST(conv_packed_threads)
 }
 END_TEST
 
+/* g at level with random data, on 1 thread against the definition, then on 2 and 3
+ * threads the bits of 1. */
+static void check_conv_threads(int level, const ox_conv_geom *g)
+{
+	int64_t xs = g->batch * g->cin * prod(g->nsp, g->in), ys = g->batch * g->cout * prod(g->nsp, g->out);
+	int64_t depth = g->cin / g->group * prod(g->nsp, g->kernel);
+	float *x = frand_n(xs), *w = frand_n(g->cout * depth), *b = frand_n(g->cout), *y1 = frand_n(ys), *y2 = frand_n(ys);
+	double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
+	char what[512];
+	describe(what, sizeof what, g);
+	conv_on(level, 1, g, x, w, NULL, b, y1, OX_ACT_NONE);
+	ref_conv(g, x, w, b, ref, mag);
+	for (int64_t q = 0; q < ys; q++)
+		REQUIRE(close_to(y1[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what, level,
+			(long long)q, y1[q], ref[q]);
+	for (int th = 2; th <= 3; th++) {
+		conv_on(level, th, g, x, w, NULL, b, y2, OX_ACT_NONE);
+		REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d, %d threads: not the bits of 1", what,
+			level, th);
+	}
+	free(x), free(w), free(b), free(y1), free(y2), free(ref), free(mag);
+}
+
 /* Inputs padded on the threads, runs of channels a task (shufflenet's first convolution,
  * 3 channels of 224x224, at odd sizes; 2 images, so the second finds the pads cleared):
  * against the definition, 2 and 3 threads the bits of 1. */
@@ -860,23 +883,7 @@ START_TEST(conv_pad_threads)
 			int64_t s = 1 + cin % 2, h = 97 + cin, wd = 131 - cin;
 			ox_conv_geom g = {2, 2, cin, 5, 1, {h, wd}, {(h + 2 - 3) / s + 1, (wd + 1 - 3) / s + 1}, {3, 3}, {s, s},
 					  {1, 1}, {1, 0}, {1, 1}};
-			int64_t xs = g.batch * cin * h * wd, ys = g.batch * g.cout * prod(2, g.out), depth = cin * 9;
-			float *x = frand_n(xs), *w = frand_n(g.cout * depth), *b = frand_n(g.cout), *y1 = frand_n(ys),
-			      *y2 = frand_n(ys);
-			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
-			char what[512];
-			describe(what, sizeof what, &g);
-			conv_on(level, 1, &g, x, w, NULL, b, y1, OX_ACT_NONE);
-			ref_conv(&g, x, w, b, ref, mag);
-			for (int64_t q = 0; q < ys; q++)
-				REQUIRE(close_to(y1[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what,
-					level, (long long)q, y1[q], ref[q]);
-			for (int th = 2; th <= 3; th++) {
-				conv_on(level, th, &g, x, w, NULL, b, y2, OX_ACT_NONE);
-				REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d, %d threads: not the bits of 1",
-					what, level, th);
-			}
-			free(x), free(w), free(b), free(y1), free(y2), free(ref), free(mag);
+			check_conv_threads(level, &g);
 		}
 }
 END_TEST
@@ -979,23 +986,7 @@ START_TEST(conv_group_tasks)
 				g.cin = 3 * 8, g.cout = 3 * 24; /* 24 x 784 x 72 per group, below the split */
 			if (v == 2)
 				g.group = 5, g.cin = 5 * 60, g.cout = 5 * 70;
-			int64_t depth = g.cin / g.group * k * k, xs = g.batch * g.cin * hw * hw, ys = g.batch * g.cout * hw * hw;
-			float *x = frand_n(xs), *w = frand_n(g.cout * depth), *b = frand_n(g.cout);
-			float *y1 = frand_n(ys), *y = frand_n(ys);
-			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
-			char what[512];
-			describe(what, sizeof what, &g);
-			conv_on(level, 1, &g, x, w, NULL, b, y1, OX_ACT_NONE);
-			ref_conv(&g, x, w, b, ref, mag);
-			for (int64_t q = 0; q < ys; q++)
-				REQUIRE(close_to(y1[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what,
-					level, (long long)q, y1[q], ref[q]);
-			for (int th = 2; th <= 3; th++) {
-				conv_on(level, th, &g, x, w, NULL, b, y, OX_ACT_NONE);
-				REQUIRE(memcmp(y, y1, (size_t)ys * sizeof(float)) == 0, "%s level %d: %d threads differ", what,
-					level, th);
-			}
-			free(x), free(w), free(b), free(y1), free(y), free(ref), free(mag);
+			check_conv_threads(level, &g);
 		}
 }
 END_TEST
