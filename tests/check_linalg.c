@@ -898,6 +898,44 @@ START_TEST(conv_packed_threads)
 }
 END_TEST
 
+/* g at level with random data, on 1 thread against the definition, then on 2 and 3
+ * threads the bits of 1. */
+static void check_conv_threads(int level, const ox_conv_geom *g)
+{
+	int64_t xs = g->batch * g->cin * prod(g->nsp, g->in), ys = g->batch * g->cout * prod(g->nsp, g->out);
+	int64_t depth = g->cin / g->group * prod(g->nsp, g->kernel);
+	float *x = frand_n(xs), *w = frand_n(g->cout * depth), *b = frand_n(g->cout), *y1 = frand_n(ys), *y2 = frand_n(ys);
+	double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
+	char what[512];
+	describe(what, sizeof what, g);
+	conv_on(level, 1, g, x, w, NULL, b, y1, OX_ACT_NONE);
+	ref_conv(g, x, w, b, ref, mag);
+	for (int64_t q = 0; q < ys; q++)
+		REQUIRE(close_to(y1[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what, level,
+			(long long)q, y1[q], ref[q]);
+	for (int th = 2; th <= 3; th++) {
+		conv_on(level, th, g, x, w, NULL, b, y2, OX_ACT_NONE);
+		REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d, %d threads: not the bits of 1", what,
+			level, th);
+	}
+	free(x), free(w), free(b), free(y1), free(y2), free(ref), free(mag);
+}
+
+/* Inputs padded on the threads, runs of channels a task (shufflenet's first convolution,
+ * 3 channels of 224x224, at odd sizes; 2 images, so the second finds the pads cleared):
+ * against the definition, 2 and 3 threads the bits of 1. */
+START_TEST(conv_pad_threads)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int64_t cin = 1; cin <= 7; cin += 2) {
+			int64_t s = 1 + cin % 2, h = 97 + cin, wd = 131 - cin;
+			ox_conv_geom g = {2, 2, cin, 5, 1, {h, wd}, {(h + 2 - 3) / s + 1, (wd + 1 - 3) / s + 1}, {3, 3}, {s, s},
+					  {1, 1}, {1, 0}, {1, 1}};
+			check_conv_threads(level, &g);
+		}
+}
+END_TEST
+
 /* The direct convolution's tiles (dconv.h) across row lengths: rows shorter than a tile
  * (read past their end), a last tile moved back over the one before, big and small tiles,
  * strides 1, 2 and 3, channels beyond whole vectors, groups; against the definition, and
@@ -980,6 +1018,27 @@ START_TEST(conv_pointwise_straight)
 }
 END_TEST
 
+/* A grouped direct convolution runs its groups in one parallel region
+ * (ox_dconv_run_groups): shufflenet's 1x1s (3 groups of 48 -> 40 channels on 28x28),
+ * groups each below the split (3x3 with pads, 8 -> 24 channels), and 5 groups of 7x7
+ * (tasks of several groups' units, an odd count); 2 images; against the definition, 2
+ * and 3 threads the bits of 1. It fails when a group, or a run of a group, is left out. */
+START_TEST(conv_group_tasks)
+{
+	for (int level = OX_CPU_AVX2; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int v = 0; v < 3; v++) {
+			int64_t k = v == 1 ? 3 : 1, hw = v == 2 ? 7 : 28;
+			ox_conv_geom g = {2, 2, 3 * 48, 3 * 40, 3, {hw, hw}, {hw, hw}, {k, k}, {1, 1}, {1, 1},
+					  {k / 2, k / 2}, {k / 2, k / 2}};
+			if (v == 1)
+				g.cin = 3 * 8, g.cout = 3 * 24; /* 24 x 784 x 72 per group, below the split */
+			if (v == 2)
+				g.group = 5, g.cin = 5 * 60, g.cout = 5 * 70;
+			check_conv_threads(level, &g);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	int nv = ox_gemm_nvariants();
@@ -999,6 +1058,8 @@ int main(void)
 	tcase_add_test(tc, conv_transpose_random);
 	tcase_add_test(tc, conv_resnet_shapes);
 	tcase_add_test(tc, conv_depthwise_rows);
+	tcase_add_test(tc, conv_pad_threads);
+	tcase_add_test(tc, conv_group_tasks);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("threads");
 	tcase_set_timeout(tc, 300);

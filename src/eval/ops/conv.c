@@ -131,6 +131,44 @@ static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const
 	}
 }
 
+/* pad_input of float channels spread over the current pool's threads, runs of channels
+ * a task: the copy of a whole image was the largest serial part of a convolution at two
+ * threads (shufflenet's first one, 3 channels of 224x224). Pieces below PAD_MIN floats
+ * are not worth a task. */
+enum { PAD_MIN = 1 << 14 };
+
+typedef struct pad_job {
+	const ox_conv_geom *g;
+	const tables *t;
+	const float *x;
+	float *xp;
+	int64_t nch, per, ins;
+	bool zero;
+} pad_job;
+
+static void pad_task(void *ctx, int64_t i)
+{
+	const pad_job *P = ctx;
+	int64_t c0 = i * P->per, nc = P->nch - c0 < P->per ? P->nch - c0 : P->per;
+	pad_input(P->g, P->t, nc, P->x + c0 * P->ins, P->xp + c0 * P->t->ps, sizeof(float), P->zero);
+}
+
+static void pad_spread(const ox_conv_geom *g, const tables *t, int64_t nch, const float *x, float *xp, bool zero)
+{
+	int64_t ins = count_of(g->nsp, g->in), threads = ox_threads();
+	int64_t tasks = threads <= 1 ? 1 : nch * t->ps / PAD_MIN;
+	if (tasks > 4 * threads)
+		tasks = 4 * threads;
+	if (tasks > nch)
+		tasks = nch;
+	if (tasks <= 1) {
+		pad_input(g, t, nch, x, xp, sizeof(float), zero);
+		return;
+	}
+	pad_job P = {g, t, x, xp, nch, (nch + tasks - 1) / tasks, ins, zero};
+	ox_parallel_for((nch + P.per - 1) / P.per, pad_task, &P);
+}
+
 /* ---- packing im2col panels ------------------------------------------------------- */
 
 typedef struct im2col {
@@ -335,10 +373,11 @@ OX_TARGET_AVX512 static inline __m512 taps2_avx512(const float *s0, const float 
 /* U vectors of outputs at once, each summed over every tap in its own register (one
  * chain each, in tap order, so the sums do not depend on U): vector u holds the outputs
  * [i, i + 16) of row r0 + u, or with PAIR rows r0 + 2u and r0 + 2u + 1 whole. ST is the
- * stride (1 or 2); y holds the sums so far. */
+ * stride (1 or 2); each sum starts at b (the channel's bias, or 0), so y needs no fill
+ * pass first and is only written. */
 OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
-dw_vectors(const int U, const bool PAIR, const int64_t ST, const tables *t, const float *x, const float *w, float *y,
-	   int64_t r0, int64_t n, int64_t i)
+dw_vectors(const int U, const bool PAIR, const int64_t ST, const tables *t, const float *x, const float *w, float b,
+	   float *y, int64_t r0, int64_t n, int64_t i)
 {
 	__m512 acc[4];
 	const float *s0[4], *s1[4];
@@ -349,7 +388,7 @@ dw_vectors(const int U, const bool PAIR, const int64_t ST, const tables *t, cons
 		at[u] = row * n + i;
 		s0[u] = x + t->pos[row * n] + i * ST;
 		s1[u] = PAIR ? x + t->pos[(row + 1) * n] : NULL;
-		acc[u] = _mm512_maskz_loadu_ps(m, y + at[u]);
+		acc[u] = _mm512_set1_ps(b);
 	}
 	for (int64_t q = 0; q < t->kvol; q++) {
 		__m512 wq = _mm512_set1_ps(w[q]);
@@ -366,49 +405,51 @@ dw_vectors(const int U, const bool PAIR, const int64_t ST, const tables *t, cons
 /* Rows [r, rows) (PAIR: two at a time, rows - r even), four vectors at a time so that
  * four chains of multiply-adds are in flight. */
 OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
-dw_rows(const bool PAIR, const int64_t ST, const tables *t, const float *x, const float *w, float *y, int64_t r,
-	int64_t rows, int64_t n)
+dw_rows(const bool PAIR, const int64_t ST, const tables *t, const float *x, const float *w, float b, float *y,
+	int64_t r, int64_t rows, int64_t n)
 {
 	int64_t per = PAIR ? 2 : 1;
 	for (int64_t i = 0; i < (PAIR ? 1 : n); i += 16) {
 		int64_t j = r;
 		for (; j + 4 * per <= rows; j += 4 * per)
-			dw_vectors(4, PAIR, ST, t, x, w, y, j, n, i);
+			dw_vectors(4, PAIR, ST, t, x, w, b, y, j, n, i);
 		for (; j < rows; j += per)
-			dw_vectors(1, PAIR, ST, t, x, w, y, j, n, i);
+			dw_vectors(1, PAIR, ST, t, x, w, b, y, j, n, i);
 	}
 }
 
 /* Stride 1 or 2 along the last axis: 16 outputs at a time summed over every tap in a
  * register, so that each output is loaded and stored once; rows of 8 or fewer outputs
  * two to a vector, so that short rows (7 wide in shufflenet) fill most of its lanes. */
-OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, const float *w, float *y, int64_t rows,
-					      int64_t n, int64_t st)
+OX_TARGET_AVX512 static void depthwise_avx512(const tables *t, const float *x, const float *w, float b, float *y,
+					      int64_t rows, int64_t n, int64_t st)
 {
 	int64_t pairs = n <= 8 ? rows / 2 * 2 : 0;
 	if (st == 1) {
-		dw_rows(true, 1, t, x, w, y, 0, pairs, n);
-		dw_rows(false, 1, t, x, w, y, pairs, rows, n);
+		dw_rows(true, 1, t, x, w, b, y, 0, pairs, n);
+		dw_rows(false, 1, t, x, w, b, y, pairs, rows, n);
 	} else {
-		dw_rows(true, 2, t, x, w, y, 0, pairs, n);
-		dw_rows(false, 2, t, x, w, y, pairs, rows, n);
+		dw_rows(true, 2, t, x, w, b, y, 0, pairs, n);
+		dw_rows(false, 2, t, x, w, b, y, pairs, rows, n);
 	}
 }
 #endif
 
-/* One output channel of a depthwise convolution: every tap's weight times the input
- * window, a whole channel at a time. */
+/* One output channel of a depthwise convolution: its bias b, then every tap's weight
+ * times the input window, a whole channel at a time. */
 static void depthwise_channel(const ox_conv_geom *g, const tables *t, int level, const float *x, const float *w,
-			      float *y)
+			      float b, float *y)
 {
 	int64_t len = g->out[g->nsp - 1], st = g->stride[g->nsp - 1];
 	int64_t rows = len ? t->npos / len : 0;
 #if OX_X86
 	if (st <= 2 && level >= OX_CPU_AVX512 && ox_cpu_level() >= OX_CPU_AVX512) {
-		depthwise_avx512(t, x, w, y, rows, len, st);
+		depthwise_avx512(t, x, w, b, y, rows, len, st);
 		return;
 	}
 #endif
+	for (int64_t i = 0; i < t->npos; i++)
+		y[i] = b;
 	tap_fn tap = tap_at(level);
 	for (int64_t q = 0; q < t->kvol; q++)
 		tap(y, x + t->off[q], t->pos, w[q], rows, len, st);
@@ -443,14 +484,12 @@ static int conv_group_(int level, const ox_conv_geom *g, const tables *t, const 
 		       const ox_gemm_packed *packed, const float *bias, float *y)
 {
 	int64_t m = g->cout / g->group;
-	float beta = start_rows(y, bias, m, t->npos);
 	if (t->depth == t->kvol && !is_pointwise(g)) {
-		if (!bias)
-			memset(y, 0, (size_t)(m * t->npos) * sizeof(float));
 		for (int64_t c = 0; c < m; c++)
-			depthwise_channel(g, t, level, x, w + c * t->kvol, y + c * t->npos);
+			depthwise_channel(g, t, level, x, w + c * t->kvol, bias ? bias[c] : 0.0f, y + c * t->npos);
 		return 0;
 	}
+	float beta = start_rows(y, bias, m, t->npos);
 	ox_gemm_src a = ox_gemm_a(w, t->depth, false), b;
 	a.packed = packed;
 	im2col ic = {x, t->off, t->pos};
@@ -604,7 +643,10 @@ static int conv_direct(const conv_job *J)
 	const float *wp = direct_weights(J, &own);
 	if (copy && wp)
 		xp = alloc_n(g->cin * t->ps + ox_dconv_slack(J->level, st), sizeof(float));
-	if (!wp || (copy && !xp)) {
+	ox_dconv *cs = wp ? alloc_n(g->group, sizeof *cs) : NULL;
+	if (!wp || (copy && !xp) || !cs) {
+		free(cs);
+		free(xp);
 		free(own);
 		return -1;
 	}
@@ -612,18 +654,18 @@ static int conv_direct(const conv_job *J)
 	for (int64_t n = 0; n < g->batch; n++) {
 		const float *xn = J->x + n * g->cin * ins;
 		if (copy) {
-			pad_input(g, t, g->cin, xn, xp, sizeof(float), n == 0);
+			pad_spread(g, t, g->cin, xn, xp, n == 0);
 			if (n == 0)
 				memset(xp + g->cin * t->ps, 0, (size_t)ox_dconv_slack(J->level, st) * sizeof(float));
 			xn = xp;
 		}
-		for (int64_t q = 0; q < g->group; q++) {
-			ox_dconv c = {xn + q * cin_g * t->ps, t->off, t->pos, t->depth, t->npos / len, len, st,
-				      wp + q * per, cout_g, J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
-				      J->y + (n * g->cout + q * cout_g) * t->npos, J->act == OX_ACT_RELU};
-			ox_dconv_run(J->level, &c);
-		}
+		for (int64_t q = 0; q < g->group; q++)
+			cs[q] = (ox_dconv){xn + q * cin_g * t->ps, t->off, t->pos, t->depth, t->npos / len, len, st,
+					   wp + q * per, cout_g, J->bias ? J->bias + q * cout_g : NULL, res_at(J, n, q),
+					   J->y + (n * g->cout + q * cout_g) * t->npos, J->act == OX_ACT_RELU};
+		ox_dconv_run_groups(J->level, cs, g->group); /* one parallel region for all groups */
 	}
+	free(cs);
 	free(xp);
 	free(own);
 	return 0;

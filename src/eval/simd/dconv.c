@@ -165,18 +165,19 @@ void ox_dconv_pack(int level, const float *w, int64_t cout, int64_t depth, const
 		}
 }
 
-/* Units per task: a contiguous run, so a task keeps one block of weights for many tiles. */
+/* Units per task: a contiguous run, so a task keeps one block of weights for many tiles;
+ * task t is run t % per of convolution t / per of c. */
 typedef struct dc_job {
 	const ox_dconv *c;
 	const dc_plan *P;
-	int64_t units, step;
+	int64_t units, step, per;
 } dc_job;
 
 static void dc_task(void *ctx, int64_t t)
 {
 	const dc_job *J = ctx;
-	int64_t u0 = t * J->step, u1 = u0 + J->step < J->units ? u0 + J->step : J->units;
-	J->P->units(J->c, J->P, u0, u1);
+	int64_t u0 = t % J->per * J->step, u1 = u0 + J->step < J->units ? u0 + J->step : J->units;
+	J->P->units(J->c + t / J->per, J->P, u0, u1);
 }
 
 /* Multiply-adds per task at least (a few us): a parallel region costs well under a us
@@ -184,22 +185,28 @@ static void dc_task(void *ctx, int64_t t)
  * caller runs what they have not taken), so small convolutions are split too. */
 enum { PAR_MIN = 1 << 18 };
 
-
-void ox_dconv_run(int level, const ox_dconv *c)
+void ox_dconv_run_groups(int level, const ox_dconv *c, int64_t n)
 {
 	dc_plan P;
 	plan_for(level, c, &P);
-	if (!P.units || c->rows <= 0 || c->len <= 0 || c->cout <= 0)
+	if (!P.units || n <= 0 || c->rows <= 0 || c->len <= 0 || c->cout <= 0)
 		return;
 	P.nslab = (c->cout + P.vw - 1) / P.vw;
 	P.tpr = c->len >= P.mr ? (c->len + P.mr - 1) / P.mr : 1;
 	P.tiles = c->rows * P.tpr;
 	P.tile_major = P.nslab * P.vw * c->depth * (int64_t)sizeof(float) <= TILE_MAJOR_MAX;
 	int64_t units = P.straight ? (c->len + P.mr - 1) / P.mr : (P.nslab + P.nv - 1) / P.nv * P.tiles;
-	int64_t threads = ox_threads(), macs = c->cout * c->rows * c->len * c->depth;
+	int64_t threads = ox_threads(), macs = n * c->cout * c->rows * c->len * c->depth;
 	int64_t tasks = threads <= 1 ? 1 : macs / PAR_MIN < 8 * threads ? macs / PAR_MIN + 1 : 8 * threads;
-	if (tasks > units)
-		tasks = units;
-	dc_job J = {c, &P, units, (units + tasks - 1) / tasks};
-	ox_parallel_for((units + J.step - 1) / J.step, dc_task, &J);
+	int64_t per = (tasks + n - 1) / n; /* tasks of each convolution */
+	if (per > units)
+		per = units;
+	int64_t step = (units + per - 1) / per;
+	dc_job J = {c, &P, units, step, (units + step - 1) / step};
+	ox_parallel_for(n * J.per, dc_task, &J);
+}
+
+void ox_dconv_run(int level, const ox_dconv *c)
+{
+	ox_dconv_run_groups(level, c, 1);
 }

@@ -40,5 +40,10 @@ void ox_dconv_pack(int level, const float *w, int64_t cout, int64_t depth, const
 /* Y of one image and group, spread over the current pool's threads. Every output goes
  * through the same instructions whatever the thread count. */
 void ox_dconv_run(int level, const ox_dconv *c);
+/* c[0..n) at once, convolutions of one shape (the groups of a grouped convolution) in one
+ * parallel region: groups each too small to be worth splitting are spread over the
+ * threads, and the threads meet once, not once per group. The same bits as ox_dconv_run
+ * of each. */
+void ox_dconv_run_groups(int level, const ox_dconv *c, int64_t n);
 
 #endif
