@@ -789,6 +789,7 @@ START_TEST(null_objects_are_empty)
 	ck_assert_int_eq(OnnxSession_InputKind(NULL, 0), 0);
 	ck_assert_uint_eq(OnnxSession_OutputCount(NULL), 0);
 	ck_assert_ptr_null(OnnxSession_OutputName(NULL, 0));
+	ck_assert_int_eq(OnnxSession_OutputKind(NULL, 0), 0);
 	ck_assert_ptr_null(OnnxSession_Output(NULL, 0));
 	OnnxSession_Free(NULL);
 	OnnxCase_Free(NULL, 3);

@@ -377,6 +377,11 @@ START_TEST(binding_checks_types)
 {
 	Onnx__ModelProto *m;
 	OnnxSession *s = session(HEAD "g (float[2, N] x, seq(int64) q) => (float[2, N] y) { y = Identity(x) }", &m);
+	ck_assert_int_eq(OnnxSession_InputKind(s, 0), ONNXTXT_VALUE_TENSOR);
+	ck_assert_int_eq(OnnxSession_InputKind(s, 1), ONNXTXT_VALUE_SEQUENCE);
+	ck_assert_int_eq(OnnxSession_InputKind(s, 2), 0);
+	ck_assert_int_eq(OnnxSession_OutputKind(s, 0), ONNXTXT_VALUE_TENSOR);
+	ck_assert_int_eq(OnnxSession_OutputKind(s, 1), 0);
 	OnnxError err;
 	OnnxValue *ok = value("float[2, 5] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}"), *bad = value("float[3, 1] {1, 2, 3}");
 	OnnxValue *wrong = value("int64[2, 1] {1, 2}"), *seq = value("[int64 {1}]"), *badseq = value("[float {1}]");

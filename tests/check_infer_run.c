@@ -324,17 +324,6 @@ static void eval_corpus(void)
 
 /* ---- the backend cases ------------------------------------------------------------------- */
 
-static OnnxValueKind kind_of(const Onnx__TypeProto *t)
-{
-	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
-		return ONNXTXT_VALUE_SEQUENCE;
-	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
-		return ONNXTXT_VALUE_OPTIONAL;
-	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE)
-		return ONNXTXT_VALUE_MAP;
-	return ONNXTXT_VALUE_TENSOR;
-}
-
 /* Binds set/input_K.pb to the K-th input without an initializer, as onnxtxt test does. */
 static bool bind_set(run *r, OnnxSession *s, const char *set, OnnxError *err)
 {
@@ -362,7 +351,7 @@ static bool bind_set(run *r, OnnxSession *s, const char *set, OnnxError *err)
 }
 
 /* The expected outputs of set against the inferred types of the graph's outputs. */
-static void expected_outputs(run *r, const Onnx__GraphProto *g, const char *set)
+static void expected_outputs(run *r, const OnnxSession *s, const Onnx__GraphProto *g, const char *set)
 {
 	for (size_t o = 0; o < g->n_output; o++) {
 		char file[4300];
@@ -372,7 +361,7 @@ static void expected_outputs(run *r, const Onnx__GraphProto *g, const char *set)
 		struct stat st;
 		if (stat(file, &st) != 0)
 			break;
-		if (OnnxValue_ReadFile(file, kind_of(g->output[o]->type), &want, &err) != ONNXTXT_OK)
+		if (OnnxValue_ReadFile(file, OnnxSession_OutputKind(s, o), &want, &err) != ONNXTXT_OK)
 			continue;
 		compare_given(r, g->output[o]->name, ox_infer_type_of(r->e, g->output[o]->name), VAL(want));
 		OnnxValue_Free(want);
@@ -398,7 +387,7 @@ static bool run_sets(run *r, OnnxSession *s, const Onnx__ModelProto *m, const ch
 		if (ok && (!bind_set(r, s, set, err) || OnnxSession_Run(s, err) != ONNXTXT_OK))
 			ok = false;
 		else if (ok)
-			expected_outputs(r, m->graph, set);
+			expected_outputs(r, s, m->graph, set);
 		free(sets[i]);
 	}
 	free(sets);

@@ -151,17 +151,6 @@ static long nth_required_input(const OnnxSession *s, size_t n)
 	return -1;
 }
 
-static OnnxValueKind kind_of(const Onnx__TypeProto *t)
-{
-	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
-		return ONNXTXT_VALUE_SEQUENCE;
-	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
-		return ONNXTXT_VALUE_OPTIONAL;
-	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE)
-		return ONNXTXT_VALUE_MAP;
-	return ONNXTXT_VALUE_TENSOR;
-}
-
 /* Binds the .pb file at path to input i. */
 static OnnxStatus bind_file(OnnxSession *s, long i, const char *path, OnnxError *err)
 {
@@ -811,7 +800,7 @@ static enum verdict data_set(OnnxSession *s, const Onnx__ModelProto *m, const ch
 		if (o >= OnnxSession_OutputCount(s)) {
 			v = set(r, FAIL, "%s: the model has no output %s", path, file);
 		} else {
-			st = OnnxValue_ReadFile(path, kind_of(m->graph->output[o]->type), &want, &err);
+			st = OnnxValue_ReadFile(path, OnnxSession_OutputKind(s, o), &want, &err);
 			lap(r, READ, t0);
 			if (st != ONNXTXT_OK)
 				v = set(r, FAIL, "%s%s", err.message, "");

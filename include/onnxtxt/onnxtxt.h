@@ -486,6 +486,9 @@ ONNXTXT_API OnnxStatus OnnxSession_SetMaxMemory(OnnxSession *s, uint64_t bytes, 
 ONNXTXT_API OnnxStatus OnnxSession_SetTimeout(OnnxSession *s, double seconds, OnnxError *err);
 ONNXTXT_API size_t OnnxSession_OutputCount(const OnnxSession *s);
 ONNXTXT_API const char *OnnxSession_OutputName(const OnnxSession *s, size_t i);
+/* The kind of value output i gives (from its declared type; a tensor when undeclared), as
+ * OnnxValue_ReadFile takes it for an expected output; 0 when there is no output i. */
+ONNXTXT_API OnnxValueKind OnnxSession_OutputKind(const OnnxSession *s, size_t i);
 /* Output i of the last run, valid until the next run or OnnxSession_Free. */
 ONNXTXT_API const OnnxValue *OnnxSession_Output(const OnnxSession *s, size_t i);
 

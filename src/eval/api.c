@@ -398,12 +398,9 @@ const Onnx__ValueInfoProto *OnnxSession_Input(const OnnxSession *s, size_t i, in
 	return s && i < s->ninputs ? ox_plan_input(s->plan, i, optional) : NULL;
 }
 
-OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i)
+/* The kind of value a declared type holds; a tensor when undeclared. */
+static OnnxValueKind kind_of(const Onnx__TypeProto *t)
 {
-	const Onnx__ValueInfoProto *vi = OnnxSession_Input(s, i, NULL);
-	if (!vi)
-		return 0; /* no such input (or no session) */
-	const Onnx__TypeProto *t = vi->type;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
 		return ONNXTXT_VALUE_SEQUENCE;
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
@@ -411,6 +408,17 @@ OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i)
 	if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE)
 		return ONNXTXT_VALUE_MAP;
 	return ONNXTXT_VALUE_TENSOR;
+}
+
+OnnxValueKind OnnxSession_InputKind(const OnnxSession *s, size_t i)
+{
+	const Onnx__ValueInfoProto *vi = OnnxSession_Input(s, i, NULL);
+	return vi ? kind_of(vi->type) : 0; /* 0: no such input (or no session) */
+}
+
+OnnxValueKind OnnxSession_OutputKind(const OnnxSession *s, size_t i)
+{
+	return s && i < s->noutputs ? kind_of(ox_plan_output_type(s->plan, i)) : 0;
 }
 
 size_t OnnxSession_OutputCount(const OnnxSession *s)
