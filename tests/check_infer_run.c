@@ -268,6 +268,24 @@ static void bind_text_inputs(run *r, OnnxSession *s, const OnnxCaseItem *items, 
 	}
 }
 
+/* A case's session and inference, or the line that says why it goes no further: true when
+ * its runs can be watched. */
+static bool start_case(run *r, Onnx__ModelProto *m, OnnxSession **s, OnnxError *err)
+{
+	if (OnnxSession_NewWithOptions(m, &plain, s, err) != ONNXTXT_OK) {
+		skip_case(r->name, err->code == ONNXTXT_ERR_UNSUPPORTED ? "an operator the evaluator does not have" : "no session",
+			  err);
+	} else if (!(r->e = infer(r, m, err)) && !r->bad) {
+		skip_case(r->name, "the structural check rejects it", err);
+	} else if (!r->e) {
+		report(r);
+	} else {
+		ox_session_observe(*s, observed, r);
+		return true;
+	}
+	return false;
+}
+
 static void text_case(const char *dir, const char *file)
 {
 	char path[4200], name[300];
@@ -284,15 +302,8 @@ static void text_case(const char *dir, const char *file)
 	    OnnxCase_Parse(text, len, &items, &n, &err) != ONNXTXT_OK) {
 		printf("not ok %d - %s: does not read\n", ++tap_n, name);
 		failed_cases++;
-	} else if (OnnxSession_NewWithOptions(m, &plain, &s, &err) != ONNXTXT_OK) {
-		skip_case(name, err.code == ONNXTXT_ERR_UNSUPPORTED ? "an operator the evaluator does not have" : "no session", &err);
-	} else if (!(r.e = infer(&r, m, &err)) && !r.bad) {
-		skip_case(name, "the structural check rejects it", &err);
-	} else if (!r.e) {
-		report(&r);
-	} else {
+	} else if (start_case(&r, m, &s, &err)) {
 		bool ok = true;
-		ox_session_observe(s, observed, &r);
 		bind_text_inputs(&r, s, items, n, &err, &ok);
 		if ((!ok || OnnxSession_Run(s, &err) != ONNXTXT_OK) && !r.bad) {
 			skip_case(name, "the run fails", &err);
@@ -406,14 +417,7 @@ static void backend_case(const char *path, const char *name)
 	if (OnnxBinary_ReadFile(path, &m, &err) != ONNXTXT_OK || OnnxModel_EmbedExternalData(m, path, &err) != ONNXTXT_OK) {
 		printf("not ok %d - %s: %s\n", ++tap_n, name, err.message);
 		failed_cases++;
-	} else if (OnnxSession_NewWithOptions(m, &plain, &s, &err) != ONNXTXT_OK) {
-		skip_case(name, err.code == ONNXTXT_ERR_UNSUPPORTED ? "an operator the evaluator does not have" : "no session", &err);
-	} else if (!(r.e = infer(&r, m, &err)) && !r.bad) {
-		skip_case(name, "the structural check rejects it", &err);
-	} else if (!r.e) {
-		report(&r);
-	} else {
-		ox_session_observe(s, observed, &r);
+	} else if (start_case(&r, m, &s, &err)) {
 		if (!run_sets(&r, s, m, dir, &err) && !r.bad)
 			skip_case(name, "the run fails", &err);
 		else
