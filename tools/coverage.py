@@ -21,6 +21,8 @@ import os
 import re
 import sys
 
+from generated import tap_current
+
 # Items that no valid input can exercise yet, with the reason. While such an item has no
 # file, --check reports it as skipped ("ok ... # SKIP pending: reason"), a known gap rather
 # than a failure; once a file covers it, it is an ordinary "ok" and the entry can go.
@@ -242,16 +244,7 @@ def main():
     else:
         print("ok %d - corpus/valid directives (%d files)" % (n, len(files)))
     n += 1
-    try:
-        with open(path, encoding="utf-8") as f:
-            current = f.read()
-    except OSError:
-        current = None
-    if current == text:
-        print("ok %d - %s is up to date" % (n, OUTPUT))
-    else:
-        failed += 1
-        print("not ok %d - %s is %s: run tools/coverage.py" % (n, OUTPUT, "missing" if current is None else "out of date"))
+    failed += tap_current(n, path, text, OUTPUT, "tools/coverage.py")
     return 1 if failed else 0
 
 

@@ -26,6 +26,8 @@ import os
 import subprocess
 import sys
 
+from generated import tap_current
+
 OUTPUT = os.path.join("corpus", "infer", "COVERAGE.md")
 REASONS = os.path.join("tools", "infercoverage.txt")
 VALID = os.path.join("corpus", "infer", "*.onnxtxt")
@@ -155,17 +157,7 @@ def check(rows, problems, notes, text, path):
     for p in problems + notes:
         print("# " + p)
     failed += bool(problems)
-    try:
-        with open(path, encoding="utf-8") as f:
-            current = f.read()
-    except OSError:
-        current = None
-    if current == text:
-        print("ok %d - %s is up to date" % (n + 1, OUTPUT))
-    else:
-        failed += 1
-        print("not ok %d - %s is %s: run tools/infercoverage.py (after building build/tools/infer_rules)"
-              % (n + 1, OUTPUT, "missing" if current is None else "out of date"))
+    failed += tap_current(n + 1, path, text, OUTPUT, "tools/infercoverage.py (after building build/tools/infer_rules)")
     return 1 if failed else 0
 
 

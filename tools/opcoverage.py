@@ -31,6 +31,8 @@ import re
 import subprocess
 import sys
 
+from generated import tap_current
+
 # The operators of the default domain ("" / "ai.onnx") with the opset versions that define
 # them (since_version). Opsets 1 to 17 are onnx.defs of onnx 1.12 (Debian's python3-onnx);
 # 18 to 25 are onnx/defs/operator_sets.h of ONNX 1.20.0; opset 26 (ONNX 1.21.0) adds BitCast
@@ -486,16 +488,7 @@ def main():
         print("ok %d - registry and cases (%d + %s registered, %d cases)" % (
             n, len(registry), " + ".join(str(len(others.get(d["name"], ()))) for d in DOMAINS), len(cases)))
     n += 1
-    try:
-        with open(path, encoding="utf-8") as f:
-            current = f.read()
-    except OSError:
-        current = None
-    if current == text:
-        print("ok %d - %s is up to date" % (n, OUTPUT))
-    else:
-        failed += 1
-        print("not ok %d - %s is %s: run tools/opcoverage.py" % (n, OUTPUT, "missing" if current is None else "out of date"))
+    failed += tap_current(n, path, text, OUTPUT, "tools/opcoverage.py")
     return 1 if failed else 0
 
 
