@@ -421,30 +421,35 @@ static void random_pool2d(ox_pool2d *p)
 	p->mode = (int)irand(0, 2);
 }
 
-/* Pools x through each vector table into y2, which must be the scalar one's y1 bit for bit
- * (a NaN where it has one); what names the case in a failure. */
-static void pool_levels_agree(const ox_pool2d *p, const float *x, const float *y1, float *y2, const char *what)
+/* Pools planes planes of x through each vector table into y2, which must be the scalar
+ * one's y1 bit for bit (a NaN where it has one); what names the case in a failure. */
+static void pool_levels_agree(const ox_pool2d *p, int64_t planes, const float *x, const float *y1, float *y2,
+			      const char *what)
 {
 	for (size_t l = 0; l < 2; l++) {
 		const ox_nn_vec *v = ox_nn_vec_level(levels[l]);
 		if (!v)
 			continue;
-		v->pool2d(p, x, y2);
-		for (int64_t i = 0; i < p->oh * p->ow; i++)
-			REQUIRE(close_to(y2[i], y1[i], 0, 0) || (isnan(y1[i]) && isnan(y2[i])), "%s level %d mode %d at %lld: %g vs %g",
-				what, levels[l], p->mode, (long long)i, y2[i], y1[i]);
+		v->pool2d(p, x, y2, planes);
+		for (int64_t i = 0; i < planes * p->oh * p->ow; i++)
+			REQUIRE(close_to(y2[i], y1[i], 0, 0) || (isnan(y1[i]) && isnan(y2[i])),
+				"%s level %d mode %d planes %lld at %lld: %g vs %g", what, levels[l], p->mode,
+				(long long)planes, (long long)i, y2[i], y1[i]);
 	}
 }
 
-/* One plane (x random, with a NaN when nan) through the scalar table and the vector ones. */
-static void pool_case(const ox_pool2d *p, bool nan, const char *what)
+/* planes planes (x random, with a NaN in some when nan) through the scalar table and the
+ * vector ones: 16 planes or more go through AVX-512's planes-at-once path (nn_simd.c),
+ * any left over through the row copies. */
+static void pool_case(const ox_pool2d *p, int64_t planes, bool nan, const char *what)
 {
 	const ox_nn_vec *s = ox_nn_vec_level(OX_CPU_SCALAR);
-	float *x = floats(p->ih * p->iw, -5, 5), *y1 = floats(p->oh * p->ow, 0, 1), *y2 = floats(p->oh * p->ow, 0, 1);
-	if (nan)
-		poke_nan(x, p->ih * p->iw, irand(0, p->ih * p->iw - 1));
-	s->pool2d(p, x, y1);
-	pool_levels_agree(p, x, y1, y2, what);
+	int64_t in = planes * p->ih * p->iw, out = planes * p->oh * p->ow;
+	float *x = floats(in, -5, 5), *y1 = floats(out, 0, 1), *y2 = floats(out, 0, 1);
+	for (int64_t q = 0; nan && q < planes; q += 3)
+		poke_nan(x, in, irand(0, in - 1));
+	s->pool2d(p, x, y1, planes);
+	pool_levels_agree(p, planes, x, y1, y2, what);
 	free(x), free(y1), free(y2);
 }
 
@@ -455,7 +460,7 @@ START_TEST(vec_pool2d)
 		random_pool2d(&p);
 		char what[32];
 		snprintf(what, sizeof what, "trial %d", trial);
-		pool_case(&p, trial % 7 == 0, what);
+		pool_case(&p, trial % 3 == 0 ? irand(16, 40) : 1, trial % 7 == 0, what);
 	}
 }
 END_TEST
@@ -476,12 +481,13 @@ START_TEST(vec_pool2d_stride2_rows)
 				p.ow = (p.iw + p.pr - p.kw) / p.sw + 1;
 				char what[64];
 				snprintf(what, sizeof what, "width %lld kw %lld pad %d", (long long)p.iw, (long long)p.kw, pad);
-				pool_case(&p, false, what);
+				pool_case(&p, 1, false, what);
 			}
 }
 END_TEST
 
-/* Planes pooled through a padded copy (nn_simd.c): inception's 3x3 windows at stride 1
+/* Planes pooled as inception pools them, 17 at once (16 through AVX-512's planes-at-once
+ * path, one through the row copies): inception's 3x3 windows at stride 1
  * with pads of 1 on 27, 14, 13, 7 and 6 wide planes, 3x3 at stride 2 with an end pad, 7x7
  * with end pads, as pool_one gives them bit for bit, NaNs included. */
 START_TEST(vec_pool2d_padded_planes)
@@ -499,7 +505,7 @@ START_TEST(vec_pool2d_padded_planes)
 					       .mode = mode};
 				char what[32];
 				snprintf(what, sizeof what, "plane %zu", g);
-				pool_case(&p, nan, what);
+				pool_case(&p, 17, nan, what);
 			}
 }
 END_TEST

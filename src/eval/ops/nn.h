@@ -36,7 +36,8 @@ typedef struct ox_nn_vec {
 	void (*mul_v)(float *y, const float *x, const float *a, int64_t n); /* x[i] * a[i] */
 	void (*add_v)(float *y, const float *x, const float *b, int64_t n); /* x[i] + b[i] */
 	void (*exp)(float *y, const float *x, int64_t n);
-	void (*pool2d)(const ox_pool2d *p, const float *x, float *y);
+	/* planes planes one after the other in x (ih x iw each) and y (oh x ow) */
+	void (*pool2d)(const ox_pool2d *p, const float *x, float *y, int64_t planes);
 	void (*sq_acc)(float *acc, const float *x, int64_t n); /* acc[i] = fma(x[i], x[i], acc[i]) */
 	/* LRN with beta 0.75: y[i] = x[i] / (r * sqrt(r)), r = sqrt(fma(s[i], a, b)) */
 	void (*lrn75)(float *y, const float *x, const float *s, float a, float b, int64_t n);

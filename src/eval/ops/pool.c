@@ -184,8 +184,8 @@ typedef struct plane_job {
 static void planes_task(void *ctx, int64_t t)
 {
 	const plane_job *J = ctx;
-	for (int64_t plane = t * J->per; plane < J->planes && plane < (t + 1) * J->per; plane++)
-		J->v->pool2d(J->p, J->x + plane * J->isz, J->y + plane * J->osz);
+	int64_t plane = t * J->per, n = J->planes - plane < J->per ? J->planes - plane : J->per;
+	J->v->pool2d(J->p, J->x + plane * J->isz, J->y + plane * J->osz, n);
 }
 
 /* float32 with one or two spatial axes: planes through the vector kernel (1-D as 1 x W),

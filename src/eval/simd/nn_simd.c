@@ -8,6 +8,7 @@
 
 #include "cpu.h"
 #include "eval/ops/nn.h"
+#include "transpose.h"
 
 #if OX_X86
 #include <immintrin.h>
@@ -85,73 +86,11 @@ static float pool_rows(const ox_pool2d *p, int64_t y0, int64_t *ky0, int64_t *ky
  * went to the one gathered block per row). */
 enum { POOL_GATHER, POOL_EVEN, POOL_ODD };
 
-/* Room for the copied rows of one block of outputs at a row's edges. */
-enum { POOL_EDGE_FLOATS = 2048 };
+/* ---- pooling through copies of the input rows (nn_simd_impl.h) ---------------------- */
 
-/* The window rows of an edge block that count in its divisors. */
-static int64_t pool_edge_nrows(const ox_pool2d *p, int64_t y0, int64_t ky0, int64_t ky1)
-{
-	if (p->mode != OX_POOL_AVG_PAD)
-		return ky1 - ky0;
-	int64_t n = 0;
-	for (int64_t ky = 0; ky < p->kh; ky++)
-		n += y0 + ky * p->dh >= -p->pt && y0 + ky * p->dh < p->ih + p->pb;
-	return n;
-}
-
-/* One kernel row of an edge block: columns c0 .. c0 + w - 1 of src, those outside the
- * input as fill (0), or as the nearest edge element (max). */
-static void pool_edge_row(const ox_pool2d *p, const float *src, int64_t c0, int64_t w, float *d)
-{
-	int64_t l = c0 < 0 ? (-c0 < w ? -c0 : w) : 0, e = p->iw - c0 < w ? p->iw - c0 : w;
-	e = e < l ? l : e;
-	bool max = p->mode == OX_POOL_MAX;
-	for (int64_t t = 0; t < l; t++)
-		d[t] = max ? src[0] : 0;
-	memcpy(d + l, src + c0 + l, (size_t)(e - l) * sizeof *d);
-	for (int64_t t = e; t < w; t++)
-		d[t] = max ? src[p->iw - 1] : 0;
-}
-
-/* For the vw outputs from ox of a row whose kernel rows [ky0, ky1) lie in the input
- * (input row y0 + ky * dh): copies of those rows from column ox * sw - pl on, *w wide, and
- * each output's divisor. Columns outside the input hold 0 for averages and the nearest
- * edge element for max: with dilation 1 a window that holds one input column holds that
- * edge element too, so the copies change neither its sum nor pool_one's max (the first
- * tap unless a later one is greater). False when one of the first n outputs holds no
- * input column, the dilation is not 1 or the rows do not fit POOL_EDGE_FLOATS. */
-static bool pool_edge_rows(const ox_pool2d *p, const float *x, int64_t y0, int64_t ky0, int64_t ky1, int64_t ox,
-			   int64_t n, int vw, float *buf, int64_t *w, float *div)
-{
-	if (p->dw != 1 || p->sw > 64 || p->kw > 64 || ky1 - ky0 > 64)
-		return false;
-	*w = (vw - 1) * p->sw + p->kw + vw; /* + vw: a stride of 2 reads two vectors a tap */
-	if (*w * (ky1 - ky0) > POOL_EDGE_FLOATS)
-		return false;
-	int64_t c0 = ox * p->sw - p->pl, rows = pool_edge_nrows(p, y0, ky0, ky1);
-	for (int i = 0; i < vw; i++) {
-		int64_t a = c0 + i * p->sw, b = a + p->kw; /* the window's columns [a, b) */
-		int64_t in = (b < p->iw ? b : p->iw) - (a > 0 ? a : 0);
-		int64_t pad = (b < p->iw + p->pr ? b : p->iw + p->pr) - (a > -p->pl ? a : -p->pl);
-		if (i < n && in <= 0)
-			return false;
-		div[i] = i >= n ? 1 : (float)(rows * (p->mode == OX_POOL_AVG_PAD ? pad : in));
-	}
-	for (int64_t r = 0; r < ky1 - ky0; r++)
-		pool_edge_row(p, x + (y0 + (ky0 + r) * p->dh) * p->iw, c0, *w, buf + r * *w);
-	return true;
-}
-
-/* ---- pooling over a padded copy of the plane -----------------------------------------
- * With dilation 1, a plane copied with its pads filled (pool_edge_row: 0 for averages,
- * the nearest edge element for max) has every window inside the copy, so each output
- * row is whole vector blocks: no pool_one at the edges, no copied rows per edge block.
- * Sums and maxima come out as pool_one's (see pool_edge_rows); an average divides by
- * (rows counted) * (columns counted), exact in float. */
-
-/* Floats a padded plane and its column counts may take (on the stack): 16 KiB, a 56 x 56
- * plane at a stride of 1. */
-enum { POOL_PAD_STACK = 4096 };
+/* The tallest kernel the ring of row copies takes, and the floats it may take on the
+ * stack (more come from the heap): 16 KiB, 3 rows of 1300 columns. */
+enum { POOL_RING = 16, POOL_ROWS_STACK = 4096 };
 
 /* Taps of [start, start + k) inside [lo, hi). */
 static int64_t pool_count(int64_t start, int64_t k, int64_t lo, int64_t hi)
@@ -160,38 +99,12 @@ static int64_t pool_count(int64_t start, int64_t k, int64_t lo, int64_t hi)
 	return b > a ? b - a : 0;
 }
 
-/* Whether the plane has windows that reach outside the input, which the padded copy is
- * for (or rows narrower than a vector); dilation 1 only. */
-static bool pool_pad_wanted(const ox_pool2d *p, int vw)
-{
-	if (p->dh != 1 || p->dw != 1 || p->oh < 1 || p->ow < 1)
-		return false;
-	return p->pt || p->pb || p->pl || p->pr || p->ow < vw || (p->ow - 1) * p->sw + p->kw > p->iw ||
-	       (p->oh - 1) * p->sh + p->kh > p->ih;
-}
-
 /* The columns a row of vw-wide blocks reads in the copy, the last block included: 2 vw
  * floats a tap at a stride of 2 (read as their even elements). */
 static int64_t pool_pad_width(const ox_pool2d *p, int vw)
 {
 	int64_t ob = (p->ow - 1) / vw * vw; /* the last block's first output */
 	return p->sw == 2 ? 2 * ob + p->kw - 1 + 2 * vw : (ob + vw - 1) * p->sw + p->kw;
-}
-
-/* hp rows of wp columns: input row r - pt, columns from -pl, filled outside the input. */
-static void pool_pad_plane(const ox_pool2d *p, const float *x, float *buf, int64_t hp, int64_t wp)
-{
-	bool max = p->mode == OX_POOL_MAX;
-	for (int64_t r = 0; r < hp; r++) {
-		int64_t iy = r - p->pt;
-		float *d = buf + r * wp;
-		if (!max && (iy < 0 || iy >= p->ih)) {
-			memset(d, 0, (size_t)wp * sizeof *d);
-			continue;
-		}
-		iy = iy < 0 ? 0 : iy >= p->ih ? p->ih - 1 : iy;
-		pool_edge_row(p, x + iy * p->iw, -p->pl, wp, d);
-	}
 }
 
 /* Per output column (n of them, the rest up to n + vw set to 1): the input columns its
@@ -319,11 +232,12 @@ static void lrn75_scalar(float *y, const float *x, const float *s, float a, floa
 	}
 }
 
-static void pool2d_scalar(const ox_pool2d *p, const float *x, float *y)
+static void pool2d_scalar(const ox_pool2d *p, const float *x, float *y, int64_t planes)
 {
-	for (int64_t oy = 0; oy < p->oh; oy++)
-		for (int64_t ox = 0; ox < p->ow; ox++)
-			y[oy * p->ow + ox] = pool_one(p, x, oy, ox);
+	for (int64_t q = 0; q < planes; q++, x += p->ih * p->iw)
+		for (int64_t oy = 0; oy < p->oh; oy++)
+			for (int64_t ox = 0; ox < p->ow; ox++)
+				*y++ = pool_one(p, x, oy, ox);
 }
 
 static const ox_nn_vec scalar_table = {
@@ -340,10 +254,131 @@ static const ox_nn_vec scalar_table = {
 #include "nn_simd_impl.h"
 #include "simd_end.h"
 
+/* ---- AVX-512: small planes sixteen at a time -------------------------------------------
+ * Planes of a few hundred outputs (inception's 13 x 13 and 6 x 6) cost more in row set-up
+ * than in taps. Sixteen planes turned round (ox_transpose16) put one position of each in
+ * the lanes of a vector: every window is then the same taps for all lanes, pool_one's
+ * own loop with vectors for floats, and no edge needs a copy. */
+
+/* Planes whose positions fit the buffers of pool16 (16 floats a position), and rows whose
+ * column spans fit its table. */
+enum { POOL16_MAX_POS = 1024, POOL16_MAX_OW = 32 };
+
+/* n positions of 16 planes (step floats apart) from x into t, position-major (16 floats
+ * a position), or back (out: from t into x). */
+OX_TARGET_AVX512 static void pool16_turn(float *x, int64_t step, float *t, int64_t n, bool out)
+{
+	for (int64_t p0 = 0; p0 < n; p0 += 16) {
+		__mmask16 m = n - p0 >= 16 ? 0xffff : (__mmask16)((1u << (n - p0)) - 1);
+		__m512 r[16];
+		for (int i = 0; i < 16; i++)
+			r[i] = !out ? _mm512_maskz_loadu_ps(m, x + i * step + p0)
+			       : p0 + i < n ? _mm512_loadu_ps(t + (p0 + i) * 16) : _mm512_setzero_ps();
+		ox_transpose16(r);
+		for (int i = 0; i < 16; i++)
+			if (out)
+				_mm512_mask_storeu_ps(x + i * step + p0, m, r[i]);
+			else if (p0 + i < n)
+				_mm512_storeu_ps(t + (p0 + i) * 16, r[i]);
+	}
+}
+
+/* The taps [*a, *b) of a window from start (k taps d apart) inside [0, n), and how many
+ * lie inside [-lo, n + hi) (the pads). */
+static int64_t pool16_span(int64_t start, int64_t k, int64_t d, int64_t n, int64_t lo, int64_t hi, int64_t *a,
+			   int64_t *b)
+{
+	int64_t npad = 0;
+	*a = k, *b = 0;
+	for (int64_t i = 0; i < k; i++) {
+		int64_t at = start + i * d;
+		npad += at >= -lo && at < n + hi;
+		if (at >= 0 && at < n) {
+			*a = i < *a ? i : *a;
+			*b = i + 1;
+		}
+	}
+	return npad;
+}
+
+/* The window of 16 planes at t (position-major) with rows [ya, yb) and columns [xa, xb)
+ * inside the input (n taps), row y0 and column x0 at its tap 0: pool_one's taps in its
+ * order. KW: the column count when constant (3, at a dilation of 1), else 0. */
+OX_TARGET_AVX512 static inline __attribute__((always_inline)) __m512
+pool16_window(const ox_pool2d *p, const float *t, int64_t y0, int64_t ya, int64_t yb, int64_t x0, int64_t xa,
+	      int64_t xb, bool max, const int KW)
+{
+	int64_t dw = KW ? 1 : p->dw, xw = KW ? KW : xb - xa, rs = p->dh * p->iw * 16;
+	const float *row = t + ((y0 + ya * p->dh) * p->iw + x0 + xa * dw) * 16;
+	__m512 v = _mm512_loadu_ps(row), acc = max ? v : _mm512_add_ps(_mm512_setzero_ps(), v); /* +0 first, as pool_one */
+	for (int64_t kx = 1; kx < xw; kx++) {
+		v = _mm512_loadu_ps(row + kx * dw * 16);
+		acc = max ? _mm512_max_ps(v, acc) : _mm512_add_ps(acc, v); /* max: v > acc ? v : acc */
+	}
+	for (int64_t ky = ya + 1; ky < yb; ky++) {
+		row += rs;
+		for (int64_t kx = 0; kx < xw; kx++) {
+			v = _mm512_loadu_ps(row + kx * dw * 16);
+			acc = max ? _mm512_max_ps(v, acc) : _mm512_add_ps(acc, v);
+		}
+	}
+	return acc;
+}
+
+/* pool_one of 16 planes at once over t (position-major), into u: the same taps in the
+ * same order, the column spans found once for all rows. */
+OX_TARGET_AVX512 static void pool16_windows(const ox_pool2d *p, const float *t, float *u)
+{
+	bool max = p->mode == OX_POOL_MAX;
+	int64_t xs[POOL16_MAX_OW][3]; /* first and end column inside the input, columns inside the pads */
+	for (int64_t ox = 0; ox < p->ow; ox++)
+		xs[ox][2] = pool16_span(ox * p->sw - p->pl, p->kw, p->dw, p->iw, p->pl, p->pr, &xs[ox][0], &xs[ox][1]);
+	for (int64_t oy = 0; oy < p->oh; oy++) {
+		int64_t y0 = oy * p->sh - p->pt, ya, yb;
+		int64_t ypad = pool16_span(y0, p->kh, p->dh, p->ih, p->pt, p->pb, &ya, &yb);
+		for (int64_t ox = 0; ox < p->ow; ox++) {
+			int64_t x0 = ox * p->sw - p->pl, xa = xs[ox][0], xb = xs[ox][1];
+			int64_t n = yb > ya && xb > xa ? (yb - ya) * (xb - xa) : 0;
+			__m512 acc;
+			if (!n)
+				acc = max ? _mm512_set1_ps(-INFINITY) : _mm512_setzero_ps();
+			else if (xb - xa == 3 && p->dw == 1)
+				acc = max ? pool16_window(p, t, y0, ya, yb, x0, xa, xb, true, 3)
+					  : pool16_window(p, t, y0, ya, yb, x0, xa, xb, false, 3);
+			else
+				acc = pool16_window(p, t, y0, ya, yb, x0, xa, xb, max, 0);
+			if (!max)
+				acc = _mm512_div_ps(acc, _mm512_set1_ps((float)(p->mode == OX_POOL_AVG ? n : ypad * xs[ox][2])));
+			_mm512_storeu_ps(u + (oy * p->ow + ox) * 16, acc);
+		}
+	}
+}
+
+/* The planes of pool2d sixteen at a time while they fit POOL16_MAX_POS; how many it did
+ * (the rest go another way). */
+OX_TARGET_AVX512 static int64_t pool16(const ox_pool2d *p, const float *x, float *y, int64_t planes)
+{
+	int64_t isz = p->ih * p->iw, osz = p->oh * p->ow, done = 0;
+	if (planes < 16 || isz > POOL16_MAX_POS || osz > POOL16_MAX_POS || p->ow > POOL16_MAX_OW)
+		return 0;
+	float *t = aligned_alloc(64, (size_t)(isz + osz) * 16 * sizeof *t);
+	if (!t)
+		return 0;
+	for (; done + 16 <= planes; done += 16) {
+		pool16_turn((float *)(x + done * isz), isz, t, isz, false); /* only read */
+		pool16_windows(p, t, t + isz * 16);
+		pool16_turn(y + done * osz, osz, t + isz * 16, osz, true);
+	}
+	free(t);
+	return done;
+}
+#define POOL_PLANES pool16
+
 #include "simd_avx512.h"
 #define VHALF pool_block_avx2 /* AVX-512 finishes a row with an AVX2 block */
 #include "nn_simd_impl.h"
 #undef VHALF
+#undef POOL_PLANES
 #include "simd_end.h"
 
 #endif

@@ -241,75 +241,195 @@ static inline TARGET void FN(pool_block)(const ox_pool2d *p, const float *row0, 
 	VSTORE(yr + ox, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VSET(div)));
 }
 
-/* Outputs ox .. ox + n - 1 (n <= VW) of a row whose kernel rows [ky0, ky1) lie in the
- * input, through copies of those rows (pool_edge_rows): for the edges, where windows
- * reach into the pads; the same bits as pool_one. False when they do not qualify. */
-static TARGET bool FN(pool_edge)(const ox_pool2d *p, const float *x, int64_t y0, int64_t ky0, int64_t ky1, float *yr,
-				 int64_t ox, int64_t n)
-{
-	float buf[POOL_EDGE_FLOATS], div[VW], out[VW];
-	ox_pool2d q = *p;
-	if (!pool_edge_rows(p, x, y0, ky0, ky1, ox, n, VW, buf, &q.iw, div))
-		return false;
-	q.dh = 1;
-	VF acc = FN(pool_lanes)(&q, buf, ky1 - ky0, VIOTA(p->sw), p->sw == 2 ? POOL_EVEN : POOL_GATHER);
-	VSTORE(out, p->mode == OX_POOL_MAX ? acc : VDIV(acc, VLOAD(div)));
-	memcpy(yr + ox, out, (size_t)n * sizeof *out);
-	return true;
-}
+/* ---- pooling through copies of the input rows ------------------------------------------
+ * With dilation 1, each input row the windows read is copied once, its pads filled
+ * (0 for averages, the nearest edge element for max), into a ring of kh rows. An output row is then whole vector blocks over the copies of its rows inside
+ * the input, with the taps unrolled for the common widths and strides: no pool_one at the
+ * edges, and the column counts made once for all planes. Sums and maxima come out as
+ * pool_one's: the taps go in its order, and a window that holds one input column holds
+ * its edge element too, so the filled columns change neither a sum nor a max (the first
+ * tap unless a later one is greater). */
 
-/* pool2d through a padded copy of the plane (nn_simd.c), on the stack; false when the
- * plane does not qualify or is too large for it (the edge blocks of the general path
- * then cost less than copying the whole plane). */
-static TARGET bool FN(pool2d_padded)(const ox_pool2d *p, const float *x, float *y)
+/* Row d (wp floats, VW more writable): input row src from column -pl, filled. */
+static TARGET void FN(pool_copy_row)(const ox_pool2d *p, const float *src, float *d, int64_t wp)
 {
-	if (!pool_pad_wanted(p, VW))
-		return false;
-	int64_t wp = pool_pad_width(p, VW), hp = (p->oh - 1) * p->sh + p->kh, ow = p->ow;
-	if (wp > POOL_PAD_STACK / hp || hp * wp + 2 * (ow + VW) > POOL_PAD_STACK)
-		return false;
-	float buf[POOL_PAD_STACK];
-	float *creal = buf + hp * wp, *cdiv = creal + ow + VW, t[VW];
-	pool_pad_plane(p, x, buf, hp, wp);
-	bool hollow = pool_pad_cols(p, ow, VW, creal, cdiv);
-	ox_pool2d q = *p;
-	q.iw = wp;
+	int64_t pl = p->pl, iw = p->iw, i = 0;
 	bool max = p->mode == OX_POOL_MAX;
-	for (int64_t oy = 0; oy < p->oh; oy++) {
-		int64_t y0 = oy * p->sh - p->pt, rows = pool_count(y0, p->kh, 0, p->ih);
-		float rdiv = (float)(p->mode == OX_POOL_AVG_PAD ? pool_count(y0, p->kh, -p->pt, p->ih + p->pb) : rows);
-		float *yr = y + oy * ow;
-		const float *row0 = buf + oy * p->sh * wp;
-		for (int64_t ob = 0; rows && ob < ow; ob += VW) {
-			VF acc = FN(pool_lanes)(&q, row0 + ob * p->sw, p->kh, VIOTA(p->sw), p->sw == 2 ? POOL_EVEN : POOL_GATHER);
-			if (!max)
-				acc = VDIV(acc, VMUL(VLOAD(cdiv + ob), VSET(rdiv)));
-			VSTORE(ob + VW <= ow ? yr + ob : t, acc);
-			if (ob + VW > ow)
-				memcpy(yr + ob, t, (size_t)(ow - ob) * sizeof *t);
+	VF lf = VSET(max ? src[0] : 0.0f), rf = VSET(max ? src[iw - 1] : 0.0f);
+	for (int64_t t = 0; t < pl; t += VW)
+		VSTORE(d + t, lf);
+	for (; i + VW <= iw; i += VW)
+		VSTORE(d + pl + i, VLOAD(src + i));
+	if (i < iw)
+		VSTOREN(d + pl + i, VLOADN(src + i, (int)(iw - i)), (int)(iw - i));
+	for (int64_t t = pl + iw; t < wp; t += VW)
+		VSTORE(d + t, rf);
+}
+
+/* A tap's VW lanes at q: stride 1, 2 (the even floats of 2 VW) or any (SW 0: gathered). */
+static inline __attribute__((always_inline)) TARGET VF FN(pool_at)(const float *q, const int SW, VI idx)
+{
+	return SW == 1 ? VLOAD(q) : SW == 2 ? VEVEN(q) : VGATHER(q, idx);
+}
+
+/* NR output rows (1 or 2, whose chains of taps then interleave) over the copies
+ * rp[j][0..nr) of each: blocks of VW outputs, KW taps a row (0: p->kw), stride SW (0:
+ * p->sw); an average divided by its column count times rdiv. */
+static inline __attribute__((always_inline)) TARGET void FN(pool_row_t)(const ox_pool2d *p, const float *const *rp,
+								       int64_t nr, float rdiv, const float *cdiv,
+								       float *yr, const int NR, const int KW,
+								       const int SW, const bool MAX)
+{
+	const int kw = KW ? KW : (int)p->kw;
+	const int64_t ow = p->ow, sw = SW ? SW : p->sw;
+	VI idx = VIOTA(sw);
+	for (int64_t ob = 0; ob < ow; ob += VW) {
+		int64_t at = ob * sw;
+		VF acc[2];
+		for (int j = 0; j < NR; j++) /* a max starts from the first tap, an average from +0 */
+			acc[j] = MAX ? FN(pool_at)(rp[j * POOL_RING] + at, SW, idx) : VZERO();
+		for (int64_t r = 0; r < nr; r++)
+			for (int kx = MAX && r == 0; kx < kw; kx++)
+				for (int j = 0; j < NR; j++) {
+					VF v = FN(pool_at)(rp[j * POOL_RING + r] + at + kx, SW, idx);
+					/* max keeps acc when either is NaN, like v > acc */
+					acc[j] = MAX ? VMAX(v, acc[j]) : VADD(acc[j], v);
+				}
+		for (int j = 0; j < NR; j++) {
+			VF o = MAX ? acc[j] : VDIV(acc[j], VMUL(VLOAD(cdiv + ob), VSET(rdiv)));
+			if (ob + VW <= ow)
+				VSTORE(yr + j * ow + ob, o);
+			else
+				VSTOREN(yr + j * ow + ob, o, (int)(ow - ob));
 		}
-		for (int64_t ox = 0; (hollow || !rows) && ox < ow; ox++)
-			if (!rows || creal[ox] == 0)
-				yr[ox] = pool_one(p, x, oy, ox);
 	}
+}
+
+/* Output rows at yr (NR of them, rp as in pool_row_t). */
+typedef void (*FN(pool_row_fn))(const ox_pool2d *p, const float *const *rp, int64_t nr, float rdiv,
+				  const float *cdiv, float *yr);
+#define POOL_ROW(name, NR, KW, SW, MAX)                                                                    \
+	static TARGET void FN(name)(const ox_pool2d *p, const float *const *rp, int64_t nr, float rdiv,      \
+				    const float *cdiv, float *yr)                                            \
+	{                                                                                                  \
+		FN(pool_row_t)(p, rp, nr, rdiv, cdiv, yr, NR, KW, SW, MAX);                                \
+	}
+#define POOL_ROWS(KW, SW)                                                                                  \
+	POOL_ROW(pool_max_##KW##_##SW, 1, KW, SW, true)                                                    \
+	POOL_ROW(pool_avg_##KW##_##SW, 1, KW, SW, false)                                                   \
+	POOL_ROW(pool_max2_##KW##_##SW, 2, KW, SW, true)                                                   \
+	POOL_ROW(pool_avg2_##KW##_##SW, 2, KW, SW, false)                                                  \
+	static const FN(pool_row_fn) FN(pool_rows_##KW##_##SW)[2][2] = {                                   \
+		{FN(pool_avg_##KW##_##SW), FN(pool_max_##KW##_##SW)},                                      \
+		{FN(pool_avg2_##KW##_##SW), FN(pool_max2_##KW##_##SW)}};
+POOL_ROWS(2, 2)
+POOL_ROWS(3, 1)
+POOL_ROWS(3, 2)
+POOL_ROWS(0, 1)
+POOL_ROWS(0, 2)
+POOL_ROWS(0, 0)
+#undef POOL_ROWS
+#undef POOL_ROW
+
+/* The row kernels for p's width and stride: [one row, two][average, max]. */
+static const FN(pool_row_fn) (*FN(pool_row_for)(const ox_pool2d *p))[2]
+{
+	if (p->kw == 2 && p->sw == 2)
+		return FN(pool_rows_2_2);
+	if (p->kw == 3 && p->sw <= 2)
+		return p->sw == 1 ? FN(pool_rows_3_1) : FN(pool_rows_3_2);
+	if (p->sw <= 2)
+		return p->sw == 1 ? FN(pool_rows_0_1) : FN(pool_rows_0_2);
+	return FN(pool_rows_0_0);
+}
+
+/* The rows a row of blocks reads, wp floats each: input rows themselves where left (end)
+ * is not before the first column and every output's window ends inside its row, so that
+ * only lanes past the outputs read on (into the next row, but not past end); else copies. */
+typedef struct FN(pool_src) {
+	const float *end;
+	float *buf;
+	int64_t ws, wp, nslot, next; /* next: the first input row not copied yet */
+	bool direct;
+} FN(pool_src);
+
+/* The input rows [y0, y0 + kh) inside the plane xq, into rp (nr of them): read in place
+ * or copied, after the last one copied (row iy in slot iy % nslot of the ring). */
+static TARGET int64_t FN(pool_ring_rows)(const ox_pool2d *p, const float *xq, FN(pool_src) *S, int64_t y0,
+					 const float **rp)
+{
+	int64_t a = y0 < 0 ? 0 : y0, b = y0 + p->kh < p->ih ? y0 + p->kh : p->ih, slot = a % S->nslot;
+	for (int64_t iy = a; iy < b; iy++) {
+		const float *row = xq + iy * p->iw;
+		float *d = S->buf + slot * S->ws;
+		if (S->direct && S->end - row >= S->wp)
+			d = (float *)row; /* only read */
+		else if (iy >= S->next) {
+			FN(pool_copy_row)(p, row, d, S->wp);
+			S->next = iy + 1;
+		}
+		rp[iy - a] = d;
+		slot = slot + 1 == S->nslot ? 0 : slot + 1;
+	}
+	return b > a ? b - a : 0;
+}
+
+/* planes planes of pool2d through row copies; false when they do not qualify (a dilation,
+ * a kernel taller than the ring) or the copies find no memory. Rows whose windows lie
+ * wholly inside the input go two at a time. */
+static TARGET bool FN(pool2d_rows)(const ox_pool2d *p, const float *x, float *y, int64_t planes)
+{
+	int64_t nslot = p->kh + p->sh; /* two output rows' input rows at most */
+	if (p->dh != 1 || p->dw != 1 || nslot > POOL_RING || p->oh < 1 || p->ow < 1)
+		return false;
+	int64_t ow = p->ow, wp = pool_pad_width(p, VW), ws = wp + VW; /* + VW: the fills' last store */
+	int64_t need = nslot * ws + 2 * (ow + VW);
+	float stack[POOL_ROWS_STACK] __attribute__((aligned(64)));
+	float *buf = need <= POOL_ROWS_STACK ? stack : malloc((size_t)need * sizeof *buf);
+	if (!buf)
+		return false;
+	float *creal = buf + nslot * ws, *cdiv = creal + ow + VW;
+	bool hollow = pool_pad_cols(p, ow, VW, creal, cdiv), max = p->mode == OX_POOL_MAX;
+	const FN(pool_row_fn)(*row)[2] = FN(pool_row_for)(p);
+	FN(pool_src) S = {x + planes * p->ih * p->iw, buf, ws, wp, nslot, 0, !p->pl && (ow - 1) * p->sw + p->kw <= p->iw};
+	for (int64_t q = 0; q < planes; q++) {
+		const float *xq = x + q * p->ih * p->iw;
+		float *yq = y + q * p->oh * ow;
+		S.next = 0;
+		for (int64_t oy = 0; oy < p->oh;) {
+			const float *rp[2 * POOL_RING];
+			int64_t y0 = oy * p->sh - p->pt;
+			int64_t nr = FN(pool_ring_rows)(p, xq, &S, y0, rp);
+			float rdiv = (float)(p->mode == OX_POOL_AVG_PAD ? pool_count(y0, p->kh, -p->pt, p->ih + p->pb) : nr);
+			int two = nr == p->kh && oy + 1 < p->oh && y0 + p->sh + p->kh <= p->ih;
+			if (two)
+				FN(pool_ring_rows)(p, xq, &S, y0 + p->sh, rp + POOL_RING);
+			float *yr = yq + oy * ow;
+			if (nr)
+				row[two][max](p, rp, nr, rdiv, cdiv, yr);
+			for (int64_t j = 0; j <= two; j++)
+				for (int64_t ox = 0; (hollow || !nr) && ox < ow; ox++)
+					if (!nr || creal[ox] == 0)
+						yr[j * ow + ox] = pool_one(p, xq, oy + j, ox);
+			oy += 1 + two;
+		}
+	}
+	if (buf != stack)
+		free(buf);
 	return true;
 }
 
-static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
+/* One plane with a dilation: vector blocks inside, pool_one at the edges. */
+static TARGET void FN(pool2d_dilated)(const ox_pool2d *p, const float *x, float *y)
 {
-	if (FN(pool2d_padded)(p, x, y))
-		return;
 	int64_t lo, hi;
 	pool_interior(p, &lo, &hi);
 	for (int64_t oy = 0; oy < p->oh; oy++) {
 		float *yr = y + oy * p->ow;
 		int64_t y0 = oy * p->sh - p->pt, ky0, ky1;
 		float div = pool_rows(p, y0, &ky0, &ky1);
-		int64_t ox = 0, first = p->ow < VW ? p->ow : VW;
+		int64_t ox = 0;
 		if (ky0 < ky1) {
-			/* an edge block costs a few pool_one: for a whole narrow row, or several */
-			if (lo > 0 && (p->ow <= VW || lo >= 4) && FN(pool_edge)(p, x, y0, ky0, ky1, yr, 0, first))
-				ox = first;
 			for (; ox < lo; ox++)
 				yr[ox] = pool_one(p, x, oy, ox);
 			const float *row0 = x + (y0 + ky0 * p->dh) * p->iw - p->pl;
@@ -325,13 +445,22 @@ static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y)
 				FN(pool_block)(p, row0, ky1 - ky0, div, yr, hi - VW);
 				ox = hi;
 			}
-			for (int64_t n; (n = p->ow - ox < VW ? p->ow - ox : VW) >= 4 &&
-					FN(pool_edge)(p, x, y0, ky0, ky1, yr, ox, n);)
-				ox += n;
 		}
 		for (; ox < p->ow; ox++)
 			yr[ox] = pool_one(p, x, oy, ox);
 	}
+}
+
+static TARGET void FN(pool2d)(const ox_pool2d *p, const float *x, float *y, int64_t planes)
+{
+#ifdef POOL_PLANES /* a level's own way for some planes */
+	int64_t done = POOL_PLANES(p, x, y, planes);
+	x += done * p->ih * p->iw, y += done * p->oh * p->ow, planes -= done;
+#endif
+	if (FN(pool2d_rows)(p, x, y, planes))
+		return;
+	for (int64_t q = 0; q < planes; q++)
+		FN(pool2d_dilated)(p, x + q * p->ih * p->iw, y + q * p->oh * p->ow);
 }
 
 static TARGET void FN(sq_acc)(float *acc, const float *x, int64_t n)

@@ -8,6 +8,9 @@
 #undef VLOAD
 #undef VSTORE
 #undef VSTREAM
+#undef VLOADN
+#undef VSTOREN
+#undef VLANES
 #undef VSET
 #undef VZERO
 #undef VADD
