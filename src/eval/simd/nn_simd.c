@@ -262,7 +262,7 @@ static const ox_nn_vec scalar_table = {
 
 /* Planes whose positions fit the buffers of pool16 (16 floats a position), and rows whose
  * column spans fit its table. */
-enum { POOL16_MAX_POS = 1024, POOL16_MAX_OW = 32 };
+enum { POOL16_MAX_POS = 4096, POOL16_MAX_OW = 32 };
 
 /* n positions of 16 planes (step floats apart) from x into t, position-major (16 floats
  * a position), or back (out: from t into x). */
@@ -303,7 +303,7 @@ static int64_t pool16_span(int64_t start, int64_t k, int64_t d, int64_t n, int64
 
 /* The window of 16 planes at t (position-major) with rows [ya, yb) and columns [xa, xb)
  * inside the input (n taps), row y0 and column x0 at its tap 0: pool_one's taps in its
- * order. KW: the column count when constant (3, at a dilation of 1), else 0. */
+ * order. KW: the column count when constant (2 or 3, at a dilation of 1), else 0. */
 OX_TARGET_AVX512 static inline __attribute__((always_inline)) __m512
 pool16_window(const ox_pool2d *p, const float *t, int64_t y0, int64_t ya, int64_t yb, int64_t x0, int64_t xa,
 	      int64_t xb, bool max, const int KW)
@@ -345,6 +345,9 @@ OX_TARGET_AVX512 static void pool16_windows(const ox_pool2d *p, const float *t, 
 			else if (xb - xa == 3 && p->dw == 1)
 				acc = max ? pool16_window(p, t, y0, ya, yb, x0, xa, xb, true, 3)
 					  : pool16_window(p, t, y0, ya, yb, x0, xa, xb, false, 3);
+			else if (xb - xa == 2 && p->dw == 1)
+				acc = max ? pool16_window(p, t, y0, ya, yb, x0, xa, xb, true, 2)
+					  : pool16_window(p, t, y0, ya, yb, x0, xa, xb, false, 2);
 			else
 				acc = pool16_window(p, t, y0, ya, yb, x0, xa, xb, max, 0);
 			if (!max)
