@@ -420,6 +420,53 @@ START_TEST(conv_depthwise_rows)
 }
 END_TEST
 
+/* Depthwise convolutions of 16 channels or more on small images, which AVX-512 runs
+ * sixteen channels at a time (conv.c): near the double reference, and bit for bit the
+ * per-channel path's outputs, which the same convolution restricted to its first channels
+ * (fewer than 16) takes, with a residual and Relu or not; any dilation and pads, strides
+ * of 1 to 3 (3 along the rows stays with the per-channel path). */
+START_TEST(conv_depthwise_sixteen)
+{
+	int level = ox_cpu_level() < OX_CPU_AVX512 ? ox_cpu_level() : OX_CPU_AVX512;
+	for (int t = 0; t < 80; t++) {
+		ox_conv_geom g = {.nsp = 2, .batch = pick(1, 2), .group = pick(16, 40)};
+		g.cin = g.cout = g.group;
+		for (int i = 0; i < 2; i++) {
+			g.kernel[i] = pick(1, 5), g.stride[i] = pick(1, 3), g.dil[i] = pick(1, 2);
+			g.pad0[i] = pick(0, 2), g.pad1[i] = pick(0, 2);
+			int64_t dk = (g.kernel[i] - 1) * g.dil[i] + 1;
+			g.in[i] = pick(dk > g.pad0[i] + g.pad1[i] ? dk - g.pad0[i] - g.pad1[i] : 1, 16);
+			g.out[i] = (g.in[i] + g.pad0[i] + g.pad1[i] - dk) / g.stride[i] + 1;
+		}
+		g.stride[0] += g.kernel[0] == 1 && g.kernel[1] == 1; /* not pointwise */
+		g.out[0] = (g.in[0] + g.pad0[0] + g.pad1[0] - (g.kernel[0] - 1) * g.dil[0] - 1) / g.stride[0] + 1;
+		check_conv(&g, false, level);
+		int64_t ins = g.in[0] * g.in[1], outs = g.out[0] * g.out[1], kv = g.kernel[0] * g.kernel[1];
+		int64_t xs = g.batch * g.cin * ins, ys = g.batch * g.cout * outs, few = pick(1, 15);
+		float *x = frand_n(xs), *w = frand_n(g.cout * kv), *b = frand_n(g.cout), *res = frand_n(ys);
+		float *y = frand_n(ys), *yf = frand_n(ys), *xf = frand_n(xs), *rf = frand_n(ys);
+		int act = t % 2 ? OX_ACT_RELU : OX_ACT_NONE;
+		bool with_res = t % 3 == 0;
+		ox_conv_geom f = g;
+		f.cin = f.cout = f.group = few;
+		for (int64_t n = 0; n < g.batch; n++) { /* the first few channels of each image */
+			memcpy(xf + n * few * ins, x + n * g.cin * ins, (size_t)(few * ins) * sizeof *x);
+			memcpy(rf + n * few * outs, res + n * g.cout * outs, (size_t)(few * outs) * sizeof *x);
+		}
+		REQUIRE(ox_conv_f32_packed(level, &g, x, w, NULL, b, with_res ? res : NULL, y, act) == 0, "t %d", t);
+		REQUIRE(ox_conv_f32_packed(level, &f, xf, w, NULL, b, with_res ? rf : NULL, yf, act) == 0, "t %d", t);
+		char what[512];
+		describe(what, sizeof what, &g);
+		for (int64_t n = 0; n < g.batch; n++)
+			for (int64_t i = 0; i < few * outs; i++)
+				REQUIRE(memcmp(&y[n * g.cout * outs + i], &yf[n * few * outs + i], sizeof *y) == 0,
+					"%s, %lld channels alone: Y[%lld] is %.9g, alone %.9g", what, (long long)few,
+					(long long)i, y[n * g.cout * outs + i], yf[n * few * outs + i]);
+		free(x), free(w), free(b), free(res), free(y), free(yf), free(xf), free(rf);
+	}
+}
+END_TEST
+
 /* ---- the ops' error messages ---------------------------------------------------------- */
 
 /* Runs a one-node model whose inputs are given as text values (name, value, name, ...)
@@ -1068,6 +1115,7 @@ int main(void)
 	tcase_add_test(tc, gemv_threads_exact);
 	tcase_add_test(tc, conv_packed_threads);
 	tcase_add_test(tc, conv_direct_rows);
+	tcase_add_test(tc, conv_depthwise_sixteen);
 	tcase_add_test(tc, conv_pointwise_straight);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("integer");

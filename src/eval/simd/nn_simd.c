@@ -256,32 +256,13 @@ static const ox_nn_vec scalar_table = {
 
 /* ---- AVX-512: small planes sixteen at a time -------------------------------------------
  * Planes of a few hundred outputs (inception's 13 x 13 and 6 x 6) cost more in row set-up
- * than in taps. Sixteen planes turned round (ox_transpose16) put one position of each in
+ * than in taps. Sixteen planes turned round (ox_turn16) put one position of each in
  * the lanes of a vector: every window is then the same taps for all lanes, pool_one's
  * own loop with vectors for floats, and no edge needs a copy. */
 
 /* Planes whose positions fit the buffers of pool16 (16 floats a position), and rows whose
  * column spans fit its table. */
 enum { POOL16_MAX_POS = 4096, POOL16_MAX_OW = 32 };
-
-/* n positions of 16 planes (step floats apart) from x into t, position-major (16 floats
- * a position), or back (out: from t into x). */
-OX_TARGET_AVX512 static void pool16_turn(float *x, int64_t step, float *t, int64_t n, bool out)
-{
-	for (int64_t p0 = 0; p0 < n; p0 += 16) {
-		__mmask16 m = n - p0 >= 16 ? 0xffff : (__mmask16)((1u << (n - p0)) - 1);
-		__m512 r[16];
-		for (int i = 0; i < 16; i++)
-			r[i] = !out ? _mm512_maskz_loadu_ps(m, x + i * step + p0)
-			       : p0 + i < n ? _mm512_loadu_ps(t + (p0 + i) * 16) : _mm512_setzero_ps();
-		ox_transpose16(r);
-		for (int i = 0; i < 16; i++)
-			if (out)
-				_mm512_mask_storeu_ps(x + i * step + p0, m, r[i]);
-			else if (p0 + i < n)
-				_mm512_storeu_ps(t + (p0 + i) * 16, r[i]);
-	}
-}
 
 /* The taps [*a, *b) of a window from start (k taps d apart) inside [0, n), and how many
  * lie inside [-lo, n + hi) (the pads). */
@@ -368,9 +349,9 @@ OX_TARGET_AVX512 static int64_t pool16(const ox_pool2d *p, const float *x, float
 	if (!t)
 		return 0;
 	for (; done + 16 <= planes; done += 16) {
-		pool16_turn((float *)(x + done * isz), isz, t, isz, false); /* only read */
+		ox_turn16((float *)(x + done * isz), isz, 16, t, isz, false); /* only read */
 		pool16_windows(p, t, t + isz * 16);
-		pool16_turn(y + done * osz, osz, t + isz * 16, osz, true);
+		ox_turn16(y + done * osz, osz, 16, t + isz * 16, osz, true);
 	}
 	free(t);
 	return done;

@@ -1,5 +1,5 @@
-/* 16 x 16 float transposes in AVX-512 registers, for the GEMM's packers and the direct
- * convolution's tile stores. */
+/* 16 x 16 float transposes in AVX-512 registers, for the GEMM's packers, the direct
+ * convolution's tile stores and the kernels that take small planes sixteen at a time. */
 #ifndef OX_EVAL_TRANSPOSE_H
 #define OX_EVAL_TRANSPOSE_H
 
@@ -32,6 +32,27 @@ OX_TARGET_AVX512 static inline void ox_transpose16(__m512 r[16])
 		t[12 + c] = _mm512_shuffle_f32x4(v1, w1, 0xdd);
 	}
 	memcpy(r, t, sizeof t);
+}
+
+/* n positions of nc <= 16 planes (x, step floats apart) turned round into t, position-major
+ * with 16 floats a position (lanes from nc on 0), or with out back from t into the planes
+ * (its first nc lanes): sixteen planes of a small image then go through a kernel as
+ * vectors of one position of each. Nothing past the n positions is read or written. */
+OX_TARGET_AVX512 static inline void ox_turn16(float *x, int64_t step, int nc, float *t, int64_t n, bool out)
+{
+	for (int64_t p0 = 0; p0 < n; p0 += 16) {
+		__mmask16 m = n - p0 >= 16 ? 0xffff : (__mmask16)((1u << (n - p0)) - 1);
+		__m512 r[16];
+		for (int i = 0; i < 16; i++)
+			r[i] = !out ? (i < nc ? _mm512_maskz_loadu_ps(m, x + i * step + p0) : _mm512_setzero_ps())
+			       : p0 + i < n ? _mm512_loadu_ps(t + (p0 + i) * 16) : _mm512_setzero_ps();
+		ox_transpose16(r);
+		for (int i = 0; i < 16; i++)
+			if (out && i < nc)
+				_mm512_mask_storeu_ps(x + i * step + p0, m, r[i]);
+			else if (!out && p0 + i < n)
+				_mm512_storeu_ps(t + (p0 + i) * 16, r[i]);
+	}
 }
 #endif
 
