@@ -242,8 +242,9 @@ static inline TARGET void FN(pool_block)(const ox_pool2d *p, const float *row0, 
 }
 
 /* ---- pooling through copies of the input rows ------------------------------------------
- * With dilation 1, each input row the windows read is copied once, its pads filled
- * (0 for averages, the nearest edge element for max), into a ring of kh rows. An output row is then whole vector blocks over the copies of its rows inside
+ * With dilation 1, each input row the windows read is copied once, its pads filled (0
+ * for averages, the nearest edge element for max), into a ring of kh + sh rows, unless it
+ * can be read in place. An output row is then whole vector blocks over its rows inside
  * the input, with the taps unrolled for the common widths and strides: no pool_one at the
  * edges, and the column counts made once for all planes. Sums and maxima come out as
  * pool_one's: the taps go in its order, and a window that holds one input column holds
@@ -361,14 +362,15 @@ static TARGET int64_t FN(pool_ring_rows)(const ox_pool2d *p, const float *xq, FN
 	int64_t a = y0 < 0 ? 0 : y0, b = y0 + p->kh < p->ih ? y0 + p->kh : p->ih, slot = a % S->nslot;
 	for (int64_t iy = a; iy < b; iy++) {
 		const float *row = xq + iy * p->iw;
-		float *d = S->buf + slot * S->ws;
-		if (S->direct && S->end - row >= S->wp)
-			d = (float *)row; /* only read */
-		else if (iy >= S->next) {
-			FN(pool_copy_row)(p, row, d, S->wp);
-			S->next = iy + 1;
+		if (!S->direct || S->end - row < S->wp) {
+			float *d = S->buf + slot * S->ws;
+			if (iy >= S->next) {
+				FN(pool_copy_row)(p, row, d, S->wp);
+				S->next = iy + 1;
+			}
+			row = d;
 		}
-		rp[iy - a] = d;
+		rp[iy - a] = row;
 		slot = slot + 1 == S->nslot ? 0 : slot + 1;
 	}
 	return b > a ? b - a : 0;
