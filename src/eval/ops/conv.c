@@ -25,13 +25,16 @@ static int64_t count_of(int n, const int64_t *dims)
 }
 
 /* Fills v[0..count) with sum(idx[i] * step[i]) over every index of dims, in row-major
- * order: the flat offsets of a strided walk through an N-D box. */
+ * order: the flat offsets of a strided walk through an N-D box. A whole innermost run at
+ * a time: the per-element odometer was a few percent of a small convolution's time. */
 static void offsets(int n, const int64_t *dims, const int64_t *step, int64_t *v)
 {
 	int64_t idx[OX_MAX_RANK] = {0}, cur = 0, count = count_of(n, dims);
-	for (int64_t q = 0; q < count; q++) {
-		v[q] = cur;
-		for (int i = n - 1; i >= 0; i--) {
+	int64_t last = n ? dims[n - 1] : 1, s = n ? step[n - 1] : 0;
+	for (int64_t q = 0; q < count; q += last) {
+		for (int64_t j = 0; j < last; j++)
+			v[q + j] = cur + j * s;
+		for (int i = n - 2; i >= 0; i--) {
 			if (++idx[i] < dims[i]) {
 				cur += step[i];
 				break;
