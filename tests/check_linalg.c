@@ -11,6 +11,7 @@
 
 #include "eval/ops/conv.h"
 #include "eval/simd/cpu.h"
+#include "eval/simd/dconv.h"
 #include "eval/simd/gemm.h"
 #include "eval/kernel.h"
 #include "eval/threads.h"
@@ -1065,6 +1066,77 @@ START_TEST(conv_pointwise_straight)
 }
 END_TEST
 
+/* A first convolution of a CNN at random sizes: 1 to 4 input channels, kernels 1 to 7,
+ * strides 1 and 2 on either axis, pads, dilations, odd widths, rows of whole vectors and
+ * of part of one, output channels not a multiple of 16, 1 or 2 images, 1 or 2 groups. */
+static ox_conv_geom stem_geom(int t)
+{
+	ox_conv_geom g;
+	memset(&g, 0, sizeof g);
+	g.nsp = 2, g.batch = pick(1, 2), g.group = t % 5 == 4 ? 2 : 1;
+	g.cin = g.group * pick(1, 4), g.cout = g.group * pick(1, 70);
+	if (g.cout / g.group % 16 == 0)
+		g.cout += g.group;
+	for (int i = 0; i < 2; i++) {
+		g.kernel[i] = t % 3 == 0 ? 7 : pick(1, 7);
+		g.stride[i] = pick(1, 2), g.dil[i] = t % 4 == 1 ? 2 : 1;
+		g.pad0[i] = pick(0, (g.kernel[i] - 1) / 2), g.pad1[i] = pick(0, (g.kernel[i] - 1) / 2);
+	}
+	g.out[0] = pick(1, 6), g.out[1] = t % 3 == 0 ? 111 + t % 2 : pick(48, 150); /* 111, 112: a 224 stem's */
+	for (int i = 0; i < 2; i++) /* plus up to stride - 1 columns no output reads */
+		g.in[i] = (g.out[i] - 1) * g.stride[i] + (g.kernel[i] - 1) * g.dil[i] + 1 - g.pad0[i] - g.pad1[i] +
+			  pick(0, g.stride[i] - 1);
+	return g;
+}
+
+/* Whether g's rows go straight at level (conv.c asks the same of a row at stride 1). */
+static bool goes_straight(int level, const ox_conv_geom *g)
+{
+	int64_t len = g->out[1];
+	ox_dconv probe = {.depth = g->cin / g->group * prod(2, g->kernel), .rows = g->out[0], .len = len,
+			  .stride = 1, .cout = g->cout / g->group};
+	return g->stride[1] <= 2 && ox_dconv_straight(level, &probe);
+}
+
+/* Rows read straight (dconv_impl.h, dc_straight), at stride 2 through the input split
+ * into its even and odd columns (conv.c): stem_geom's shapes with a residual and Relu in
+ * the output pass, against the definition, and 2 threads the bits of 1. Most of them go
+ * straight, or the test would test something else. */
+START_TEST(conv_straight_rows)
+{
+	for (int level = OX_CPU_AVX2; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++) {
+		int rounds = tu_rounds(40), straight = 0;
+		for (int t = 0; t < rounds; t++) {
+			ox_conv_geom g = stem_geom(t);
+			straight += goes_straight(level, &g);
+			int64_t xs = g.batch * g.cin * prod(2, g.in), ys = g.batch * g.cout * prod(2, g.out);
+			int64_t depth = g.cin / g.group * prod(2, g.kernel);
+			float *x = frand_n(xs), *w = frand_n(g.cout * depth), *b = t % 2 ? frand_n(g.cout) : NULL;
+			float *res = frand_n(ys), *y1 = frand_n(ys), *y2 = frand_n(ys);
+			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
+			char what[512];
+			describe(what, sizeof what, &g);
+			for (int th = 1; th <= 2; th++) {
+				ox_pool *pool = ox_pool_new(th), *old = ox_pool_enter(pool);
+				REQUIRE(ox_conv_f32_packed(level, &g, x, w, NULL, b, res, th == 1 ? y1 : y2, OX_ACT_RELU) == 0,
+					"conv failed");
+				ox_pool_enter(old);
+				ox_pool_free(pool);
+			}
+			ref_conv(&g, x, w, b, ref, mag);
+			for (int64_t q = 0; q < ys; q++) {
+				double r = ref[q] + res[q];
+				REQUIRE(close_to(y1[q], r < 0 ? 0 : r, mag[q] + fabs(res[q])),
+					"%s level %d: Y[%lld] is %.9g, expected %.9g", what, level, (long long)q, y1[q], r < 0 ? 0 : r);
+			}
+			REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d: 2 threads differ", what, level);
+			free(x), free(w), free(b), free(res), free(y1), free(y2), free(ref), free(mag);
+		}
+		REQUIRE(2 * straight >= rounds, "level %d: %d of %d shapes straight", level, straight, rounds);
+	}
+}
+END_TEST
+
 /* A grouped direct convolution runs its groups in one parallel region
  * (ox_dconv_run_groups): shufflenet's 1x1s (3 groups of 48 -> 40 channels on 28x28),
  * groups each below the split (3x3 with pads, 8 -> 24 channels), and 5 groups of 7x7
@@ -1117,6 +1189,7 @@ int main(void)
 	tcase_add_test(tc, conv_direct_rows);
 	tcase_add_test(tc, conv_depthwise_sixteen);
 	tcase_add_test(tc, conv_pointwise_straight);
+	tcase_add_test(tc, conv_straight_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("integer");
 	tcase_set_timeout(tc, 300);

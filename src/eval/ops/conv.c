@@ -62,6 +62,8 @@ typedef struct tables {
 	bool padded;
 	int64_t kvol, depth, npos; /* taps, depth rows (cin/group * taps), output positions */
 	int64_t *off, *pos;
+	int64_t split; /* or 0; else pad_input stores each padded row as its even columns, then
+			* its odd ones from this column on (conv_direct's reads at stride 2) */
 } tables;
 
 static void tables_free(tables *t)
@@ -105,11 +107,25 @@ static int tables_new(const ox_conv_geom *g, tables *t)
 	return 0;
 }
 
+/* Row x (len floats) put at column p0 of a padded row split into its even columns (e)
+ * and its odd ones (o): column q is e[q / 2] or o[q / 2]. */
+static void split_row(const float *restrict x, int64_t len, int64_t p0, float *restrict e, float *restrict o)
+{
+	float *restrict a = p0 % 2 ? o : e, *restrict b = p0 % 2 ? e : o; /* x[0], x[2].. and x[1], x[3].. */
+	int64_t a0 = p0 / 2, b0 = (p0 + 1) / 2;
+	for (int64_t m = 0; m < len / 2; m++) {
+		a[a0 + m] = x[2 * m];
+		b[b0 + m] = x[2 * m + 1];
+	}
+	if (len % 2)
+		a[a0 + len / 2] = x[len - 1];
+}
+
 /* Copies nch channels of x (spatial shape g->in) into xp (shape t->pdim) between zeros,
- * one innermost row at a time; es is the element size. With zero false the zeros are
- * there already: xp was padded before with the same geometry, and a copy writes only
- * inside the pads (the same buffer used for each image, or each channel of a depthwise
- * convolution, clears its pads once). */
+ * one innermost row at a time (split by split_row when t->split); es is the element size.
+ * With zero false the zeros are there already: xp was padded before with the same
+ * geometry, and a copy writes only inside the pads (the same buffer used for each image,
+ * or each channel of a depthwise convolution, clears its pads once). */
 static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const void *x, void *xp, size_t es,
 		      bool zero)
 {
@@ -117,13 +133,18 @@ static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const
 	int64_t rows = count_of(n - 1, g->in), len = g->in[n - 1], base = 0;
 	for (int i = 0; i < n; i++)
 		base += g->pad0[i] * t->pstep[i];
-	if (zero)
+	if (zero && t->padded) /* without pads the rows cover it all */
 		memset(xp, 0, (size_t)(nch * t->ps) * es);
 	for (int64_t c = 0; c < nch; c++) {
 		int64_t idx[OX_MAX_RANK] = {0}, at = c * t->ps + base;
 		for (int64_t r = 0; r < rows; r++) {
-			memcpy((char *)xp + (size_t)at * es, (const char *)x + (size_t)((c * rows + r) * len) * es,
-			       (size_t)len * es);
+			const char *src = (const char *)x + (size_t)((c * rows + r) * len) * es;
+			if (t->split) {
+				float *row = (float *)xp + at - g->pad0[n - 1];
+				split_row((const float *)src, len, g->pad0[n - 1], row, row + t->split);
+			} else {
+				memcpy((char *)xp + (size_t)at * es, src, (size_t)len * es);
+			}
 			for (int i = n - 2; i >= 0; i--) { /* the next row: an odometer over the outer axes */
 				at += t->pstep[i];
 				if (++idx[i] < g->in[i])
@@ -738,31 +759,57 @@ static int depthwise16(conv_job *J)
 }
 #endif
 
-/* Every image and group by the direct convolution: the input padded (with the slack the
- * tiles of short rows read past the end) unless it can be read where it is. */
-static int conv_direct(const conv_job *J)
+/* The straight tiles of the direct convolution (dconv.h) want a row's positions
+ * adjacent in x. At stride 2 along rows (the first convolution of a CNN: few input
+ * channels, the largest output) they are made so by reading the input split (pad_input,
+ * t->split): a tap then reads one half of each row at a run of adjacent columns. Whether
+ * the convolution of J, with rows of len outputs, goes that way. */
+static bool split_wanted(const conv_job *J, int64_t len)
 {
 	const ox_conv_geom *g = J->g;
-	const tables *t = J->t;
-	bool flat = is_pointwise(g); /* positions contiguous: one row of them all */
-	int64_t len = flat ? t->npos : g->out[g->nsp - 1], st = flat ? 1 : g->stride[g->nsp - 1];
-	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
-	bool copy = t->padded || len < ox_dconv_min_len(J->level);
-	float *own, *xp = NULL;
-	const float *wp = direct_weights(J, &own);
-	if (copy && wp)
-		xp = alloc_n(g->cin * t->ps + ox_dconv_slack(J->level, st), sizeof(float));
-	ox_dconv *cs = wp ? alloc_n(g->group, sizeof *cs) : NULL;
-	if (!wp || (copy && !xp) || !cs) {
-		free(cs);
-		free(xp);
-		free(own);
+	if (is_pointwise(g) || g->stride[g->nsp - 1] != 2)
+		return false;
+	ox_dconv probe = {.depth = J->t->depth, .rows = J->t->npos / len, .len = len, .stride = 1,
+			  .cout = g->cout / g->group};
+	return ox_dconv_straight(J->level, &probe);
+}
+
+/* s (a copy of conv_direct's tables) turned into those of the split input, in arrays of
+ * its own: a tap's column parity picks the half, and a row's outputs read adjacent
+ * columns of it. */
+static int split_tables(const ox_conv_geom *g, tables *s)
+{
+	int n = g->nsp;
+	int64_t kw = g->kernel[n - 1], d = g->dil[n - 1], len = g->out[n - 1];
+	int64_t *off = alloc_n(s->depth, sizeof(int64_t)), *pos = alloc_n(s->npos, sizeof(int64_t));
+	if (!off || !pos) {
+		free(off);
+		free(pos);
 		return -1;
 	}
+	s->split = (s->pdim[n - 1] + 1) / 2;
+	for (int64_t k = 0; k < s->depth; k++) {
+		int64_t e = k % kw * d; /* the tap's column past the output's first */
+		off[k] = s->off[k] - e + (e % 2 ? s->split : 0) + e / 2;
+	}
+	for (int64_t p0 = 0; p0 < s->npos; p0 += len) /* each row's outputs 1 column apart, not 2 */
+		for (int64_t j = 0; j < len; j++)
+			pos[p0 + j] = s->pos[p0] + j;
+	s->off = off, s->pos = pos;
+	return 0;
+}
+
+/* Every image and group of J by the direct convolution with weights wp, the input read
+ * through t, copied into xp first when xp is given; st: neighbours' distance in a row. */
+static void direct_images(const conv_job *J, const tables *t, const float *wp, float *xp, int64_t len, int64_t st,
+			  ox_dconv *cs)
+{
+	const ox_conv_geom *g = J->g;
+	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
 	int64_t per = ox_dconv_packed_floats(J->level, cout_g, t->depth);
 	for (int64_t n = 0; n < g->batch; n++) {
 		const float *xn = J->x + n * g->cin * ins;
-		if (copy) {
+		if (xp) {
 			pad_spread(g, t, g->cin, xn, xp, n == 0);
 			if (n == 0)
 				memset(xp + g->cin * t->ps, 0, (size_t)ox_dconv_slack(J->level, st) * sizeof(float));
@@ -774,10 +821,35 @@ static int conv_direct(const conv_job *J)
 					   J->y + (n * g->cout + q * cout_g) * t->npos, J->act == OX_ACT_RELU};
 		ox_dconv_run_groups(J->level, cs, g->group); /* one parallel region for all groups */
 	}
+}
+
+/* Every image and group by the direct convolution: the input padded (with the slack the
+ * tiles of short rows read past the end) or split unless it can be read where it is. */
+static int conv_direct(const conv_job *J)
+{
+	const ox_conv_geom *g = J->g;
+	tables t = *J->t;
+	bool flat = is_pointwise(g); /* positions contiguous: one row of them all */
+	int64_t len = flat ? t.npos : g->out[g->nsp - 1], st = flat ? 1 : g->stride[g->nsp - 1];
+	bool split = split_wanted(J, len);
+	if (split && split_tables(g, &t) < 0)
+		return -1;
+	st = split ? 1 : st;
+	bool copy = split || t.padded || len < ox_dconv_min_len(J->level);
+	float *own, *xp = NULL;
+	const float *wp = direct_weights(J, &own);
+	if (copy && wp)
+		xp = alloc_n(g->cin * t.ps + ox_dconv_slack(J->level, st), sizeof(float));
+	ox_dconv *cs = wp ? alloc_n(g->group, sizeof *cs) : NULL;
+	int rc = !wp || (copy && !xp) || !cs ? -1 : 0;
+	if (rc == 0)
+		direct_images(J, &t, wp, xp, len, st, cs);
+	if (split)
+		free(t.off), free(t.pos);
 	free(cs);
 	free(xp);
 	free(own);
-	return 0;
+	return rc;
 }
 
 int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const float *w, const void *packed,

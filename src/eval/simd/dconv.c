@@ -18,7 +18,7 @@
 typedef struct dc_plan dc_plan;
 struct dc_plan {
 	bool small, tile_major;
-	bool straight; /* one row at stride 1 read straight (dc_straight_units): mr positions a unit */
+	bool straight; /* rows at stride 1 read straight (dc_straight_units): tpr tiles a row */
 	int mr, nv, vw;
 	int64_t min_len, nslab, tpr, tiles; /* slabs of channels, tiles per row, tiles in all */
 	void (*units)(const ox_dconv *c, const dc_plan *P, int64_t u0, int64_t u1);
@@ -31,11 +31,39 @@ struct dc_plan {
  * 192->64 on 28x28 231 and 222, 128->128 on 14x14 227 and 201, 64->64 on 7x7 162 and 113). */
 enum { DC_STRAIGHT_DEPTH = 64, DC_STRAIGHT_TILES = 4 };
 
+/* Many rows go straight too with sums up to DC_STRAIGHT_DEPTH deep, and up to this deep
+ * when each row's positions fill their vectors (at most 1/16 of the lanes left over):
+ * the first convolutions of CNNs, few input channels and the largest output, whose
+ * transposing store is a fixed cost per output with lines written a piece at a time.
+ * AVX-512, 1 thread, ms warm (cold caches) transposed and straight: 3x3 s2 3->64 on
+ * 224x224 0.27 (0.63) and 0.21 (0.35); 7x7 s2 3->64 1.08 (1.40) and 0.99 (1.01); 3x3
+ * 32->64 on 112x112 2.02 (2.24) and 1.89 (1.93); 3x3 64->64 on 56x56 (576 deep) 0.93 and
+ * 1.06; rows that leave lanes over lose: 3x3 16->64 on 56x56 0.26 and 0.27. */
+enum { DC_STRAIGHT_ROWS_DEPTH = 320 };
+
 /* Weights up to this many bytes stay in L2 while every block of channels takes its turn
  * on a tile: tiles then go outermost, so that the input a tile reads (a band of rows of
  * every input channel) is fetched once for all blocks rather than once per block. Above
  * it, blocks go outermost, so each block's weights are fetched once. */
 enum { TILE_MAJOR_MAX = 256 << 10 };
+
+/* Straight tiles (dconv_impl.h, dc_straight) of a row of nvec vectors of positions:
+ * runs of DC_PNV (3) vectors, the last four as two runs of two rather than three and one
+ * (one vector by a block of channels is too few chains of multiply-adds to hide their
+ * latency). Tiles in the row, and tile j's first vector and count (*nv). */
+static int64_t dc_straight_tiles(int64_t nvec)
+{
+	int64_t threes = nvec % 3 == 1 && nvec >= 4 ? nvec / 3 - 1 : nvec / 3;
+	return threes + (nvec - 3 * threes + 1) / 2;
+}
+
+static inline int64_t dc_straight_at(int64_t nvec, int64_t j, int *nv)
+{
+	int64_t threes = nvec % 3 == 1 && nvec >= 4 ? nvec / 3 - 1 : nvec / 3;
+	int64_t left = nvec - 3 * threes - 2 * (j - threes);
+	*nv = j < threes ? 3 : left >= 2 ? 2 : 1;
+	return j < threes ? 3 * j : 3 * threes + 2 * (j - threes);
+}
 
 #if OX_X86
 OX_TARGET_AVX512 static inline void dc_transpose_avx512(__m512 r[16])
@@ -132,6 +160,13 @@ static int vector_width(int level)
 	return level_of(level) >= OX_CPU_AVX512 ? 16 : 8;
 }
 
+bool ox_dconv_straight(int level, const ox_dconv *c)
+{
+	dc_plan P;
+	plan_for(level, c, &P);
+	return P.straight;
+}
+
 int64_t ox_dconv_min_len(int level)
 {
 	ox_dconv c = {.len = 1};
@@ -192,10 +227,10 @@ void ox_dconv_run_groups(int level, const ox_dconv *c, int64_t n)
 	if (!P.units || n <= 0 || c->rows <= 0 || c->len <= 0 || c->cout <= 0)
 		return;
 	P.nslab = (c->cout + P.vw - 1) / P.vw;
-	P.tpr = c->len >= P.mr ? (c->len + P.mr - 1) / P.mr : 1;
+	P.tpr = P.straight ? dc_straight_tiles((c->len + P.vw - 1) / P.vw) : c->len >= P.mr ? (c->len + P.mr - 1) / P.mr : 1;
 	P.tiles = c->rows * P.tpr;
 	P.tile_major = P.nslab * P.vw * c->depth * (int64_t)sizeof(float) <= TILE_MAJOR_MAX;
-	int64_t units = P.straight ? (c->len + P.mr - 1) / P.mr : (P.nslab + P.nv - 1) / P.nv * P.tiles;
+	int64_t units = P.straight ? (c->rows > 1 ? c->rows : P.tpr) : (P.nslab + P.nv - 1) / P.nv * P.tiles;
 	int64_t threads = ox_threads(), macs = n * c->cout * c->rows * c->len * c->depth;
 	int64_t tasks = threads <= 1 ? 1 : macs / PAR_MIN < 8 * threads ? macs / PAR_MIN + 1 : 8 * threads;
 	int64_t per = (tasks + n - 1) / n; /* tasks of each convolution */

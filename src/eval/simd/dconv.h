@@ -2,7 +2,8 @@
  * holds a few output positions of one row (broadcast straight from the input) by a few
  * vectors of output channels (weights packed once, channels innermost), summed over the
  * whole depth, then turned round in registers and stored with the bias, a residual and
- * the activation applied. */
+ * the activation applied. Shallow sums over rows whose neighbours are adjacent go
+ * straight instead: positions in the lanes, weights broadcast, whole lines stored. */
 #ifndef OX_EVAL_DCONV_H
 #define OX_EVAL_DCONV_H
 
@@ -30,6 +31,11 @@ int ox_dconv_available(int level);
 /* Rows shorter than this read past their end, by up to ox_dconv_slack(level, stride). */
 int64_t ox_dconv_min_len(int level);
 int64_t ox_dconv_slack(int level, int64_t stride);
+
+/* Whether c (its shape: depth, rows, len, stride, cout) is read straight at level:
+ * positions in the lanes, whole lines stored, which wants a row's positions adjacent
+ * (stride 1). */
+bool ox_dconv_straight(int level, const ox_dconv *c);
 
 /* Floats of cout x depth weights packed at level, and the packing (64-byte aligned dst):
  * channels in slabs of the level's vector width, zero beyond cout, each row of W

@@ -148,13 +148,15 @@ TARGET static void FN(dc_units)(const ox_dconv *c, const dc_plan *P, int64_t u0,
 		FN(dc_unit)(c, P, u, tmp);
 }
 
-/* ---- one row read straight: positions in the lanes, no turning round ---------------- */
+/* ---- rows read straight: positions in the lanes, no turning round ------------------- */
 
 /* A straight tile: DC_PMR channels of one slab (broadcast from the packed weights, where
  * a slab's channels at one depth are neighbours) by DC_PNV vectors of positions loaded
- * from the row. Used for a single row at stride 1 (1x1 convolutions), where the tile's
- * store, with no transpose, costs far less than dc_store: that store is a fixed cost per
- * output that a shallow sum (few input channels) does not hide. */
+ * from a row. Used for rows whose neighbours are adjacent in x (stride 1, or stride 2
+ * read through an input split into even and odd columns, conv.c) and shallow sums (1x1
+ * convolutions, the first convolution of a CNN), where the tile's store, with no
+ * transpose and whole lines, costs far less than dc_store: that store is a fixed cost
+ * per output that a shallow sum does not hide. */
 #if VW == 16
 #define DC_PMR 8
 #else
@@ -163,14 +165,16 @@ TARGET static void FN(dc_units)(const ox_dconv *c, const dc_plan *P, int64_t u0,
 #define DC_PNV 3
 
 /* Channels [ch, ch + DC_PMR) (ws: their slab, q0 the first one's lane in it) by positions
- * [p, p + (NV - 1) * VW + n). Each output is one chain of multiply-adds in depth order,
- * then bias, residual and Relu as in dc_store; pf: prefetch the next tile's input. */
-static inline __attribute__((always_inline)) TARGET void FN(dc_straight)(const int NV, const ox_dconv *c,
-									 const float *ws, int64_t ch, int64_t p, int n,
-									 bool pf)
+ * [p, p + (NV - 1) * VW + n) of the row at xr whose first output is y0 (flat position).
+ * Each output is one chain of multiply-adds in depth order, then bias, residual and Relu
+ * as in dc_store; pf: prefetch the next tile's input. */
+static inline __attribute__((always_inline)) TARGET void FN(dc_straight)(const int NV, const bool PART,
+									 const ox_dconv *c,
+									 const float *ws, int64_t ch, const float *xr,
+									 int64_t y0, int64_t p, int n, bool pf)
 {
 	VF acc[DC_PMR][DC_PNV];
-	const float *x = c->x + c->pos[0] + p;
+	const float *x = xr + p;
 	const int64_t *off = c->off;
 	for (int i = 0; i < DC_PMR; i++)
 		for (int v = 0; v < NV; v++)
@@ -185,21 +189,27 @@ static inline __attribute__((always_inline)) TARGET void FN(dc_straight)(const i
 				__builtin_prefetch(a + (NV + v) * VW);
 		VF b[DC_PNV];
 		for (int v = 0; v < NV; v++)
-			b[v] = v == NV - 1 && n < VW ? FN(dc_load_lanes)(a + v * VW, 0, n) : VLOAD(a + v * VW);
+			b[v] = PART && v == NV - 1 ? FN(dc_load_lanes)(a + v * VW, 0, n) : VLOAD(a + v * VW);
 		for (int i = 0; i < DC_PMR; i++) {
 			VF wi = VSET(ws[k * VW + i]);
 			for (int v = 0; v < NV; v++)
 				acc[i][v] = VFMA(wi, b[v], acc[i][v]);
 		}
 	}
-	int64_t npos = c->len, cout = c->cout;
+	int64_t npos = c->rows * c->len, cout = c->cout;
 	const float *bias = c->bias, *res = c->res;
 	float *y = c->y;
 	bool relu = c->relu;
-	for (int i = 0; i < DC_PMR && ch + i < cout; i++)
+	/* unrolled, so that acc stays in registers (a rolled loop stored it all on the
+	 * stack first) */
+#pragma GCC unroll 8
+	for (int i = 0; i < DC_PMR; i++) {
+		if (ch + i >= cout)
+			break;
+#pragma GCC unroll 3
 		for (int v = 0; v < NV; v++) {
-			int64_t at = (ch + i) * npos + p + v * VW;
-			bool part = v == NV - 1 && n < VW;
+			int64_t at = (ch + i) * npos + y0 + p + v * VW;
+			bool part = PART && v == NV - 1;
 			VF o = acc[i][v];
 			if (bias)
 				o = VADD(o, VSET(bias[ch + i]));
@@ -212,24 +222,47 @@ static inline __attribute__((always_inline)) TARGET void FN(dc_straight)(const i
 			else
 				VSTORE(y + at, o);
 		}
+	}
 }
 
-/* Tile u of the row: DC_PNV vectors of positions (the last tile fewer) by every channel,
- * so that its inputs stay in L1 while the channels take their turn. */
+/* Straight tile j of the row at xr (dc_straight_at): channels [ch, ch + DC_PMR), one
+ * variant per count of vectors and whether the last is part of one. */
+static inline __attribute__((always_inline)) TARGET void FN(dc_straight_tile)(const ox_dconv *c, const float *ws,
+									       int64_t ch, const float *xr, int64_t y0,
+									       int64_t j, bool pf)
+{
+	int nv;
+	int64_t p = dc_straight_at((c->len + VW - 1) / VW, j, &nv) * VW;
+	int64_t n = c->len - p - (nv - 1) * VW;
+	bool part = n < VW;
+	n = part ? n : VW;
+	if (nv == 3 && !part)
+		FN(dc_straight)(3, false, c, ws, ch, xr, y0, p, VW, pf);
+	else if (nv == 3)
+		FN(dc_straight)(3, true, c, ws, ch, xr, y0, p, (int)n, false);
+	else if (nv == 2 && !part)
+		FN(dc_straight)(2, false, c, ws, ch, xr, y0, p, VW, pf);
+	else if (nv == 2)
+		FN(dc_straight)(2, true, c, ws, ch, xr, y0, p, (int)n, false);
+	else
+		FN(dc_straight)(1, true, c, ws, ch, xr, y0, p, (int)n, false);
+}
+
+/* Unit u: with many rows, row u, blocks of channels outermost (a block's weights and the
+ * row's input stay in L1 while its tiles take their turn; tiles outermost were slower:
+ * 0.166 -> 0.153 ms on 3x3 3->64 at stride 2 on 193x193); with one row, its uth tile by
+ * every block (its input stays in L1). */
 TARGET static void FN(dc_straight_units)(const ox_dconv *c, const dc_plan *P, int64_t u0, int64_t u1)
 {
 	for (int64_t u = u0; u < u1; u++) {
-		int64_t p = u * DC_PNV * VW, left = c->len - p;
+		int64_t row = c->rows > 1 ? u : 0, j0 = c->rows > 1 ? 0 : u, j1 = c->rows > 1 ? P->tpr : u + 1;
+		const float *xr = c->x + c->pos[row * c->len];
 		for (int64_t ch = 0; ch < c->cout; ch += DC_PMR) {
 			const float *ws = c->w + ch / VW * c->depth * VW + ch % VW;
-			if (left >= DC_PNV * VW)
-				FN(dc_straight)(DC_PNV, c, ws, ch, p, VW, ch == 0);
-			else
-				for (int64_t q = p; q < c->len; q += VW)
-					FN(dc_straight)(1, c, ws, ch, q, c->len - q < VW ? (int)(c->len - q) : VW, false);
+			for (int64_t j = j0; j < j1; j++)
+				FN(dc_straight_tile)(c, ws, ch, xr, row * c->len, j, ch == 0);
 		}
 	}
-	(void)P;
 }
 
 /* The tile that computes the fewest positions per row, the big one on a tie. */
@@ -251,7 +284,13 @@ static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 	bool shallow = c->depth <= DC_STRAIGHT_DEPTH && c->len >= DC_STRAIGHT_TILES * DC_PNV * VW;
 	bool thin = (nslab == 1 || (P->small && nslab % 2 == 1)) && wbytes <= TILE_MAJOR_MAX &&
 		    c->len >= DC_PNV * VW;
-	if (c->rows == 1 && c->stride == 1 && (shallow || thin)) {
+	/* many rows (stride 1, or stride 2 read split: conv.c) the same when the sum is
+	 * shallow, and up to DC_STRAIGHT_ROWS_DEPTH when the rows fill their vectors */
+	int64_t lanes = (c->len + VW - 1) / VW * VW;
+	bool full = (lanes - c->len) * 16 <= lanes;
+	bool rows = c->rows > 1 && c->len >= DC_PNV * VW &&
+		    (c->depth <= DC_STRAIGHT_DEPTH || (full && c->depth <= DC_STRAIGHT_ROWS_DEPTH));
+	if (c->stride == 1 && ((c->rows == 1 && (shallow || thin)) || rows)) {
 		P->straight = true;
 		P->mr = DC_PNV * VW;
 		P->units = FN(dc_straight_units);
