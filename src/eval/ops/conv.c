@@ -107,22 +107,8 @@ static int tables_new(const ox_conv_geom *g, tables *t)
 	return 0;
 }
 
-/* Row x (len floats) put at column p0 of a padded row split into its even columns (e)
- * and its odd ones (o): column q is e[q / 2] or o[q / 2]. */
-static void split_row(const float *restrict x, int64_t len, int64_t p0, float *restrict e, float *restrict o)
-{
-	float *restrict a = p0 % 2 ? o : e, *restrict b = p0 % 2 ? e : o; /* x[0], x[2].. and x[1], x[3].. */
-	int64_t a0 = p0 / 2, b0 = (p0 + 1) / 2;
-	for (int64_t m = 0; m < len / 2; m++) {
-		a[a0 + m] = x[2 * m];
-		b[b0 + m] = x[2 * m + 1];
-	}
-	if (len % 2)
-		a[a0 + len / 2] = x[len - 1];
-}
-
 /* Copies nch channels of x (spatial shape g->in) into xp (shape t->pdim) between zeros,
- * one innermost row at a time (split by split_row when t->split); es is the element size.
+ * one innermost row at a time (split by ox_dconv_split_row when t->split); es is the element size.
  * With zero false the zeros are there already: xp was padded before with the same
  * geometry, and a copy writes only inside the pads (the same buffer used for each image,
  * or each channel of a depthwise convolution, clears its pads once). */
@@ -141,7 +127,8 @@ static void pad_input(const ox_conv_geom *g, const tables *t, int64_t nch, const
 			const char *src = (const char *)x + (size_t)((c * rows + r) * len) * es;
 			if (t->split) {
 				float *row = (float *)xp + at - g->pad0[n - 1];
-				split_row((const float *)src, len, g->pad0[n - 1], row, row + t->split);
+				ox_dconv_split_row(ox_cpu_level(), (const float *)src, len, g->pad0[n - 1], row,
+						   row + t->split); /* exact at every level */
 			} else {
 				memcpy((char *)xp + (size_t)at * es, src, (size_t)len * es);
 			}

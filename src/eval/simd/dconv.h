@@ -37,6 +37,10 @@ int64_t ox_dconv_slack(int level, int64_t stride);
  * (stride 1). */
 bool ox_dconv_straight(int level, const ox_dconv *c);
 
+/* Row x (len floats) put at column p0 of a padded row split into its even columns (e)
+ * and its odd ones (o): column q is e[q / 2] or o[q / 2]. The same floats at any level. */
+void ox_dconv_split_row(int level, const float *x, int64_t len, int64_t p0, float *e, float *o);
+
 /* Floats of cout x depth weights packed at level, and the packing (64-byte aligned dst):
  * channels in slabs of the level's vector width, zero beyond cout, each row of W
  * multiplied by scale[c] as it is packed when scale is given. */

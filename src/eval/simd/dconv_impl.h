@@ -265,6 +265,24 @@ TARGET static void FN(dc_straight_units)(const ox_dconv *c, const dc_plan *P, in
 	}
 }
 
+/* ox_dconv_split_row at this level: whole vectors of even and odd columns, then the
+ * rest one by one. */
+TARGET static void FN(dc_split_row)(const float *x, int64_t len, int64_t p0, float *e, float *o)
+{
+	float *a = (p0 % 2 ? o : e) + p0 / 2, *b = (p0 % 2 ? e : o) + (p0 + 1) / 2; /* x[0], x[2].. and x[1], x[3].. */
+	int64_t m = 0;
+	for (; 2 * m + 2 * VW <= len; m += VW) {
+		VSTORE(a + m, VEVEN(x + 2 * m));
+		VSTORE(b + m, VODD(x + 2 * m));
+	}
+	for (; 2 * m + 1 < len; m++) {
+		a[m] = x[2 * m];
+		b[m] = x[2 * m + 1];
+	}
+	if (len % 2)
+		a[len / 2] = x[len - 1];
+}
+
 /* The tile that computes the fewest positions per row, the big one on a tie. */
 static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 {
