@@ -1137,6 +1137,30 @@ START_TEST(conv_straight_rows)
 }
 END_TEST
 
+/* ox_dconv_split_row at every level, row lengths around whole vectors and either
+ * parity of the first column: column q of the padded row is e[q / 2] or o[q / 2], and
+ * nothing else is written. */
+START_TEST(dconv_split_rows)
+{
+	for (int level = OX_CPU_SCALAR; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++)
+		for (int64_t len = 0; len <= 70; len++)
+			for (int64_t p0 = 0; p0 <= 3; p0++) {
+				float x[70], e[40], o[40];
+				for (int64_t i = 0; i < len; i++)
+					x[i] = (float)(i + 1);
+				for (int i = 0; i < 40; i++)
+					e[i] = o[i] = -1.0f;
+				ox_dconv_split_row(level, x, len, p0, e, o);
+				for (int64_t q = 0; q < 80; q++) {
+					float got = (q % 2 ? o : e)[q / 2];
+					float want = q >= p0 && q < p0 + len ? (float)(q - p0 + 1) : -1.0f;
+					REQUIRE(got == want, "level %d, %lld floats at column %lld: column %lld is %g, expected %g",
+						level, (long long)len, (long long)p0, (long long)q, got, want);
+				}
+			}
+}
+END_TEST
+
 /* A grouped direct convolution runs its groups in one parallel region
  * (ox_dconv_run_groups): shufflenet's 1x1s (3 groups of 48 -> 40 channels on 28x28),
  * groups each below the split (3x3 with pads, 8 -> 24 channels), and 5 groups of 7x7
@@ -1189,6 +1213,7 @@ int main(void)
 	tcase_add_test(tc, conv_direct_rows);
 	tcase_add_test(tc, conv_depthwise_sixteen);
 	tcase_add_test(tc, conv_pointwise_straight);
+	tcase_add_test(tc, dconv_split_rows);
 	tcase_add_test(tc, conv_straight_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("integer");

@@ -170,13 +170,16 @@ bool ox_dconv_straight(int level, const ox_dconv *c)
 void ox_dconv_split_row(int level, const float *x, int64_t len, int64_t p0, float *e, float *o)
 {
 #if OX_X86
-	if (level_of(level) >= OX_CPU_AVX512)
-		return dc_split_row_avx512(x, len, p0, e, o);
-	if (level_of(level) >= OX_CPU_AVX2)
-		return dc_split_row_avx2(x, len, p0, e, o);
-#else
-	(void)level;
+	if (level_of(level) >= OX_CPU_AVX512) {
+		dc_split_row_avx512(x, len, p0, e, o);
+		return;
+	}
+	if (level_of(level) >= OX_CPU_AVX2) {
+		dc_split_row_avx2(x, len, p0, e, o);
+		return;
+	}
 #endif
+	(void)level;
 	for (int64_t i = 0; i < len; i++)
 		((p0 + i) % 2 ? o : e)[(p0 + i) / 2] = x[i];
 }
