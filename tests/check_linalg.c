@@ -1101,7 +1101,7 @@ static bool goes_straight(int level, const ox_conv_geom *g)
 /* Rows read straight (dconv_impl.h, dc_straight), at stride 2 through the input split
  * into its even and odd columns (conv.c): stem_geom's shapes with a residual and Relu in
  * the output pass, against the definition, and 2 threads the bits of 1. Most of them go
- * straight, or the test would test something else. */
+ * straight, or the test would test something else. Then a 1-D and a 3-D one, split too. */
 START_TEST(conv_straight_rows)
 {
 	for (int level = OX_CPU_AVX2; level <= ox_cpu_level() && level <= OX_CPU_AVX512; level++) {
@@ -1133,6 +1133,12 @@ START_TEST(conv_straight_rows)
 			free(x), free(w), free(b), free(res), free(y1), free(y2), free(ref), free(mag);
 		}
 		REQUIRE(2 * straight >= rounds, "level %d: %d of %d shapes straight", level, straight, rounds);
+		/* one row of all the positions (1-D), and rows over two outer axes (3-D) */
+		ox_conv_geom g1 = {1, 2, 3, 21, 1, {601}, {301}, {5}, {2}, {1}, {2}, {2}};
+		ox_conv_geom g3 = {3, 1, 2, 19, 1, {4, 20, 131}, {4, 10, 66}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1},
+				   {1, 1, 1}, {1, 0, 1}};
+		check_conv_threads(level, &g1);
+		check_conv_threads(level, &g3);
 	}
 }
 END_TEST
