@@ -1,9 +1,11 @@
 /* GFLOP/s of the evaluator's SGEMM and float Conv at each CPU level this machine has:
  *     build/tools/eval_linalg [RUNS]
- * MatMul 1024^3, 256^3, 4096x4096x64 (M x N x K) and a 3x3 64->64 Conv on 1x64x56x56
- * with pads 1, counted as 2*Cout*Cin*9*56*56 flops. Each figure is the best of RUNS (10)
- * runs, since the machine may be shared: by the wall clock, and by the thread's CPU time
- * (which leaves out the time other processes held the core, not their cache traffic). */
+ * MatMul 1024^3, 256^3, 4096x4096x64 (M x N x K), a 3x3 64->64 Conv on 1x64x56x56
+ * with pads 1, and the first convolutions of CNNs on 1x3x224x224 (3x3 stride 2 to 64
+ * channels, squeezenet's; 7x7 stride 2 pads 3, resnet's and inception's), counted as
+ * 2*Cout*Cin*KH*KW*OH*OW flops. Each figure is the best of RUNS (10) runs, since the
+ * machine may be shared: by the wall clock, and by the thread's CPU time (which leaves
+ * out the time other processes held the core, not their cache traffic). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,15 +74,17 @@ static best time_gemm(int level, int64_t m, int64_t n, int64_t k, int runs)
 	return bt;
 }
 
-static best time_conv(int level, int runs)
+/* Best seconds of runs calls of the float Conv g at level (batch 1, one group, bias). */
+static best time_conv(int level, const ox_conv_geom *g, int runs)
 {
-	ox_conv_geom g = {2, 1, 64, 64, 1, {56, 56}, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}};
-	float *x = filled(64 * 56 * 56), *w = filled(64 * 64 * 9), *b = filled(64), *y = filled(64 * 56 * 56);
+	size_t xs = (size_t)(g->cin * g->in[0] * g->in[1]), ys = (size_t)(g->cout * g->out[0] * g->out[1]);
+	size_t ws = (size_t)(g->cout * g->cin * g->kernel[0] * g->kernel[1]);
+	float *x = filled(xs), *w = filled(ws), *b = filled((size_t)g->cout), *y = filled(ys);
 	best bt = {1e30, 1e30};
 	double t0[2];
 	for (int r = 0; r < runs; r++) {
 		start(&bt, t0);
-		if (ox_conv_f32(level, &g, x, w, b, y) < 0) {
+		if (ox_conv_f32(level, g, x, w, b, y) < 0) {
 			fprintf(stderr, "eval_linalg: conv failed\n");
 			exit(1);
 		}
@@ -114,8 +118,18 @@ int main(int argc, char **argv)
 			snprintf(name, sizeof name, "MatMul %lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
 			report(level, name, b, 2.0 * (double)(m * n * k));
 		}
-		report(level, "Conv 3x3 64->64 56x56", time_conv(level, level == OX_CPU_SCALAR ? 2 : runs),
-		       2.0 * 64 * 64 * 9 * 56 * 56);
+		/* a ResNet 3x3, then the first convolutions of squeezenet and of the 7x7 stems */
+		static const ox_conv_geom convs[] = {
+			{2, 1, 64, 64, 1, {56, 56}, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+			{2, 1, 3, 64, 1, {224, 224}, {111, 111}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}},
+			{2, 1, 3, 64, 1, {224, 224}, {112, 112}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3}},
+		};
+		static const char *names[] = {"Conv 3x3 64->64 56x56", "Conv 3x3 s2 3->64 224", "Conv 7x7 s2 3->64 224"};
+		for (int i = 0; i < 3; i++) {
+			const ox_conv_geom *g = &convs[i];
+			report(level, names[i], time_conv(level, g, level == OX_CPU_SCALAR ? 2 : runs),
+			       2.0 * (double)(g->cout * g->cin * g->kernel[0] * g->kernel[1] * g->out[0] * g->out[1]));
+		}
 	}
 	return 0;
 }
