@@ -893,10 +893,10 @@ static ox_conv_geom big_geom(int t)
 }
 
 static void conv_on(int level, int threads, const ox_conv_geom *g, const float *x, const float *w, const void *pk,
-		    const float *b, float *y, int act)
+		    const float *b, const float *res, float *y, int act)
 {
 	ox_pool *pool = ox_pool_new(threads), *old = ox_pool_enter(pool);
-	REQUIRE(ox_conv_f32_packed(level, g, x, w, pk, b, NULL, y, act) == 0, "conv failed");
+	REQUIRE(ox_conv_f32_packed(level, g, x, w, pk, b, res, y, act) == 0, "conv failed");
 	ox_pool_enter(old);
 	ox_pool_free(pool);
 }
@@ -916,7 +916,7 @@ START_TEST(conv_packed_threads)
 			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
 			char what[512];
 			describe(what, sizeof what, &g);
-			conv_on(level, 1, &g, x, w, NULL, b, plain, OX_ACT_NONE);
+			conv_on(level, 1, &g, x, w, NULL, b, NULL, plain, OX_ACT_NONE);
 			ref_conv(&g, x, w, b, ref, mag);
 			for (int64_t q = 0; q < ys; q++) {
 				REQUIRE(close_to(plain[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what,
@@ -926,7 +926,7 @@ START_TEST(conv_packed_threads)
 			void *pk = ox_conv_prepack(level, w, g.cout, g.group, depth, NULL);
 			REQUIRE(pk != NULL, "prepack failed");
 			for (int th = 1; th <= 3; th++) {
-				conv_on(level, th, &g, x, w, pk, b, y, OX_ACT_RELU);
+				conv_on(level, th, &g, x, w, pk, b, NULL, y, OX_ACT_RELU);
 				REQUIRE(memcmp(y, plain, (size_t)ys * sizeof(float)) == 0,
 					"%s level %d, %d threads: packed + Relu are not the plain bits", what, level, th);
 			}
@@ -934,9 +934,9 @@ START_TEST(conv_packed_threads)
 				float *a = frand_n(g.cout), *ws = frand_n(g.cout * depth);
 				for (int64_t q = 0; q < g.cout * depth; q++)
 					ws[q] = w[q] * a[q / depth];
-				conv_on(level, 1, &g, x, ws, NULL, b, plain, OX_ACT_NONE);
+				conv_on(level, 1, &g, x, ws, NULL, b, NULL, plain, OX_ACT_NONE);
 				void *pks = ox_conv_prepack(level, w, g.cout, g.group, depth, a);
-				conv_on(level, 2, &g, x, w, pks, b, y, OX_ACT_NONE);
+				conv_on(level, 2, &g, x, w, pks, b, NULL, y, OX_ACT_NONE);
 				REQUIRE(memcmp(y, plain, (size_t)ys * sizeof(float)) == 0,
 					"%s level %d: weights scaled while packed are not the bits of scaled weights", what, level);
 				free(pks), free(a), free(ws);
@@ -956,17 +956,40 @@ static void check_conv_threads(int level, const ox_conv_geom *g)
 	double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
 	char what[512];
 	describe(what, sizeof what, g);
-	conv_on(level, 1, g, x, w, NULL, b, y1, OX_ACT_NONE);
+	conv_on(level, 1, g, x, w, NULL, b, NULL, y1, OX_ACT_NONE);
 	ref_conv(g, x, w, b, ref, mag);
 	for (int64_t q = 0; q < ys; q++)
 		REQUIRE(close_to(y1[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what, level,
 			(long long)q, y1[q], ref[q]);
 	for (int th = 2; th <= 3; th++) {
-		conv_on(level, th, g, x, w, NULL, b, y2, OX_ACT_NONE);
+		conv_on(level, th, g, x, w, NULL, b, NULL, y2, OX_ACT_NONE);
 		REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d, %d threads: not the bits of 1", what,
 			level, th);
 	}
 	free(x), free(w), free(b), free(y1), free(y2), free(ref), free(mag);
+}
+
+/* g with a residual and Relu in the output pass (and a bias when bias): against the
+ * definition, and 2 threads the bits of 1. */
+static void check_conv_res_relu(int level, const ox_conv_geom *g, bool bias)
+{
+	int64_t xs = g->batch * g->cin * prod(g->nsp, g->in), ys = g->batch * g->cout * prod(g->nsp, g->out);
+	int64_t depth = g->cin / g->group * prod(g->nsp, g->kernel);
+	float *x = frand_n(xs), *w = frand_n(g->cout * depth), *b = bias ? frand_n(g->cout) : NULL;
+	float *res = frand_n(ys), *y1 = frand_n(ys), *y2 = frand_n(ys);
+	double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
+	char what[512];
+	describe(what, sizeof what, g);
+	for (int th = 1; th <= 2; th++)
+		conv_on(level, th, g, x, w, NULL, b, res, th == 1 ? y1 : y2, OX_ACT_RELU);
+	ref_conv(g, x, w, b, ref, mag);
+	for (int64_t q = 0; q < ys; q++) {
+		double r = ref[q] + res[q];
+		REQUIRE(close_to(y1[q], r < 0 ? 0 : r, mag[q] + fabs(res[q])), "%s level %d: Y[%lld] is %.9g, expected %.9g",
+			what, level, (long long)q, y1[q], r < 0 ? 0 : r);
+	}
+	REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d: 2 threads differ", what, level);
+	free(x), free(w), free(b), free(res), free(y1), free(y2), free(ref), free(mag);
 }
 
 /* Inputs padded on the threads, runs of channels a task (shufflenet's first convolution,
@@ -1011,8 +1034,8 @@ START_TEST(conv_direct_rows)
 			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
 			char what[512];
 			describe(what, sizeof what, &g);
-			conv_on(level, 1, &g, x, w, NULL, b, y1, OX_ACT_NONE);
-			conv_on(level, 2, &g, x, w, NULL, b, y2, OX_ACT_NONE);
+			conv_on(level, 1, &g, x, w, NULL, b, NULL, y1, OX_ACT_NONE);
+			conv_on(level, 2, &g, x, w, NULL, b, NULL, y2, OX_ACT_NONE);
 			ref_conv(&g, x, w, b, ref, mag);
 			for (int64_t q = 0; q < ys; q++)
 				REQUIRE(close_to(y1[q], ref[q], mag[q]), "%s level %d: Y[%lld] is %.9g, expected %.9g", what,
@@ -1041,27 +1064,7 @@ START_TEST(conv_pointwise_straight)
 			for (int i = 0; i < 2; i++)
 				g.kernel[i] = g.stride[i] = g.dil[i] = 1;
 			g.in[0] = g.out[0] = pick(1, 5), g.in[1] = g.out[1] = pick(1, 60);
-			int64_t xs = g.batch * g.cin * prod(2, g.in), ys = g.batch * g.cout * prod(2, g.out);
-			float *x = frand_n(xs), *w = frand_n(g.cout * depth), *b = t % 3 ? frand_n(g.cout) : NULL;
-			float *res = frand_n(ys), *y1 = frand_n(ys), *y2 = frand_n(ys);
-			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
-			char what[512];
-			describe(what, sizeof what, &g);
-			for (int th = 1; th <= 2; th++) {
-				ox_pool *pool = ox_pool_new(th), *old = ox_pool_enter(pool);
-				REQUIRE(ox_conv_f32_packed(level, &g, x, w, NULL, b, res, th == 1 ? y1 : y2, OX_ACT_RELU) == 0,
-					"conv failed");
-				ox_pool_enter(old);
-				ox_pool_free(pool);
-			}
-			ref_conv(&g, x, w, b, ref, mag);
-			for (int64_t q = 0; q < ys; q++) {
-				double r = ref[q] + res[q];
-				REQUIRE(close_to(y1[q], r < 0 ? 0 : r, mag[q] + fabs(res[q])),
-					"%s level %d: Y[%lld] is %.9g, expected %.9g", what, level, (long long)q, y1[q], r < 0 ? 0 : r);
-			}
-			REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d: 2 threads differ", what, level);
-			free(x), free(w), free(b), free(res), free(y1), free(y2), free(ref), free(mag);
+			check_conv_res_relu(level, &g, t % 3 != 0);
 		}
 }
 END_TEST
@@ -1109,28 +1112,7 @@ START_TEST(conv_straight_rows)
 		for (int t = 0; t < rounds; t++) {
 			ox_conv_geom g = stem_geom(t);
 			straight += goes_straight(level, &g);
-			int64_t xs = g.batch * g.cin * prod(2, g.in), ys = g.batch * g.cout * prod(2, g.out);
-			int64_t depth = g.cin / g.group * prod(2, g.kernel);
-			float *x = frand_n(xs), *w = frand_n(g.cout * depth), *b = t % 2 ? frand_n(g.cout) : NULL;
-			float *res = frand_n(ys), *y1 = frand_n(ys), *y2 = frand_n(ys);
-			double *ref = malloc((size_t)ys * sizeof(double)), *mag = malloc((size_t)ys * sizeof(double));
-			char what[512];
-			describe(what, sizeof what, &g);
-			for (int th = 1; th <= 2; th++) {
-				ox_pool *pool = ox_pool_new(th), *old = ox_pool_enter(pool);
-				REQUIRE(ox_conv_f32_packed(level, &g, x, w, NULL, b, res, th == 1 ? y1 : y2, OX_ACT_RELU) == 0,
-					"conv failed");
-				ox_pool_enter(old);
-				ox_pool_free(pool);
-			}
-			ref_conv(&g, x, w, b, ref, mag);
-			for (int64_t q = 0; q < ys; q++) {
-				double r = ref[q] + res[q];
-				REQUIRE(close_to(y1[q], r < 0 ? 0 : r, mag[q] + fabs(res[q])),
-					"%s level %d: Y[%lld] is %.9g, expected %.9g", what, level, (long long)q, y1[q], r < 0 ? 0 : r);
-			}
-			REQUIRE(memcmp(y1, y2, (size_t)ys * sizeof(float)) == 0, "%s level %d: 2 threads differ", what, level);
-			free(x), free(w), free(b), free(res), free(y1), free(y2), free(ref), free(mag);
+			check_conv_res_relu(level, &g, t % 2 != 0);
 		}
 		REQUIRE(2 * straight >= rounds, "level %d: %d of %d shapes straight", level, straight, rounds);
 		/* one row of all the positions (1-D), and rows over two outer axes (3-D) */
