@@ -50,16 +50,22 @@ enum { TILE_MAJOR_MAX = 256 << 10 };
 /* Straight tiles (dconv_impl.h, dc_straight) of a row of nvec vectors of positions:
  * runs of DC_PNV (3) vectors, the last four as two runs of two rather than three and one
  * (one vector by a block of channels is too few chains of multiply-adds to hide their
- * latency). Tiles in the row, and tile j's first vector and count (*nv). */
+ * latency): the runs of three, the tiles in the row, and tile j's first vector and count
+ * (*nv). */
+static int64_t dc_straight_threes(int64_t nvec)
+{
+	return nvec % 3 == 1 && nvec >= 4 ? nvec / 3 - 1 : nvec / 3;
+}
+
 static int64_t dc_straight_tiles(int64_t nvec)
 {
-	int64_t threes = nvec % 3 == 1 && nvec >= 4 ? nvec / 3 - 1 : nvec / 3;
+	int64_t threes = dc_straight_threes(nvec);
 	return threes + (nvec - 3 * threes + 1) / 2;
 }
 
 static inline int64_t dc_straight_at(int64_t nvec, int64_t j, int *nv)
 {
-	int64_t threes = nvec % 3 == 1 && nvec >= 4 ? nvec / 3 - 1 : nvec / 3;
+	int64_t threes = dc_straight_threes(nvec);
 	int64_t left = nvec - 3 * threes - 2 * (j - threes);
 	*nv = j < threes ? 3 : left >= 2 ? 2 : 1;
 	return j < threes ? 3 * j : 3 * threes + 2 * (j - threes);

@@ -88,8 +88,9 @@ enum { POOL_GATHER, POOL_EVEN, POOL_ODD };
 
 /* ---- pooling through copies of the input rows (nn_simd_impl.h) ---------------------- */
 
-/* The tallest kernel the ring of row copies takes, and the floats it may take on the
- * stack (more come from the heap): 16 KiB, 3 rows of 1300 columns. */
+/* The rows the ring of row copies holds at most (kh + sh: two output rows' worth), and the
+ * floats it may take on the stack (more come from the heap): 16 KiB, five rows of some
+ * 800 columns for a 3x3 window at stride 2. */
 enum { POOL_RING = 16, POOL_ROWS_STACK = 4096 };
 
 /* Taps of [start, start + k) inside [lo, hi). */
