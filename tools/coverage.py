@@ -16,12 +16,11 @@ Paths: the source root is $ONNXTXT_SOURCE_ROOT or the parent of tools/; the shar
 are in $ONNXTXT_SHARED or ROOT/../shared. Without them --check reports a skip.
 Only the standard library is used.
 """
-import argparse
 import os
 import re
 import sys
 
-from generated import tap_current
+from generated import start, tap_current, unavailable
 
 # Items that no valid input can exercise yet, with the reason. While such an item has no
 # file, --check reports it as skipped ("ok ... # SKIP pending: reason"), a known gap rather
@@ -188,20 +187,13 @@ def render(rows, items, files, by_id):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true", help="TAP check instead of rewriting COVERAGE.md")
-    args = ap.parse_args()
-
-    root = os.environ.get("ONNXTXT_SOURCE_ROOT") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    args, root = start(__doc__, __file__)
     shared = os.environ.get("ONNXTXT_SHARED") or os.path.join(root, "..", "shared")
     syntax = os.path.join(shared, "SYNTAX.md")
     decisions = os.path.join(shared, "SYNTAX-DECISIONS.md")
     if not (os.path.isfile(syntax) and os.path.isfile(decisions)):
-        if args.check:
-            print("1..0 # SKIP SYNTAX.md or SYNTAX-DECISIONS.md not found in %s" % shared)
-            return 0
-        sys.stderr.write("coverage.py: SYNTAX.md or SYNTAX-DECISIONS.md not found in %s (set ONNXTXT_SHARED)\n" % shared)
-        return 1
+        return unavailable("coverage.py", args.check, "SYNTAX.md or SYNTAX-DECISIONS.md not found in %s" % shared,
+                           " (set ONNXTXT_SHARED)")
 
     rows = read_checklist(syntax)
     items = read_decisions(decisions)

@@ -20,13 +20,12 @@ of a model, as the engine picks it (sub-graphs and model-local functions include
 the helper, --check reports a skip. The source root is $ONNXTXT_SOURCE_ROOT or the parent of
 tools/. A reason left for an operator that is now covered is only a note: remove it.
 """
-import argparse
 import glob
 import os
 import subprocess
 import sys
 
-from generated import tap_current
+from generated import start, tap_current, unavailable
 
 OUTPUT = os.path.join("corpus", "infer", "COVERAGE.md")
 REASONS = os.path.join("tools", "infercoverage.txt")
@@ -162,17 +161,10 @@ def check(rows, problems, notes, text, path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true", help="TAP check instead of rewriting COVERAGE.md")
-    args = ap.parse_args()
-    root = os.environ.get("ONNXTXT_SOURCE_ROOT") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    args, root = start(__doc__, __file__)
     exe = os.environ.get("ONNXTXT_INFER_RULES") or os.path.join(root, "build", "tools", "infer_rules")
     if not os.access(exe, os.X_OK):
-        if args.check:
-            print("1..0 # SKIP %s not found: build it first, or set ONNXTXT_INFER_RULES" % exe)
-            return 0
-        sys.stderr.write("infercoverage.py: %s not found: build it first, or set ONNXTXT_INFER_RULES\n" % exe)
-        return 1
+        return unavailable("infercoverage.py", args.check, "%s not found: build it first, or set ONNXTXT_INFER_RULES" % exe)
     try:
         ops = read_schemas(exe)
         valid, nvalid = read_uses(exe, root, VALID)

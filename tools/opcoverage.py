@@ -25,13 +25,12 @@ under /usr/bin/python3): no regular expression has to understand the syntax of s
 Without either, --check reports a skip. The source root is $ONNXTXT_SOURCE_ROOT or the parent
 of tools/.
 """
-import argparse
 import os
 import re
 import subprocess
 import sys
 
-from generated import tap_current
+from generated import start, tap_current, unavailable
 
 # The operators of the default domain ("" / "ai.onnx") with the opset versions that define
 # them (since_version). Opsets 1 to 17 are onnx.defs of onnx 1.12 (Debian's python3-onnx);
@@ -414,11 +413,7 @@ def load_cases(root, exe, onnx):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true", help="TAP check instead of rewriting COVERAGE.md")
-    args = ap.parse_args()
-
-    root = os.environ.get("ONNXTXT_SOURCE_ROOT") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    args, root = start(__doc__, __file__)
     exe = os.environ.get("ONNXTXT") or os.path.join(root, "build", "tools", "onnxtxt")
     missing = None
     try:
@@ -428,11 +423,7 @@ def main():
     if missing is None and not os.access(exe, os.X_OK):
         missing = "%s not found: build it first, or set ONNXTXT" % exe
     if missing:
-        if args.check:
-            print("1..0 # SKIP " + missing)
-            return 0
-        sys.stderr.write("opcoverage.py: %s\n" % missing)
-        return 1
+        return unavailable("opcoverage.py", args.check, missing)
 
     spec = read_spec()
     registry, others = read_registry(root)
