@@ -283,32 +283,39 @@ TARGET static void FN(dc_split_row)(const float *x, int64_t len, int64_t p0, flo
 		a[len / 2] = x[len - 1];
 }
 
-/* The tile that computes the fewest positions per row, the big one on a tie. */
+/* The tile that costs least per row: small tiles run about 10% slower per position
+ * than big ones (3x3 convolutions at AVX-512, GFLOP/s big and small: 16->64 on 55x55 224
+ * and 204, 64->256 on 13x13 232 and 212), so a row costs its count of positions computed
+ * by big tiles, or 10/9 of it by small ones. A row shorter than the big tile reads past
+ * its end. */
 static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 {
-	int64_t L = c->len, big = L >= DC_MRB ? (L + DC_MRB - 1) / DC_MRB * DC_MRB : INT64_MAX;
-	int64_t small = L >= DC_MRS ? (L + DC_MRS - 1) / DC_MRS * DC_MRS : DC_MRS;
-	P->small = big > small;
+	int64_t L = c->len, big = (L + DC_MRB - 1) / DC_MRB * DC_MRB, small = (L + DC_MRS - 1) / DC_MRS * DC_MRS;
+	P->small = 9 * big > 10 * small;
 	P->mr = P->small ? DC_MRS : DC_MRB;
 	P->nv = P->small ? 4 : 2;
 	P->vw = VW;
 	P->units = FN(dc_units);
-	P->min_len = DC_MRS;
+	P->min_len = DC_MRB;
 	/* straight: shallow sums over rows of many tiles, where the transposing store would
 	 * cost most, and sums whose blocks of channels would be one slab (or end with one
 	 * slab by a small tile: 7 chains of multiply-adds at AVX-512, 3 at AVX2, too few to
 	 * hide their latency); 1x1 192->16 on 28x28: 158 GFLOP/s transposed, 219 straight */
 	int64_t nslab = (c->cout + VW - 1) / VW, wbytes = c->depth * c->cout * (int64_t)sizeof(float);
+	int64_t lanes = (c->len + VW - 1) / VW * VW;
 	bool shallow = c->depth <= DC_STRAIGHT_DEPTH && c->len >= DC_STRAIGHT_TILES * DC_PNV * VW;
+	/* and one row that straight tiles cover at less cost than the transposed ones, at
+	 * any depth (1x1 on 13x13, GFLOP/s transposed and straight: 512->1000 219 and 242,
+	 * 64->256 178 and 229; on 14x14 and 7x7 transposed wins) */
+	bool fewer = c->len >= DC_PNV * VW && 9 * lanes < (P->small ? 10 * small : 9 * big);
 	bool thin = (nslab == 1 || (P->small && nslab % 2 == 1)) && wbytes <= TILE_MAJOR_MAX &&
 		    c->len >= DC_PNV * VW;
 	/* many rows (stride 1, or stride 2 read split: conv.c) the same when the sum is
 	 * shallow, and up to DC_STRAIGHT_ROWS_DEPTH when the rows fill their vectors */
-	int64_t lanes = (c->len + VW - 1) / VW * VW;
 	bool full = (lanes - c->len) * 16 <= lanes;
 	bool rows = c->rows > 1 && c->len >= DC_PNV * VW &&
 		    (c->depth <= DC_STRAIGHT_DEPTH || (full && c->depth <= DC_STRAIGHT_ROWS_DEPTH));
-	if (c->stride == 1 && ((c->rows == 1 && (shallow || thin)) || rows)) {
+	if (c->stride == 1 && ((c->rows == 1 && (shallow || thin || fewer)) || rows)) {
 		P->straight = true;
 		P->mr = DC_PNV * VW;
 		P->units = FN(dc_straight_units);
