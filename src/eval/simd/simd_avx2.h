@@ -45,15 +45,17 @@
 #define VLDH(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
 #define VSTH(p, v) _mm_storeu_si128((__m128i *)(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT))
 #define VGATHER(p, idx) _mm256_i32gather_ps(p, idx, 4)
-/* p[0], p[2], ..., p[14], read as the two vectors at p and p + 8 (all of p[0..15]): the
- * even lanes of each 128-bit half, then the halves in order */
-#define VEVEN(p)                                                                                     \
-	_mm256_castpd_ps(_mm256_permute4x64_pd(                                                      \
-		_mm256_castps_pd(_mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps((p) + 8), 0x88)), 0xd8))
-/* p[1], p[3], ..., p[15], read as the two vectors at p and p + 8 (all of p[0..15]) */
-#define VODD(p)                                                                                      \
-	_mm256_castpd_ps(_mm256_permute4x64_pd(                                                      \
-		_mm256_castps_pd(_mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps((p) + 8), 0xdd)), 0xd8))
+/* The even floats of the 2 VW at a then b (the even lanes of each 128-bit half, then the
+ * halves in order), their odd ones, and their even ones from the second with x after them
+ * (a[2], ..., b[6], x): the taps of a row at stride 2. */
+#define VEVENV(a, b) _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8))
+#define VODDV(a, b) _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8))
+#define VEVEN1V(a, b, x)                                                                                              \
+	_mm256_blend_ps(_mm256_permutevar8x32_ps(VEVENV(a, b), _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0)), _mm256_set1_ps(x), \
+			0x80)
+/* p[0], p[2], ..., p[14] and p[1], p[3], ..., p[15], read as the two vectors at p and p + 8 */
+#define VEVEN(p) VEVENV(_mm256_loadu_ps(p), _mm256_loadu_ps((p) + 8))
+#define VODD(p) VODDV(_mm256_loadu_ps(p), _mm256_loadu_ps((p) + 8))
 #define VIOTA(s) _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)(s)))
 #define VD __m256d /* doubles: VW / 2 per vector */
 #define VDZERO _mm256_setzero_pd

@@ -42,16 +42,19 @@
 #define VLDH(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
 #define VSTH(p, v) _mm256_storeu_si256((__m256i *)(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT))
 #define VGATHER(p, idx) _mm512_i32gather_ps(idx, p, 4)
-/* p[0], p[2], ..., p[30], read as the two vectors at p and p + 16 (all of p[0..31]) */
-#define VEVEN(p)                                                                                     \
-	_mm512_permutex2var_ps(_mm512_loadu_ps(p),                                                   \
-			       _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), \
-			       _mm512_loadu_ps((p) + 16))
-/* p[1], p[3], ..., p[31], read as the two vectors at p and p + 16 (all of p[0..31]) */
-#define VODD(p)                                                                                      \
-	_mm512_permutex2var_ps(_mm512_loadu_ps(p),                                                   \
-			       _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), \
-			       _mm512_loadu_ps((p) + 16))
+/* The even floats of the 2 VW at a then b, their odd ones, and their even ones from the
+ * second with x after them (a[2], ..., b[14], x): the taps of a row at stride 2. */
+#define VEVENV(a, b)                                                                                  \
+	_mm512_permutex2var_ps(a, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), b)
+#define VODDV(a, b)                                                                                   \
+	_mm512_permutex2var_ps(a, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), b)
+#define VEVEN1V(a, b, x)                                                                              \
+	_mm512_mask_mov_ps(                                                                           \
+		_mm512_permutex2var_ps(a, _mm512_setr_epi32(2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 0), b), \
+		(__mmask16)0x8000, _mm512_set1_ps(x))
+/* p[0], p[2], ..., p[30] and p[1], p[3], ..., p[31], read as the two vectors at p and p + 16 */
+#define VEVEN(p) VEVENV(_mm512_loadu_ps(p), _mm512_loadu_ps((p) + 16))
+#define VODD(p) VODDV(_mm512_loadu_ps(p), _mm512_loadu_ps((p) + 16))
 #define VIOTA(s)                                                                                     \
 	_mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), \
 			   _mm512_set1_epi32((int)(s)))

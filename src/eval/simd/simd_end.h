@@ -45,6 +45,9 @@
 #undef VIOTA
 #undef VEVEN
 #undef VODD
+#undef VEVENV
+#undef VODDV
+#undef VEVEN1V
 #undef VD
 #undef VDZERO
 #undef VDLOAD
