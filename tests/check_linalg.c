@@ -1046,8 +1046,8 @@ START_TEST(conv_direct_rows)
 }
 END_TEST
 
-/* 1x1 convolutions, which the direct convolution reads straight when the sum is shallow
- * or the weights small (dconv_impl.h, dc_straight): position counts around whole tiles
+/* 1x1 convolutions, which the direct convolution reads straight when the sum is shallow,
+ * the weights small or the lanes fewer (dconv_impl.h, dc_straight): position counts around whole tiles
  * and vectors, channels beyond whole blocks, depths either side of the limits, groups,
  * with a residual and Relu in the output pass; against the definition, and 2 threads the
  * bits of 1. */
@@ -1060,10 +1060,13 @@ START_TEST(conv_pointwise_straight)
 			memset(&g, 0, sizeof g);
 			int64_t depth = depths[t % 7];
 			g.nsp = 2, g.batch = 1 + t % 2, g.group = t % 5 == 4 ? 2 : 1;
-			g.cin = g.group * depth, g.cout = g.group * (depth > 128 && t % 2 ? 70 : pick(1, 40));
+			/* wide: 13x13, one row read straight, whose tiles 2 threads cut into chunks of
+			 * channels (dconv.c, DC_CHUNK) */
+			bool wide = t % 4 == 3;
+			g.cin = g.group * depth, g.cout = g.group * (wide ? 137 : depth > 128 && t % 2 ? 70 : pick(1, 40));
 			for (int i = 0; i < 2; i++)
 				g.kernel[i] = g.stride[i] = g.dil[i] = 1;
-			g.in[0] = g.out[0] = pick(1, 5), g.in[1] = g.out[1] = pick(1, 60);
+			g.in[0] = g.out[0] = wide ? 13 : pick(1, 5), g.in[1] = g.out[1] = wide ? 13 : pick(1, 60);
 			check_conv_res_relu(level, &g, t % 3 != 0);
 		}
 }

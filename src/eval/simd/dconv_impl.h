@@ -250,17 +250,19 @@ static inline __attribute__((always_inline)) TARGET void FN(dc_straight_tile)(co
 
 /* Unit u: with many rows, row u, blocks of channels outermost (a block's weights and the
  * row's input stay in L1 while its tiles take their turn; tiles outermost were slower:
- * 0.166 -> 0.153 ms on 3x3 3->64 at stride 2 on 193x193); with one row, its uth tile by
- * every block (its input stays in L1). */
+ * 0.166 -> 0.153 ms on 3x3 3->64 at stride 2 on 193x193); with one row, one of its tiles
+ * by every block of a chunk of the channels (the tile's input stays in L1). */
 TARGET static void FN(dc_straight_units)(const ox_dconv *c, const dc_plan *P, int64_t u0, int64_t u1)
 {
 	for (int64_t u = u0; u < u1; u++) {
-		int64_t row = c->rows > 1 ? u : 0, j0 = c->rows > 1 ? 0 : u, j1 = c->rows > 1 ? P->tpr : u + 1;
+		bool rows = c->rows > 1;
+		int64_t row = rows ? u : 0, j0 = rows ? 0 : u % P->tpr, j1 = rows ? P->tpr : j0 + 1;
+		int64_t ch0 = rows ? 0 : u / P->tpr * P->chunk, ch1 = rows || ch0 + P->chunk > c->cout ? c->cout : ch0 + P->chunk;
 		const float *xr = c->x + c->pos[row * c->len];
-		for (int64_t ch = 0; ch < c->cout; ch += DC_PMR) {
+		for (int64_t ch = ch0; ch < ch1; ch += DC_PMR) {
 			const float *ws = c->w + ch / VW * c->depth * VW + ch % VW;
 			for (int64_t j = j0; j < j1; j++)
-				FN(dc_straight_tile)(c, ws, ch, xr, row * c->len, j, ch == 0);
+				FN(dc_straight_tile)(c, ws, ch, xr, row * c->len, j, ch == ch0);
 		}
 	}
 }
