@@ -490,13 +490,14 @@ END_TEST
 /* Planes pooled as inception pools them, 17 at once (16 through AVX-512's planes-at-once
  * path, one through the row copies): inception's 3x3 windows at stride 1
  * with pads of 1 on 27, 14, 13, 7 and 6 wide planes, 3x3 at stride 2 with an end pad, 7x7
- * with end pads, as pool_one gives them bit for bit, NaNs included. */
+ * with end pads, 2x2 at strides 2 and 1, as pool_one gives them bit for bit, NaNs
+ * included. */
 START_TEST(vec_pool2d_padded_planes)
 {
 	const int64_t geo[][7] = {/* ih = iw, k, stride, pt = pl, pb = pr, oh = ow */
 				  {27, 3, 1, 1, 1, 27}, {14, 3, 1, 1, 1, 14}, {13, 3, 1, 1, 1, 13}, {7, 3, 1, 1, 1, 7},
 				  {6, 3, 1, 1, 1, 6},	 {28, 3, 2, 0, 1, 14}, {14, 3, 2, 0, 1, 7},  {7, 7, 1, 0, 1, 2},
-				  {56, 3, 2, 0, 1, 28}, {5, 3, 2, 1, 1, 3}};
+				  {56, 3, 2, 0, 1, 28}, {5, 3, 2, 1, 1, 3},   {28, 2, 2, 0, 0, 14}, {9, 2, 1, 0, 1, 9}};
 	for (size_t g = 0; g < sizeof geo / sizeof *geo; g++)
 		for (int mode = 0; mode < 3; mode++)
 			for (int nan = 0; nan < 2; nan++) {

@@ -307,18 +307,56 @@ pool16_window(const ox_pool2d *p, const float *t, int64_t y0, int64_t ya, int64_
 	return acc;
 }
 
+/* Outputs [lo, hi) of a row whose windows (K x K, dilation 1) lie wholly inside the
+ * input, the first window's tap 0 at row: K * K taps in pool_one's order, and an average
+ * divided by K * K, which is then both its count and its count with the pads. */
+OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
+pool16_inside(const ox_pool2d *p, const float *row, float *u, int64_t lo, int64_t hi, bool max, const int K)
+{
+	int64_t rs = p->iw * 16, step = p->sw * 16;
+	__m512 div = _mm512_set1_ps((float)(K * K));
+	for (int64_t ox = lo; ox < hi; ox++, row += step) {
+		__m512 acc = max ? _mm512_loadu_ps(row) : _mm512_add_ps(_mm512_setzero_ps(), _mm512_loadu_ps(row));
+		for (int ky = 0; ky < K; ky++)
+			for (int kx = ky == 0; kx < K; kx++) {
+				__m512 v = _mm512_loadu_ps(row + ky * rs + kx * 16);
+				acc = max ? _mm512_max_ps(v, acc) : _mm512_add_ps(acc, v);
+			}
+		_mm512_storeu_ps(u + ox * 16, max ? acc : _mm512_div_ps(acc, div));
+	}
+}
+
 /* pool_one of 16 planes at once over t (position-major), into u: the same taps in the
- * same order, the column spans found once for all rows. */
+ * same order, the column spans found once for all rows. The windows wholly inside the
+ * input of 2x2 and 3x3 pools go through pool16_inside: finding each window's spans cost
+ * more than its taps (3x3 AveragePool of 576x14x14: 0.041 -> 0.029 ms, 3x3/s2 MaxPool
+ * of 192x56x56: 0.096 -> 0.084). */
 OX_TARGET_AVX512 static void pool16_windows(const ox_pool2d *p, const float *t, float *u)
 {
 	bool max = p->mode == OX_POOL_MAX;
 	int64_t xs[POOL16_MAX_OW][3]; /* first and end column inside the input, columns inside the pads */
 	for (int64_t ox = 0; ox < p->ow; ox++)
 		xs[ox][2] = pool16_span(ox * p->sw - p->pl, p->kw, p->dw, p->iw, p->pl, p->pr, &xs[ox][0], &xs[ox][1]);
+	int K = p->kh == p->kw && (p->kw == 2 || p->kw == 3) && p->dh == 1 && p->dw == 1 ? (int)p->kw : 0;
+	int64_t lo = (p->pl + p->sw - 1) / p->sw, hi = p->iw >= p->kw - p->pl ? (p->iw - p->kw + p->pl) / p->sw + 1 : 0;
+	hi = hi < p->ow ? hi : p->ow;
 	for (int64_t oy = 0; oy < p->oh; oy++) {
 		int64_t y0 = oy * p->sh - p->pt, ya, yb;
 		int64_t ypad = pool16_span(y0, p->kh, p->dh, p->ih, p->pt, p->pb, &ya, &yb);
+		bool inside = K && y0 >= 0 && y0 + K <= p->ih && lo < hi;
+		if (inside) {
+			const float *row = t + (y0 * p->iw + lo * p->sw - p->pl) * 16;
+			float *ur = u + oy * p->ow * 16;
+			if (K == 3)
+				max ? pool16_inside(p, row, ur, lo, hi, true, 3) : pool16_inside(p, row, ur, lo, hi, false, 3);
+			else
+				max ? pool16_inside(p, row, ur, lo, hi, true, 2) : pool16_inside(p, row, ur, lo, hi, false, 2);
+		}
 		for (int64_t ox = 0; ox < p->ow; ox++) {
+			if (inside && ox == lo)
+				ox = hi;
+			if (ox >= p->ow)
+				break;
 			int64_t x0 = ox * p->sw - p->pl, xa = xs[ox][0], xb = xs[ox][1];
 			int64_t n = yb > ya && xb > xa ? (yb - ya) * (xb - xa) : 0;
 			__m512 acc;
