@@ -3,13 +3,18 @@
  * the level's FN(dc_transpose), FN(dc_load_lanes) and FN(dc_store_lanes). */
 
 /* Positions in a big tile (2 vectors of channels) and a small one (4 vectors): as many
- * accumulators as the registers hold beside the weights and the broadcast. */
+ * accumulators as the registers hold beside the weights and the broadcast. What a
+ * position costs by small tiles, a big tile's being 100 (3x3 convolutions, GFLOP/s big
+ * and small: AVX-512, 16->64 on 55x55 224 and 204, 64->256 on 13x13 232 and 212; AVX2,
+ * 64->256 on 13x13 83 and 47, 32->128 on 27x27 100 and 54). */
 #if VW == 16
 #define DC_MRB 14
 #define DC_MRS 7
+#define DC_SMALL_COST 111
 #else
 #define DC_MRB 6
 #define DC_MRS 3
+#define DC_SMALL_COST 175
 #endif
 #define DC_TS (4 * VW) /* floats of a row of the tile buffer */
 
@@ -285,15 +290,13 @@ TARGET static void FN(dc_split_row)(const float *x, int64_t len, int64_t p0, flo
 		a[len / 2] = x[len - 1];
 }
 
-/* The tile that costs least per row: small tiles run about 10% slower per position
- * than big ones (3x3 convolutions at AVX-512, GFLOP/s big and small: 16->64 on 55x55 224
- * and 204, 64->256 on 13x13 232 and 212), so a row costs its count of positions computed
- * by big tiles, or 10/9 of it by small ones. A row shorter than the big tile reads past
- * its end. */
+/* The tile that costs least per row: its count of positions computed (a row shorter
+ * than the big tile reads past its end) times a position's cost by that tile. */
 static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 {
 	int64_t L = c->len, big = (L + DC_MRB - 1) / DC_MRB * DC_MRB, small = (L + DC_MRS - 1) / DC_MRS * DC_MRS;
-	P->small = 9 * big > 10 * small;
+	int64_t cost = big * 100 < small * DC_SMALL_COST ? big * 100 : small * DC_SMALL_COST;
+	P->small = cost < big * 100;
 	P->mr = P->small ? DC_MRS : DC_MRB;
 	P->nv = P->small ? 4 : 2;
 	P->vw = VW;
@@ -306,10 +309,11 @@ static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 	int64_t nslab = (c->cout + VW - 1) / VW, wbytes = c->depth * c->cout * (int64_t)sizeof(float);
 	int64_t lanes = (c->len + VW - 1) / VW * VW;
 	bool shallow = c->depth <= DC_STRAIGHT_DEPTH && c->len >= DC_STRAIGHT_TILES * DC_PNV * VW;
-	/* and one row that straight tiles cover at less cost than the transposed ones, at
-	 * any depth (1x1 on 13x13, GFLOP/s transposed and straight: 512->1000 219 and 242,
-	 * 64->256 178 and 229; on 14x14 and 7x7 transposed wins) */
-	bool fewer = c->len >= DC_PNV * VW && 9 * lanes < (P->small ? 10 * small : 9 * big);
+	/* and one row that straight tiles cover at less cost than the transposed ones (a
+	 * lane costs what a big tile's position does), at any depth (1x1 on 13x13 at AVX-512,
+	 * GFLOP/s transposed and straight: 512->1000 219 and 242, 64->256 178 and 229; on
+	 * 14x14 and 7x7 transposed wins) */
+	bool fewer = c->len >= DC_PNV * VW && lanes * 100 < cost;
 	bool thin = (nslab == 1 || (P->small && nslab % 2 == 1)) && wbytes <= TILE_MAJOR_MAX &&
 		    c->len >= DC_PNV * VW;
 	/* many rows (stride 1, or stride 2 read split: conv.c) the same when the sum is
@@ -326,6 +330,7 @@ static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 
 #undef DC_MRB
 #undef DC_MRS
+#undef DC_SMALL_COST
 #undef DC_TS
 #undef DC_PMR
 #undef DC_PNV
