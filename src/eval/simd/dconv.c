@@ -239,10 +239,11 @@ static void dc_task(void *ctx, int64_t t)
 	J->P->units(J->c + t / J->per, J->P, u0, u1);
 }
 
-/* Channels a unit of one row read straight takes with more than one thread: a row has
- * few tiles (13x13: 4), too few to share out evenly, so each is cut across its channels
- * too (squeezenet's 1x1 512->1000 on 13x13 in the model, 2 threads: 0.47 -> 0.41 ms);
- * with one, a unit takes them all, and the weights are read once a tile. */
+/* Channels a unit of one row read straight takes with more than one thread (whole slabs
+ * at every level): a row has few tiles (13x13: 4), too few to share out evenly, so each
+ * is cut across its channels too (squeezenet's 1x1 512->1000 on 13x13 in the model, 2
+ * threads: 0.47 -> 0.41 ms); with one, a unit takes them all, and the weights are read
+ * once a tile. */
 enum { DC_CHUNK = 128 };
 
 /* Multiply-adds per task at least (a few us): a parallel region costs well under a us

@@ -299,9 +299,7 @@ static inline __attribute__((always_inline)) TARGET void FN(pool_row_t)(const ox
 				VF a = VLOAD(q), b = VLOAD(q + VW);
 				/* in registers: the compiler would load them again for each permute */
 				__asm__("" : "+v"(a), "+v"(b));
-				VF t[3] = {VEVENV(a, b), VODDV(a, b), a};
-				if (KW == 3)
-					t[2] = VEVEN1V(a, b, q[2 * VW]);
+				VF t[3] = {VEVENV(a, b), VODDV(a, b), KW == 3 ? VEVEN1V(a, b, q[2 * VW]) : VZERO()};
 				for (int kx = 0; kx < KW; kx++)
 					acc[j] = MAX && r == 0 && kx == 0 ? t[0] : MAX ? VMAX(t[kx], acc[j]) : VADD(acc[j], t[kx]);
 			}
