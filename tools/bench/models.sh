@@ -63,9 +63,13 @@ else
 fi
 
 get() { sed -n "s/^$1=//p" | head -1; }
-# The median (or with min, the least) of the numbers on standard input; empty for none.
+# The median, and the least, of the numbers on standard input; empty for none.
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 least() { sort -g | head -1; }
+# Over the rounds' lines of figures in $rows: column c's median (or $2 of it), and the
+# median of the ratios of columns a and b.
+col() { echo -n "$rows" | awk -v c="$1" 'NF >= c { print $c }' | ${2:-median}; }
+rat() { echo -n "$rows" | awk -v a="$1" -v b="$2" 'NF >= b && $b > 0 { print $a / $b }' | median; }
 ms() { awk -v t="$1" 'BEGIN { if (t == "") print "-"; else printf "%.1f", t * 1e3 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
 x() { awk -v r="$1" 'BEGIN { if (r == "") print "-"; else printf "%.2f", r }'; }
@@ -92,9 +96,6 @@ for d in "${dirs[@]}"; do
 		rows+=" $(echo "$o2" | get run_median) $(echo "$o2" | get run_best)"
 		rows+=" $(echo "$x1" | get run_median) $(echo "$x1" | get run_cpu_median) $(echo "$x0" | get run_median) $c"$'\n'
 	done
-	col() { echo -n "$rows" | awk -v c="$1" 'NF >= c { print $c }' | ${2:-median}; }
-	# the rounds' ratios of columns a and b
-	rat() { echo -n "$rows" | awk -v a="$1" -v b="$2" 'NF >= b && $b > 0 { print $a / $b }' | median; }
 	m1=$(col 1) b1=$(col 2 least) k1=$(col 3) m2=$(col 4) b2=$(col 5 least)
 	r1=$(col 6) u1=$(col 7) r0=$(col 8) c0=$(col 9)
 	q1=$(rat 1 6) q2=$(rat 4 8) qk=$(rat 3 7)
