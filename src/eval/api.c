@@ -482,6 +482,7 @@ OnnxStatus OnnxSession_Run(OnnxSession *s, OnnxError *err)
 	ox_blocks *old_blocks = ox_blocks_enter(s->blocks);
 	drop_outputs(s);
 	ox_blocks_enter(old_blocks);
+	ox_blocks_start(s->blocks);
 	for (size_t i = 0; i < s->ninputs; i++) {
 		int optional;
 		const Onnx__ValueInfoProto *vi = ox_plan_input(s->plan, i, &optional);

@@ -1118,19 +1118,14 @@ typedef struct placement {
 	int *pos;      /* per slot: its input number there */
 	int64_t *axis; /* per slot that is a Concat's output: the axis attribute */
 	bool *concat;  /* per node: a Concat whose shapes are recorded */
-	bool *holds;   /* per slot: a Concat's output that some value is placed in */
-	seen_shape *seen;   /* per slot: the shape the last run gave it */
-	bool fresh;    /* a Concat's output had a shape this run that the last one did not */
-	ox_val **keep; /* per slot that holds placed values: its buffer, kept from run to run */
+	seen_shape *seen; /* per slot: the shape the last run gave it */
 } placement;
 
 static void drop_placement(ox_plan *p)
 {
 	placement *P = p->place;
 	if (P) {
-		for (int s = 0; P->keep && s < p->nslots; s++)
-			ox_val_unref(P->keep[s]);
-		void *arrays[] = {P->into, P->pos, P->axis, P->concat, P->holds, P->seen, P->keep, P};
+		void *arrays[] = {P->into, P->pos, P->axis, P->concat, P->seen, P};
 		for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
 			free(arrays[a]);
 		p->place = NULL;
@@ -1168,30 +1163,7 @@ static void note_shapes(frame *F, size_t i, ox_val *const *in)
 	for (int j = 0; j < N->nin; j++)
 		if (N->in[j] >= 0)
 			note_shape(&P->seen[N->in[j]], in[j]);
-	seen_shape *y = &P->seen[N->out[0]], was = *y;
-	note_shape(y, F->v[N->out[0]]);
-	P->fresh = P->fresh || was.rank != y->rank || (y->rank >= 0 && !shape_is(&was, y->type, y->rank, y->dims));
-}
-
-/* After a run that gave a Concat's output a new shape: the buffer of each Concat output
- * that values will be placed in, made now and kept by the plan from run to run. Taken from
- * the session's blocks when a run asks for it, it would be taken earlier in the run than
- * the Concat's output was, while blocks of its size were still in use: the next run would
- * have to allocate (inception_v1's last MaxPool and Concat are the same size). */
-static void reserve_roots(const ox_plan *p)
-{
-	placement *P = p->place;
-	ox_blocks *run_blocks = ox_blocks_enter(NULL); /* from the system: the run's blocks are for the run */
-	for (int s = 0; P->fresh && s < p->nslots; s++) {
-		const seen_shape *y = &P->seen[s];
-		ox_val *k = P->keep[s];
-		if (!P->holds[s] || P->into[s] >= 0 || y->rank < 0 || (k && shape_is(y, k->type, k->rank, k->dims)))
-			continue;
-		ox_val_unref(k);
-		P->keep[s] = ox_tensor_new(y->type, y->rank, y->dims, NULL); /* none: made when asked */
-	}
-	ox_blocks_enter(run_blocks);
-	P->fresh = false;
+	note_shape(&P->seen[N->out[0]], F->v[N->out[0]]);
 }
 
 /* The byte offset of slot s in the output of the Concat that holds it, by the last run's
@@ -1239,9 +1211,6 @@ ox_val *ox_exec_placed(ox_k *k, int i, int type, int rank, const int64_t *dims)
 		if (!offset_in(F->p, t, &r, &o))
 			return NULL;
 	const seen_shape *root = &P->seen[r];
-	ox_val *kept = P->keep[r]; /* free unless a graph output of the last run still holds it */
-	if (!F->pending[r] && kept && kept->refs == 1 && shape_is(root, kept->type, kept->rank, kept->dims))
-		F->pending[r] = ox_val_ref(kept);
 	if (!F->pending[r] && !(F->pending[r] = ox_tensor_new(root->type, root->rank, root->dims, NULL)))
 		return NULL;
 	return ox_tensor_view_at(F->pending[r], (size_t)off, rank, dims);
@@ -1337,8 +1306,6 @@ static int run_plan(const ox_plan *p, frame *parent, ox_val *const *in, size_t n
 		}
 	for (size_t i = 0; i < p->nnodes && rc == 0; i++)
 		rc = run_node(&F, i);
-	if (rc == 0 && F.pending)
-		reserve_roots(p);
 	for (size_t o = 0; o < nout; o++)
 		out[o] = NULL;
 	for (size_t o = 0; rc == 0 && o < p->noutputs && o < nout; o++)
@@ -1751,8 +1718,7 @@ static void plan_placement(ox_plan *p)
 	size_t ns = (size_t)p->nslots + 1;
 	if (!P || !(P->into = malloc(ns * sizeof *P->into)) || !(P->pos = calloc(ns, sizeof *P->pos)) ||
 	    !(P->axis = calloc(ns, sizeof *P->axis)) || !(P->concat = calloc(p->nnodes + 1, sizeof *P->concat)) ||
-	    !(P->holds = calloc(ns, sizeof *P->holds)) || !(P->seen = malloc(ns * sizeof *P->seen)) ||
-	    !(P->keep = calloc(ns, sizeof *P->keep))) {
+	    !(P->seen = malloc(ns * sizeof *P->seen))) {
 		p->place = P;
 		drop_placement(p);
 		return;
@@ -1774,7 +1740,7 @@ static void plan_placement(ox_plan *p)
 				twice = twice || C->in[l] == x;
 			if (x >= 0 && !p->init[x] && maker(p, x) >= 0 && P->into[x] < 0 && !twice) {
 				P->into[x] = (int)i, P->pos[x] = j;
-				any = P->holds[C->out[0]] = true;
+				any = true;
 			}
 		}
 	}

@@ -120,15 +120,36 @@ static void unmap(ox_slab *s)
 	free(s);
 }
 
+/* The slab whose memory holds p, or NULL; the lock is held. */
+static ox_slab *owner_of(const void *p)
+{
+	for (size_t i = 0; p && i < nchunks; i++)
+		if ((const char *)p >= chunks[i].base && (const char *)p < chunks[i].base + chunks[i].size)
+			return chunks[i].owner;
+	return NULL;
+}
+
+bool ox_slab_owns(const ox_slab *s, const void *p)
+{
+	pthread_mutex_lock(&lock);
+	bool owns = s && owner_of(p) == s;
+	pthread_mutex_unlock(&lock);
+	return owns;
+}
+
+void ox_slab_retain(void *p)
+{
+	pthread_mutex_lock(&lock);
+	ox_slab *s = owner_of(p);
+	if (s)
+		s->live++;
+	pthread_mutex_unlock(&lock);
+}
+
 bool ox_slab_release(void *p)
 {
-	if (!p)
-		return false;
 	pthread_mutex_lock(&lock);
-	ox_slab *s = NULL;
-	for (size_t i = 0; i < nchunks && !s; i++)
-		if ((char *)p >= chunks[i].base && (char *)p < chunks[i].base + chunks[i].size)
-			s = chunks[i].owner;
+	ox_slab *s = owner_of(p);
 	if (s && --s->live == 0 && s->closed)
 		unmap(s);
 	pthread_mutex_unlock(&lock);

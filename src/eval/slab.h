@@ -15,6 +15,11 @@ ox_slab *ox_slab_new(void);
 void *ox_slab_alloc(ox_slab *s, size_t n);
 /* Releases p when it is a block of a slab (true), else does nothing (false). Any thread. */
 bool ox_slab_release(void *p);
+/* Whether p lies in memory of s. Any thread. */
+bool ox_slab_owns(const ox_slab *s, const void *p);
+/* Counts one more block at p, which lies in memory of a slab: a block split in two is two
+ * blocks to release, and of two blocks merged into one, one is released. */
+void ox_slab_retain(void *p);
 /* The owner of s is done with it: its memory goes back to the system as soon as every
  * block is released (values the session handed out may outlive it). */
 void ox_slab_close(ox_slab *s);

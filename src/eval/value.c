@@ -72,18 +72,27 @@ static size_t size_class(size_t n)
 }
 
 /* ---- a session's blocks ----------------------------------------------------------------
- * While a session runs, the blocks its values free are kept for it (the session's memory
- * plan): a run allocates the same sizes in the same order as the one before, so from the
- * second run on every tensor finds the block of a value that is dead by then, and a run
- * allocates nothing from the system. The session keeps at most the blocks its largest
- * run had freed; they go back to the system with the session. */
+ * While a session runs, the memory its tensors free stays with it (the session's memory
+ * plan) as free extents of its slab, in address order, neighbours merged. A new tensor
+ * takes the place the same tensor of the run before had (the i-th block of at least
+ * OX_BLOCK_MIN bytes, when it is the same size and free), else the smallest extent it
+ * fits (best fit), and leaves the rest. A run that asks for the sizes the one before did,
+ * in its order, so gets the same places and takes nothing from the system; and a run's
+ * tensors are packed into little more than the most of them that are live at once. That
+ * keeps a run's data in the caches from one run to the next: light squeezenet's took
+ * 16 MB with blocks kept per size and Concat outputs apart, 4 MB packed (one run, one
+ * thread: 4.1 -> 3.5 ms). The memory goes back to the system with the session. */
 struct ox_blocks {
-	struct block *b;
+	struct block *b;         /* free extents, in address order */
 	size_t n, cap;
-	ox_slab *slab; /* where its new blocks come from (slab.c) */
+	struct block *run, *was; /* the blocks this run and the one before took, in order */
+	size_t nrun, capr, nwas, capw, next;
+	bool replay; /* this run took every block where the run before did, so far */
+	ox_slab *slab;           /* where its memory comes from (slab.c) */
 };
 
 static _Thread_local ox_blocks *current_blocks;
+static _Atomic uint64_t system_allocs; /* see ox_system_allocs */
 
 ox_blocks *ox_blocks_new(void)
 {
@@ -102,6 +111,8 @@ void ox_blocks_free(ox_blocks *k)
 		ox_free_big(k->b[i].p);
 	if (k) {
 		free(k->b);
+		free(k->run);
+		free(k->was);
 		ox_slab_close(k->slab);
 	}
 	free(k);
@@ -119,37 +130,144 @@ ox_blocks *ox_blocks_enter(ox_blocks *k)
 	return old;
 }
 
-/* The most recently kept block of this size class, or NULL. */
-static void *blocks_take(ox_blocks *k, size_t size)
+void ox_blocks_start(ox_blocks *k)
 {
-	for (size_t i = k->n; i-- > 0;)
-		if (k->b[i].size == size) {
-			void *p = k->b[i].p;
-			k->b[i] = k->b[--k->n];
-			return p;
-		}
-	return NULL;
+	if (!k)
+		return;
+	struct block *t = k->was;
+	size_t cap = k->capw;
+	k->was = k->run, k->capw = k->capr, k->nwas = k->nrun;
+	k->run = t, k->capr = cap, k->nrun = 0;
+	k->next = 0;
+	k->replay = true;
 }
 
+/* Room for one more entry in *a (n used of *cap); false when it cannot grow. */
+static bool room(struct block **a, size_t n, size_t *cap)
+{
+	if (n < *cap)
+		return true;
+	size_t c = *cap ? 2 * *cap : 64;
+	struct block *g = realloc(*a, c * sizeof *g);
+	if (!g)
+		return false;
+	*a = g, *cap = c;
+	return true;
+}
+
+/* The index of the first free extent after p. */
+static size_t after(const ox_blocks *k, const void *p)
+{
+	size_t lo = 0, hi = k->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((const char *)k->b[mid].p <= (const char *)p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* [p, p + size) out of free extent i, which holds it: what is left before and after it
+ * stays free. Each piece is a block of the slab to release. */
+static bool carve(ox_blocks *k, size_t i, char *p, size_t size)
+{
+	struct block *e = &k->b[i];
+	char *end = (char *)e->p + e->size;
+	bool before = p > (char *)e->p, behind = p + size < end;
+	if (before && behind && !room(&k->b, k->n, &k->cap))
+		return false;
+	e = &k->b[i];
+	if (before && behind) {
+		memmove(e + 2, e + 1, (k->n - i - 1) * sizeof *e);
+		k->n++;
+		e[1] = (struct block){p + size, (size_t)(end - (p + size))};
+		e->size = (size_t)(p - (char *)e->p);
+		ox_slab_retain(p);
+		ox_slab_retain(p + size);
+	} else if (before) {
+		e->size = (size_t)(p - (char *)e->p);
+		ox_slab_retain(p);
+	} else if (behind) {
+		e->p = p + size;
+		e->size -= size;
+		ox_slab_retain(p + size);
+	} else {
+		memmove(e, e + 1, (k->n - i - 1) * sizeof *e);
+		k->n--;
+	}
+	return true;
+}
+
+/* size bytes (a multiple of OX_ALIGN) where the run before took its block of this turn,
+ * when that is free and the same size; else from the smallest free extent they fit;
+ * NULL when none does. */
+static void *blocks_take(ox_blocks *k, size_t size)
+{
+	const struct block *w = k->replay && k->next < k->nwas ? &k->was[k->next] : NULL;
+	size_t i = w && w->size == size ? after(k, w->p) : 0;
+	k->next++;
+	if (i > 0 && (char *)w->p + size <= (char *)k->b[i - 1].p + k->b[i - 1].size && carve(k, i - 1, w->p, size))
+		return w->p;
+	k->replay = false;
+	size_t best = k->n;
+	for (i = 0; i < k->n; i++)
+		if (k->b[i].size >= size && (best == k->n || k->b[i].size < k->b[best].size))
+			best = i;
+	void *p = best < k->n ? k->b[best].p : NULL;
+	return p && carve(k, best, p, size) ? p : NULL;
+}
+
+/* p (size bytes, as taken) back among the free extents, merged with its neighbours; false
+ * when it is not memory of k's slab, or the list cannot grow. */
 static bool blocks_keep(ox_blocks *k, void *p, size_t size)
 {
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? 2 * k->cap : 64;
-		struct block *g = realloc(k->b, cap * sizeof *g);
-		if (!g)
-			return false;
-		k->b = g, k->cap = cap;
+	if (!ox_slab_owns(k->slab, p))
+		return false;
+	size_t i = after(k, p);
+	struct block *prev = i ? &k->b[i - 1] : NULL, *next = i < k->n ? &k->b[i] : NULL;
+	bool joins_prev = prev && (char *)prev->p + prev->size == (char *)p;
+	bool joins_next = next && (char *)p + size == (char *)next->p;
+	if (joins_prev) {
+		prev->size += size;
+		ox_slab_release(p);
+		if (joins_next) {
+			prev->size += next->size;
+			ox_slab_release(next->p);
+			memmove(next, next + 1, (k->n - i - 1) * sizeof *next);
+			k->n--;
+		}
+		return true;
 	}
-	k->b[k->n++] = (struct block){p, size};
+	if (joins_next) {
+		ox_slab_release(next->p);
+		next->p = p;
+		next->size += size;
+		return true;
+	}
+	if (!room(&k->b, k->n, &k->cap))
+		return false;
+	memmove(k->b + i + 1, k->b + i, (k->n - i) * sizeof *k->b);
+	k->b[i] = (struct block){p, size};
+	k->n++;
 	return true;
 }
 
 static void *data_alloc(size_t n)
 {
+	ox_blocks *k = CACHE_SLOTS ? current_blocks : NULL;
+	if (k && n >= OX_BLOCK_MIN) {
+		size_t exact = (n + OX_ALIGN - 1) & ~(size_t)(OX_ALIGN - 1);
+		void *p = blocks_take(k, exact);
+		if (!p && (p = ox_slab_alloc(k->slab, exact)))
+			system_allocs++;
+		if (p && room(&k->run, k->nrun, &k->capr))
+			k->run[k->nrun++] = (struct block){p, exact};
+		if (p)
+			return p;
+	}
 	size_t size = size_class(n);
-	void *kept;
-	if (CACHE_SLOTS && current_blocks && size >= OX_BLOCK_MIN && (kept = blocks_take(current_blocks, size)))
-		return kept;
 #if CACHE_SLOTS
 	if (size >= CACHE_MIN) {
 		void *p = NULL;
@@ -174,8 +292,6 @@ static void *data_alloc(size_t n)
  * session makes 200 MB of weights, the 4 KiB faults were a third of a whole process. */
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_MIN HUGE_PAGE
-
-static _Atomic uint64_t system_allocs;
 
 uint64_t ox_system_allocs(void)
 {
@@ -220,8 +336,8 @@ void ox_free_big(void *p)
 
 static void data_free(void *p, size_t n)
 {
-	if (CACHE_SLOTS && current_blocks && p && size_class(n) >= OX_BLOCK_MIN &&
-	    blocks_keep(current_blocks, p, size_class(n)))
+	if (CACHE_SLOTS && current_blocks && p && n >= OX_BLOCK_MIN &&
+	    blocks_keep(current_blocks, p, (n + OX_ALIGN - 1) & ~(size_t)(OX_ALIGN - 1)))
 		return;
 	/* a session's block outliving the session's runs (an output), or one kept blocks
 	 * could not take: back to its slab, never into the cache */

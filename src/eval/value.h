@@ -64,13 +64,16 @@ int64_t ox_shape_count(int rank, const int64_t *dims);
 void *ox_alloc_big(size_t size);
 void ox_free_big(void *p);
 
-/* A session's memory plan: while it is entered on a thread, tensor blocks freed there are
- * kept in it and handed out again for the same size (see value.c). Enter returns the one
- * entered before, to be restored. Without AddressSanitizer only. */
+/* A session's memory plan: while it is entered on a thread, the memory of tensors freed
+ * there is kept in it and handed out again to new ones (see value.c). Enter returns the
+ * one entered before, to be restored. Start marks the start of a run: its tensors are
+ * placed where those of the run before were, as long as it asks for the same sizes.
+ * Without AddressSanitizer only. */
 typedef struct ox_blocks ox_blocks;
 ox_blocks *ox_blocks_new(void);
 void ox_blocks_free(ox_blocks *k);
 ox_blocks *ox_blocks_enter(ox_blocks *k);
+void ox_blocks_start(ox_blocks *k);
 /* The memory plan entered on the calling thread, or NULL. A task on a worker may enter its
  * session's to take blocks from the session's slab with ox_alloc_big (which is safe on
  * several threads at once; keeping and taking blocks is not). */
