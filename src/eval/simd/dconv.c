@@ -239,11 +239,13 @@ static void dc_task(void *ctx, int64_t t)
 	J->P->units(J->c + t / J->per, J->P, u0, u1);
 }
 
-/* Channels a unit of one row read straight takes with more than one thread (whole slabs
- * at every level): a row has few tiles (13x13: 4), too few to share out evenly, so each
- * is cut across its channels too (squeezenet's 1x1 512->1000 on 13x13 in the model, 2
- * threads: 0.47 -> 0.41 ms); with one, a unit takes them all, and the weights are read
- * once a tile. */
+/* Channels a unit of one row read straight takes (whole slabs at every level) with more
+ * than one thread, or weights too large to stay in L2: a row has few tiles (13x13: 4),
+ * too few to share out evenly, so each is cut across its channels too (squeezenet's 1x1
+ * 512->1000 on 13x13 in the model, 2 threads: 0.47 -> 0.41 ms); and a chunk's weights,
+ * fetched from memory for its first tile (dc_straight_units asks for them ahead), stay
+ * in L2 for the others (the same, 1 thread: 0.94 -> 0.87 ms). Otherwise a unit takes
+ * them all, and the weights are read once a tile. */
 enum { DC_CHUNK = 128 };
 
 /* Multiply-adds per task at least (a few us): a parallel region costs well under a us
@@ -262,7 +264,7 @@ void ox_dconv_run_groups(int level, const ox_dconv *c, int64_t n)
 	P.tiles = c->rows * P.tpr;
 	P.tile_major = P.nslab * P.vw * c->depth * (int64_t)sizeof(float) <= TILE_MAJOR_MAX;
 	int64_t threads = ox_threads(), macs = n * c->cout * c->rows * c->len * c->depth;
-	P.chunk = threads > 1 ? DC_CHUNK : c->cout;
+	P.chunk = threads > 1 || !P.tile_major ? DC_CHUNK : c->cout;
 	int64_t units = !P.straight ? (P.nslab + P.nv - 1) / P.nv * P.tiles
 			: c->rows > 1 ? c->rows
 				      : P.tpr * ((c->cout + P.chunk - 1) / P.chunk);
