@@ -910,6 +910,10 @@ START_TEST(plan_best_fit)
 	ox_val *g = floats(2048 * K);
 	ck_assert_ptr_eq(g->data, x);
 	ck_assert_uint_eq(ox_system_allocs(), before + 2);
+	/* 4052 bytes take the plan's smallest block, 4 KiB, and give it back */
+	for (int r = 0; r < 3; r++)
+		ox_val_unref(floats(1013));
+	ck_assert_uint_eq(ox_system_allocs(), before + 3);
 	ox_blocks_enter(old);
 	ox_blocks_free(k); /* g outlives the plan: still its own */
 	ck_assert(mapped(g->data, 1));
