@@ -969,6 +969,44 @@ static OnnxSession *text_session(const char *text, Onnx__ModelProto **m)
 	return session(*m, 2, 0);
 }
 
+/* Runs on inputs of two sizes in turn: none can place its tensors where the run before
+ * did, yet the plan stops growing, and every run's results are right. */
+START_TEST(plan_shapes_alternate)
+{
+	Onnx__ModelProto *m;
+	OnnxSession *s = text_session("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+				      "g (float[N] X) => (float[N] Y, float[N] Z) {\n"
+				      "  A = Relu (X)\n  B = Neg (A)\n  C = Abs (B)\n  Y = Add (A, C)\n  Z = Neg (C)\n}\n",
+				      &m);
+	static float x[9000];
+	for (int i = 0; i < 9000; i++)
+		x[i] = (float)(i % 5) - 2;
+	uint64_t grown = 0;
+	for (int r = 0; r < 16; r++) {
+		int64_t n = r % 2 ? 9000 : 5000;
+		OnnxValue *v;
+		OnnxError err;
+		ck_assert_int_eq(OnnxValue_NewTensor(1, &n, 1, x, &v, &err), ONNXTXT_OK);
+		ck_assert_int_eq(OnnxSession_SetInput(s, "X", v, &err), ONNXTXT_OK);
+		OnnxValue_Free(v);
+		uint64_t before = ox_system_allocs();
+		run(s);
+		if (r >= 4)
+			grown += ox_system_allocs() - before;
+		const float *y = OnnxValue_Data(OnnxSession_Output(s, 0)), *z = OnnxValue_Data(OnnxSession_Output(s, 1));
+		ck_assert_uint_eq(OnnxValue_Count(OnnxSession_Output(s, 0)), (size_t)n);
+		for (int64_t i = 0; i < n; i++) {
+			float a = x[i] > 0 ? x[i] : 0;
+			ck_assert_float_eq(y[i], a + a);
+			ck_assert_float_eq(z[i], -a);
+		}
+	}
+	ck_assert(!ox_blocks_active() || grown == 0);
+	OnnxSession_Free(s);
+	OnnxProto_Free(m);
+}
+END_TEST
+
 /* A session's output is a block of its slab; bound as another session's input it
  * outlives the session that made it, and the one that reads it sees its values. */
 START_TEST(output_outlives_session)
@@ -1023,6 +1061,7 @@ int main(void)
 	tcase_add_test(tc, slab_blocks);
 	tcase_add_test(tc, plan_best_fit);
 	tcase_add_test(tc, plan_replay);
+	tcase_add_test(tc, plan_shapes_alternate);
 	tcase_add_test(tc, fill_in_pieces);
 	tcase_add_test(tc, shared_weights_packed);
 	tcase_add_test(tc, prepare_before_run);
