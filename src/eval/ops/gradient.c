@@ -247,15 +247,15 @@ static int matmul_vjp(tape *T, const ox_k *nk, const int *in, const int *out, bo
 	return 0;
 }
 
-/* The reduced axes of ReduceSum / ReduceMean as flags: the attribute before versions 13 /
- * 18, else input 1, as the forward kernel (reduce.c) took them; an input 1 given at an
- * older version is not read (the forward reduced every axis). */
-static int reduce_axes(tape *T, const ox_k *nk, const int *in, const ox_val *x, bool mean, bool *red)
+/* The reduced axes of ReduceSum / ReduceMean as flags, as the forward kernel (reduce.c)
+ * took them: input 1 where the version's schema has it (from 13 / 18), else the attribute;
+ * an input 1 given at an older version is not read (the forward reduced every axis). */
+static int reduce_axes(tape *T, const ox_k *nk, const int *in, const ox_val *x, bool *red)
 {
 	int64_t axes[OX_MAX_RANK];
 	int64_t n = 0;
 	const int64_t *attr;
-	bool input = nk->schema && nk->schema->since >= (mean ? 18 : 13);
+	bool input = nk->schema && nk->schema->max_in > 1;
 	if (input && nk->nin > 1 && in[1] >= 0) {
 		ox_val *t = T->v[in[1]];
 		n = t->count > OX_MAX_RANK ? OX_MAX_RANK : t->count;
@@ -284,7 +284,7 @@ static int reduce_vjp(tape *T, const ox_k *nk, const int *in, const int *out, bo
 	ox_val *x = T->v[in[0]];
 	double *gx = grad(T, in[0]), *dy = T->g[out[0]];
 	bool red[OX_MAX_RANK];
-	if (!gx || reduce_axes(T, nk, in, x, mean, red) < 0)
+	if (!gx || reduce_axes(T, nk, in, x, red) < 0)
 		return gx ? -1 : 0;
 	int64_t kd[OX_MAX_RANK], s[OX_MAX_RANK], cnt = 1;
 	for (int d = 0; d < x->rank; d++) {
