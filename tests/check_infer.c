@@ -136,6 +136,37 @@ START_TEST(propagation)
 }
 END_TEST
 
+/* A body is inferred once per key (function, attributes as written, input types): calls
+ * that differ in one of them each get their own result, and a model whose functions each
+ * call the next twice, 40 levels deep (2^40 calls expanded), checks at once (the harness's
+ * time limit catches a regression). */
+START_TEST(function_calls)
+{
+	ck_assert_str_eq(first_problem("<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
+				       "g (float[2, 3] x, float[3] z) => (float[4, 3] y1, float[4, 3] y2, float[4] y3) {\n"
+				       "  y1 = local.F <axis = 0> (x)\n"
+				       "  y2 = local.F <axis = 1> (x)\n"
+				       "  y3 = local.F <axis = 0> (z)\n"
+				       "}\n"
+				       "<domain: \"local\", opset_import: [\"\" : 17]>\n"
+				       "F <axis> (a) => (b) { b = Concat <axis: int = @axis> (a, a) }\n"),
+			 "4:3: graph.node[1] (local.F): output 'y2' is inferred as float[2,6], but it is declared as "
+			 "float[4,3]");
+	char *text = malloc(8192);
+	ck_assert_ptr_nonnull(text);
+	int n = snprintf(text, 8192, "<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
+				     "g (float[1] x) => (float[2] y) { y = local.F0(x) }\n");
+	for (int i = 0; i < 40; i++)
+		n += snprintf(text + n, 8192 - (size_t)n,
+			      "<domain: \"local\", opset_import: [\"\" : 17, \"local\" : 1]>\n"
+			      "F%d (a) => (b) { t = local.F%d(a) b = local.F%d(t) }\n", i, i + 1, i + 1);
+	snprintf(text + n, 8192 - (size_t)n, "<domain: \"local\", opset_import: [\"\" : 17]>\nF40 (a) => (b) { b = Add(a, a) }\n");
+	ck_assert_str_eq(first_problem(text),
+			 "2:34: graph.node[0] (local.F0): output 'y' is inferred as float[1], but it is declared as float[2]");
+	free(text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("infer");
@@ -145,6 +176,7 @@ int main(void)
 	tcase_add_test(tc, arithmetic);
 	tcase_add_test(tc, types);
 	tcase_add_test(tc, propagation);
+	tcase_add_test(tc, function_calls);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -363,16 +363,97 @@ static void add_opsets(ox_infer *e, ox_names *t, Onnx__OperatorSetIdProto *const
 	}
 }
 
+/* ---- call keys: a body is inferred once per function, opsets, attributes and input types ---- */
+
+typedef struct keybuf {
+	uint8_t *b;
+	size_t n, cap;
+	bool nomem;
+} keybuf;
+
+static void put(keybuf *k, const void *v, size_t n)
+{
+	if (k->nomem || (k->n + n > k->cap && !ox_grow(&k->b, &k->cap, k->n + n, 1, 256))) {
+		k->nomem = true;
+		return;
+	}
+	memcpy(k->b + k->n, v, n);
+	k->n += n;
+}
+
+#define PUT(k, v) put(k, &(v), sizeof(v))
+
+/* Every field of t that a rule may read. Dimension parameters and symbols are interned, so
+ * their pointers stand for their names. */
+static void put_type(keybuf *k, const ox_type *t)
+{
+	int64_t head[5] = {t ? t->kind : -1, t ? t->elem : 0, t ? t->key : 0, t ? t->rank : 0, t ? t->nvals : 0};
+	PUT(k, head);
+	if (!t)
+		return;
+	for (int i = 0; i < t->rank; i++) {
+		PUT(k, t->dims[i].v);
+		PUT(k, t->dims[i].param);
+	}
+	put_type(k, t->inner);
+	size_t n = t->nvals > 0 ? (size_t)t->nvals : 0;
+	uint8_t has[4] = {t->vals != NULL, t->fvals != NULL, t->known != NULL, t->sym != NULL};
+	PUT(k, has);
+	if (t->vals)
+		put(k, t->vals, n * sizeof *t->vals);
+	if (t->fvals)
+		put(k, t->fvals, n * sizeof *t->fvals);
+	if (t->known)
+		put(k, t->known, n * sizeof *t->known);
+	if (t->sym)
+		put(k, t->sym, n * sizeof *t->sym);
+}
+
+/* The key of calling function index from x: what inferring its body depends on. The
+ * opsets in force count only when the function imports none of its own, by content (the
+ * table is the caller's, on its stack), in the table's order: equal tables built in
+ * another order give another key, which only costs sharing. The call's attributes count
+ * as written: the body's references find them so (ox_iattr). */
+static void call_key(keybuf *k, const ox_ictx *x, size_t index)
+{
+	const ox_infer *e = x->e;
+	const Onnx__FunctionProto *f = e->m->functions[index];
+	PUT(k, index);
+	for (size_t i = 0; !f->n_opset_import && i < e->opsets->cap; i++)
+		if (e->opsets->key[i]) {
+			PUT(k, e->opsets->len[i]);
+			put(k, e->opsets->key[i], e->opsets->len[i]);
+			PUT(k, e->opsets->val[i]);
+		}
+	PUT(k, x->node->n_attribute);
+	for (size_t i = 0; i < x->node->n_attribute; i++) {
+		const ProtobufCMessage *a = &x->node->attribute[i]->base;
+		size_t size = protobuf_c_message_get_packed_size(a);
+		PUT(k, size);
+		if (!k->nomem && (k->n + size <= k->cap || ox_grow(&k->b, &k->cap, k->n + size, 1, 256)))
+			k->n += protobuf_c_message_pack(a, k->b + k->n);
+		else
+			k->nomem = true;
+	}
+	PUT(k, x->n_in);
+	for (size_t i = 0; i < x->n_in; i++)
+		put_type(k, x->in[i]);
+}
+
+/* A call's outputs as inferred once, for the calls with the same key. */
+typedef struct call_done {
+	size_t n;
+	const ox_type *out[];
+} call_done;
+
 /* Infers the body of function index with the call's input types and attributes; its outputs
  * become the call's. An error inside is reported once per function (at the body's node),
  * and the call fails. */
-static void infer_call(ox_ictx *x, size_t index)
+static void infer_body(ox_ictx *x, size_t index)
 {
 	ox_infer *e = x->e;
 	ox_check *c = e->c;
 	const Onnx__FunctionProto *f = e->m->functions[index];
-	if (e->in_progress[index] || e->depth > 64)
-		return; /* recursion: the structural check reports it */
 	char path[sizeof c->path];
 	size_t plen = c->plen, errors = c->errors;
 	memcpy(path, c->path, sizeof path);
@@ -417,6 +498,36 @@ static void infer_call(ox_ictx *x, size_t index)
 	memcpy(c->path, path, sizeof path);
 	c->plen = plen;
 	c->node = x->node;
+}
+
+/* A call with the key of one inferred before takes its outputs, so a model whose
+ * functions each call the next twice is inferred in time linear in its size. */
+static void infer_call(ox_ictx *x, size_t index)
+{
+	ox_infer *e = x->e;
+	const Onnx__FunctionProto *f = e->m->functions[index];
+	if (e->in_progress[index] || e->depth > 64)
+		return; /* recursion: the structural check reports it */
+	keybuf k = {0};
+	call_key(&k, x, index);
+	const intptr_t *hit = k.nomem ? NULL : ox_names_find(&e->calls, k.b, k.n);
+	if (hit) {
+		const call_done *d = (const call_done *)*hit;
+		for (size_t i = 0; i < d->n && i < x->n_out; i++)
+			x->out[i] = d->out[i];
+		free(k.b);
+		return;
+	}
+	infer_body(x, index);
+	call_done *d = ox_arena_alloc(e->arena, sizeof *d + f->n_output * sizeof *d->out);
+	uint8_t *key = ox_arena_alloc(e->arena, k.n + 1);
+	if (!k.nomem && d && key) {
+		d->n = f->n_output < x->n_out ? f->n_output : x->n_out;
+		memcpy(d->out, x->out, d->n * sizeof *d->out);
+		memcpy(key, k.b, k.n);
+		e->nomem |= !ox_names_add(&e->calls, key, k.n, (intptr_t)d);
+	}
+	free(k.b);
 }
 
 static void index_functions(ox_infer *e, const Onnx__ModelProto *m)
@@ -510,6 +621,7 @@ void ox_infer_free(ox_infer *e)
 	free(e->rule_cache);
 	free(e->rule_looked);
 	ox_names_free(&e->functions);
+	ox_names_free(&e->calls);
 	ox_names_free(&e->params);
 	ox_names_free(&e->model_opsets);
 	ox_arena_free(e->arena);

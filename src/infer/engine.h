@@ -30,6 +30,7 @@ struct ox_infer {
 	char **function_keys;
 	bool *in_progress;          /* per function: being inferred (recursion guard) */
 	bool *reported;             /* per function: an error inside it was reported once */
+	ox_names calls;             /* a call's key -> its outputs (engine.c: call keys) */
 	const ox_names *opsets;     /* domain -> version for the nodes being inferred */
 	ox_names model_opsets;
 	const Onnx__NodeProto *caller; /* the call being inferred (its attributes) */
