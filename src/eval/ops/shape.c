@@ -214,6 +214,35 @@ static int concat_check(ox_k *k, const ox_val *a, const ox_val *b, int64_t i, in
 	return 0;
 }
 
+/* An input made in place (exec.c: placement) is where its copy would go, and is not
+ * copied. Another may lie in the output too, elsewhere: a Concat's input that a Concat
+ * before, made in place, holds (densenet reads its blocks twice so), which its copy reads
+ * from a part nothing writes to. One placed by the shapes of another run may lie where
+ * copies go (inputs before it changed size and the output did not): the output then takes
+ * memory of its own. */
+static bool placed_right(const ox_val *y, ox_val *const *xs, int64_t n, int64_t outer, size_t es)
+{
+	const char *o = y->data;
+	size_t size = y->count * es;
+	for (int64_t i = 0; i < n; i++) {
+		const char *x = xs[i]->data;
+		size_t b = xs[i]->count * es, at = 0;
+		if (!b || x >= o + size || o >= x + b)
+			continue;
+		if (outer != 1)
+			return false;
+		bool inside = false; /* an input in place holds it */
+		for (int64_t j = 0; j < n && !inside; j++) {
+			size_t bj = xs[j]->count * es;
+			inside = xs[j]->data == o + at && x >= o + at && x + b <= o + at + bj;
+			at += bj;
+		}
+		if (!inside)
+			return false;
+	}
+	return true;
+}
+
 int ox_concat(ox_k *k, ox_val *const *xs, int64_t n, int64_t axis_attr, bool new_axis)
 {
 	if (n < 1 || !xs[0])
@@ -244,6 +273,12 @@ int ox_concat(ox_k *k, ox_val *const *xs, int64_t n, int64_t axis_attr, bool new
 		return y ? 0 : -1;
 	size_t es = ox_elem_size(a->type);
 	int64_t outer = ox_shape_count(axis, dims), inner = ox_shape_count(r - axis - 1, dims + axis + 1);
+	const char *why;
+	if (!placed_right(y, xs, n, outer, es)) {
+		if (!(y = ox_tensor_new(a->type, r, dims, &why)))
+			return ox_kfail(k, "output 0: %s", why);
+		ox_out_set(k, 0, y);
+	}
 	char *o = y->data;
 	for (int64_t j = 0; j < outer; j++)
 		for (int64_t i = 0; i < n; i++) {
