@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "fold.h"
+#include "infer/infer.h"
 #include "names.h"
 #include "ops/conv.h"
 #include "simd/cpu.h"
@@ -73,6 +74,7 @@ struct ox_plan {
 	ox_observer observe; /* in the main plan: shown each value its nodes store, or NULL */
 	void *observe_ctx;
 	struct placement *place; /* in the main plan: values made in a Concat's output, or NULL */
+	const Onnx__ModelProto *model; /* in the main plan */
 };
 
 /* What planning one body needs beyond the body itself. */
@@ -655,6 +657,7 @@ static ox_plan *plan_body(planner *P, const body *b, ox_plan *parent, const Onnx
 	*P->all = p;
 	p->parent = parent;
 	p->main = P->model->graph && b->nodes == P->model->graph->node;
+	p->model = p->main ? P->model : NULL;
 	p->nnodes = b->nnodes;
 	if (!(p->nodes = alloc(P, b->nnodes * sizeof *p->nodes)))
 		return NULL;
@@ -1100,14 +1103,16 @@ static void observe(const frame *F, const ox_node *N, int dest, ox_val *const *o
 /* ---- placement: values made in a Concat's output --------------------------------------
  * A Concat along an axis with nothing but 1s before it (batch 1, channels: densenet,
  * inception and squeezenet concatenate every block) has each input as one contiguous
- * piece of its output. ox_plan_optimize notes the Concats; each run records the shapes
- * they were given (note_shapes), and from the next run on the node that makes an input
- * of one gets its output as a view at that input's place in the Concat's output
- * (ox_exec_placed), made when the first such view is asked for, with the shape the last
- * run gave. The Concat then finds those inputs in place and copies only the others. A
- * Concat's output that is itself an input of a later Concat is placed there the same
- * way, so a chain of them (densenet's blocks) is one buffer. Nothing else writes into a
- * placed value; a shape that differs from the last run's simply gets its own buffer. */
+ * piece of its output. ox_plan_optimize notes the Concats and the shapes inference gives
+ * them (seed_shapes); each run records the shapes they were given (note_shapes), and the
+ * node that makes an input of one gets its output as a view at that input's place in the
+ * Concat's output (ox_exec_placed), made when the first such view is asked for, with the
+ * shape inference or the last run gave. The Concat then finds those inputs in place and
+ * copies only the others. A Concat's output that is itself an input of a later Concat is
+ * placed there the same way, so a chain of them (densenet's blocks) is one buffer.
+ * Nothing else writes into a placed value; a shape that differs from the noted one
+ * simply gets its own buffer, and the Concat its own output when an input made in place
+ * is not where its shapes put it now (ops/shape.c). */
 typedef struct seen_shape {
 	int type, rank; /* rank -1: not seen */
 	int64_t dims[OX_MAX_RANK];
@@ -1710,6 +1715,37 @@ static void fuse_bn(ox_plan *p, const int *uses, ox_val *const *v, size_t i)
 		p->nodes[relu].fused_away = true;
 }
 
+/* Before the first run, the shapes inference gives the Concats' inputs and outputs where
+ * they are static, as a run would note them: the first run then makes them in place as
+ * the later ones do, and the second asks for the sizes the first did, so it takes no
+ * memory from the system. A model inference cannot follow, or dims it leaves open, are
+ * learnt from the first run instead. */
+static void seed_shapes(ox_plan *p)
+{
+	placement *P = p->place;
+	struct ox_infer *e = NULL;
+	OnnxError err;
+	ox_check_infer(p->model, &e, NULL, NULL, &err);
+	for (size_t i = 0; e && i < p->nnodes; i++) {
+		const ox_node *C = &p->nodes[i];
+		for (int j = -1; P->concat[i] && j < C->nin; j++) {
+			int s = j < 0 ? C->out[0] : C->in[j];
+			const ox_type *t = s >= 0 ? ox_infer_type_of(e, p->slot_names[s]) : NULL;
+			bool known = t && t->kind == OX_T_TENSOR && ox_elem_size(t->elem) && t->elem != OX_STRING &&
+				     t->rank >= 0 && t->rank <= OX_MAX_RANK;
+			for (int a = 0; known && a < t->rank; a++)
+				known = ox_dim_known(t->dims[a]);
+			if (!known)
+				continue;
+			seen_shape *d = &P->seen[s];
+			d->type = t->elem, d->rank = t->rank;
+			for (int a = 0; a < t->rank; a++)
+				d->dims[a] = t->dims[a].v;
+		}
+	}
+	ox_infer_free(e);
+}
+
 /* The Concats of the main graph and the inputs each may hold (see "placement"): every
  * input slot made by a node, once, in the first Concat that reads it. */
 static void plan_placement(ox_plan *p)
@@ -1746,6 +1782,8 @@ static void plan_placement(ox_plan *p)
 	}
 	if (!any)
 		drop_placement(p);
+	else
+		seed_shapes(p);
 }
 
 /* An Add, or a Sum of two (resnet's and shufflenet's residual sums), with the Relu that
