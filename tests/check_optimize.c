@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* mincore */
 #include <dirent.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "eval/convert.h"
 #include "eval/exec.h"
 #include "eval/slab.h"
+#include "eval/threads.h"
 #include "eval/value.h"
 #include "testutil.h"
 
@@ -1094,6 +1096,52 @@ START_TEST(output_outlives_session)
 }
 END_TEST
 
+/* The pool hands out every task once, from each thread's share and then the others':
+ * counts of tasks below, at and above the thread count, with a task that itself calls
+ * ox_parallel_for (run on its thread alone). */
+static _Atomic int task_runs[1000];
+
+static void count_task(void *ctx, int64_t i)
+{
+	(void)ctx;
+	task_runs[i]++;
+}
+
+static void nested_task(void *ctx, int64_t i)
+{
+	int64_t n = *(const int64_t *)ctx;
+	ox_parallel_for(1, count_task, NULL); /* task 0 once more per outer task */
+	if (i + 1 < n)
+		task_runs[i + 1]++;
+}
+
+START_TEST(threads_every_task_once)
+{
+	for (int threads = 2; threads <= 5; threads++) {
+		ox_pool *p = ox_pool_new(threads), *old = ox_pool_enter(p);
+		ck_assert_ptr_nonnull(p);
+		const int64_t counts[] = {0, 1, 2, 3, 5, 7, 64, 1000};
+		for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
+			for (int rep = 0; rep < 20; rep++) {
+				int64_t n = counts[c];
+				memset(task_runs, 0, sizeof task_runs);
+				ox_parallel_for(n, count_task, NULL);
+				for (int64_t i = 0; i < n; i++)
+					ck_assert_msg(task_runs[i] == 1, "%d threads, %lld tasks: task %lld ran %d times", threads,
+						      (long long)n, (long long)i, (int)task_runs[i]);
+			}
+		memset(task_runs, 0, sizeof task_runs);
+		int64_t n = 100;
+		ox_parallel_for(n, nested_task, &n);
+		ck_assert_int_eq(task_runs[0], 100);
+		for (int64_t i = 1; i < n; i++)
+			ck_assert_int_eq(task_runs[i], 1);
+		ox_pool_enter(old);
+		ox_pool_free(p);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimize");
@@ -1123,6 +1171,7 @@ int main(void)
 	tcase_add_test(tc, prepare_before_run);
 	tcase_add_test(tc, initializer_bytes_in_place);
 	tcase_add_test(tc, output_outlives_session);
+	tcase_add_test(tc, threads_every_task_once);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

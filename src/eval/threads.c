@@ -1,6 +1,11 @@
-/* A small pthread pool: the caller and n - 1 workers take task numbers from one atomic
- * counter. One job runs at a time per pool (a session runs one graph at a time); the
- * workers start with the first job, so sessions that never need them cost nothing.
+/* A small pthread pool: the caller and n - 1 workers take task numbers from atomic
+ * counters, each thread first from a contiguous share of its own, then from what the
+ * others have left. A thread's tasks are so neighbours in the data: handed out in turn
+ * from one counter, the 16 tasks of a convolution had both threads write into every part
+ * of the output and read every part of the input (2 threads, run medians interleaved
+ * with onnxruntime's: inception_v2 10.02 -> 9.51 ms, squeezenet 1.79 -> 1.76 ms).
+ * One job runs at a time per pool (a session runs one graph at a time); the workers
+ * start with the first job, so sessions that never need them cost nothing.
  * Waking a sleeping thread costs ~25 µs per parallel region, as much as a small layer's
  * work, so between jobs the workers watch the pool's state word for a bounded time
  * (SPIN_NS) before they sleep on it (a futex). A worker joins a job only while it is open:
@@ -34,6 +39,12 @@
 #define CLOSED (1u << 15)
 #define ACTIVE(s) ((s) & (CLOSED - 1))
 
+/* A thread's share of a job: tasks [next, end), each on a line of its own. */
+typedef struct share {
+	_Alignas(64) _Atomic int64_t next;
+	int64_t end;
+} share;
+
 struct ox_pool {
 	int n;
 	int started;           /* workers running: they start at the first job that needs them */
@@ -44,8 +55,7 @@ struct ox_pool {
 	_Atomic bool stop;
 	ox_task_fn fn;
 	void *ctx;
-	int64_t ntasks;
-	_Atomic int64_t next;
+	share *shares; /* n of them: the caller's first, then one per worker in the job */
 };
 
 static _Thread_local ox_pool *current;
@@ -113,10 +123,14 @@ static bool no_workers(unsigned s, unsigned unused)
 	return ACTIVE(s) == 0;
 }
 
-static void take_tasks(ox_pool *p)
+/* Share `first` to its end, then what the others have left, in turn. */
+static void take_tasks(ox_pool *p, int first)
 {
-	for (int64_t i; (i = atomic_fetch_add(&p->next, 1)) < p->ntasks;)
-		p->fn(p->ctx, i);
+	for (int k = 0; k < p->n; k++) {
+		share *sh = &p->shares[(first + k) % p->n];
+		for (int64_t i; (i = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed)) < sh->end;)
+			p->fn(p->ctx, i);
+	}
 }
 
 /* Waits for a job of another generation than *gen (true) or the pool's end (false). The
@@ -136,14 +150,16 @@ static bool next_gen(ox_pool *p, unsigned *gen)
 	return !atomic_load(&p->stop);
 }
 
-/* Joins the job of generation gen unless the caller has closed it (or moved on). */
-static bool join(ox_pool *p, unsigned gen)
+/* Joins the job of generation gen unless the caller has closed it (or moved on); the
+ * share to start from (0 when not joined). The k-th worker in takes share k: one that
+ * joins after another has left finds that one's share taken, as every share is by then. */
+static int join(ox_pool *p, unsigned gen)
 {
 	unsigned s = atomic_load(&p->state);
 	while (s / GEN_ONE == gen && !(s & CLOSED))
 		if (atomic_compare_exchange_weak(&p->state, &s, s + 1))
-			return true;
-	return false;
+			return (int)ACTIVE(s) + 1;
+	return 0;
 }
 
 static void *worker(void *arg)
@@ -152,9 +168,10 @@ static void *worker(void *arg)
 	unsigned gen = 0;
 	in_task = true; /* kernels called from a task run on this thread alone */
 	while (next_gen(p, &gen)) {
-		if (!join(p, gen))
+		int first = join(p, gen);
+		if (!first)
 			continue;
-		take_tasks(p);
+		take_tasks(p, first);
 		unsigned s = atomic_fetch_sub(&p->state, 1);
 		if ((s & CLOSED) && ACTIVE(s) == 1 && atomic_load(&p->waiting))
 			futex_wake(&p->state, INT_MAX); /* idle workers sleep on the word too */
@@ -190,6 +207,10 @@ ox_pool *ox_pool_new(int n)
 	if (!p)
 		return NULL;
 	p->n = n < 1 ? 1 : n > 256 ? 256 : n;
+	if (!(p->shares = aligned_alloc(64, (size_t)p->n * sizeof *p->shares))) {
+		free(p);
+		return NULL;
+	}
 	atomic_store(&p->state, CLOSED); /* generation 0: no job */
 	return p;
 }
@@ -200,6 +221,7 @@ void ox_pool_free(ox_pool *p)
 		return;
 	stop_workers(p);
 	free(p->th);
+	free(p->shares);
 	free(p);
 }
 
@@ -240,15 +262,17 @@ void ox_parallel_for(int64_t n, ox_task_fn fn, void *ctx)
 	}
 	p->fn = fn;
 	p->ctx = ctx;
-	p->ntasks = n;
-	atomic_store(&p->next, 0);
+	for (int k = 0; k < p->n; k++) {
+		atomic_store_explicit(&p->shares[k].next, n * k / p->n, memory_order_relaxed);
+		p->shares[k].end = n * (k + 1) / p->n;
+	}
 	/* the next generation, open, no worker in it; seq_cst: the job is published before
 	 * sleepers is read */
 	atomic_store(&p->state, (atomic_load(&p->state) & ~(GEN_ONE - 1)) + GEN_ONE);
 	if (atomic_load(&p->sleepers))
 		futex_wake(&p->state, INT_MAX);
 	in_task = true;
-	take_tasks(p);
+	take_tasks(p, 0);
 	in_task = false;
 	close_job(p);
 }
