@@ -871,6 +871,35 @@ START_TEST(optimizations_happen)
 	c = counts(shared_w_model);
 	ck_assert_uint_eq(c.kept, 1);
 	ck_assert_uint_eq(c.packed, 2);
+	ck_assert_uint_eq(c.unread, 0);
+}
+END_TEST
+
+/* Outputs nothing reads are not made: a Dropout's mask, a MaxPool's indices (which would
+ * take the general path); those a node or the graph reads are, and the results agree
+ * with the plain session's. */
+static const char unread_model[] =
+	"<ir_version: 8, opset_import: [\"\" : 17]>\n"
+	"g (float[1, 2, 6, 6] X) => (float[1, 2, 3, 3] Y, int64[1, 2, 3, 3] I) {\n"
+	"  D, M = Dropout(X)\n"
+	"  P, J = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (D)\n"
+	"  Q, I = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (X)\n"
+	"  B, K = Dropout(P)\n"
+	"  Y = Add(B, Q)\n"
+	"  N = Not(K)\n"
+	"}\n";
+
+START_TEST(unread_outputs_not_made)
+{
+	ck_assert_uint_eq(counts(unread_model).unread, 2); /* M and J; I is an output, K is read */
+	Onnx__ModelProto *m = tu_model(unread_model);
+	OnnxSession *plain = session(m, 1, 1), *opt = session(m, 2, 0);
+	OnnxValue *x = tensor((const int64_t[]){1, 2, 6, 6}, 4, 0.5f);
+	agree_on(opt, plain, x, 2, "unread outputs");
+	OnnxValue_Free(x);
+	OnnxSession_Free(opt);
+	OnnxSession_Free(plain);
+	OnnxProto_Free(m);
 }
 END_TEST
 
@@ -1160,6 +1189,7 @@ int main(void)
 	tcase_add_test(tc, folding_follows_inputs);
 	tcase_add_test(tc, options_checked);
 	tcase_add_test(tc, optimizations_happen);
+	tcase_add_test(tc, unread_outputs_not_made);
 	tcase_add_test(tc, residual_fused);
 	tcase_add_test(tc, elementwise_threads_exact);
 	tcase_add_test(tc, slab_blocks);

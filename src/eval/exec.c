@@ -1746,6 +1746,21 @@ static void seed_shapes(ox_plan *p)
 	ox_infer_free(e);
 }
 
+/* Outputs after the first that nothing reads (no node, sub-graph or graph output: a
+ * Dropout's mask, a MaxPool's indices) are no longer made: kernels see them unwanted. */
+static void drop_unread(ox_plan *p, const int *uses)
+{
+	for (size_t i = 0; i < p->nnodes; i++)
+		for (int j = 1; j < p->nodes[i].nout; j++)
+			if (p->nodes[i].out[j] >= 0 && !uses[p->nodes[i].out[j]])
+				p->nodes[i].out[j] = -1;
+}
+
+bool ox_node_out_used(const ox_node *n, int i)
+{
+	return i == 0 || (i < n->nout && n->out[i] >= 0);
+}
+
 /* The Concats of the main graph and the inputs each may hold (see "placement"): every
  * input slot made by a node, once, in the first Concat that reads it. */
 static void plan_placement(ox_plan *p)
@@ -1895,6 +1910,7 @@ void ox_plan_optimize(ox_plan *p)
 	if (v && uses) {
 		for (int s = 0; s < p->nslots; s++)
 			v[s] = ox_val_ref(p->init[s]);
+		drop_unread(p, uses);
 		fold_constants(p, v);
 		for (size_t i = 0; i < p->nnodes; i++)
 			fuse_conv(p, uses, v, i);
@@ -1928,6 +1944,8 @@ void ox_plan_counts(const ox_plan *p, ox_plan_stats *c)
 	memset(c, 0, sizeof *c);
 	for (size_t i = 0; i < p->nnodes; i++) {
 		const ox_node *N = &p->nodes[i];
+		for (int j = 1; j < N->nout; j++)
+			c->unread += N->out[j] < 0 && N->proto->output[j][0];
 		const ox_val *w = N->fuse && N->fuse->w ? N->fuse->w : N->nin > 1 ? constant_of(p, N->in[1]) : NULL;
 		c->kept += N->cache != NULL;
 		c->fused += N->fused_away;

@@ -31,18 +31,18 @@ ox_plan *ox_plan_model(ox_arena *a, const Onnx__ModelProto *m, ox_status *st);
 /* Session-time work on the main graph: nodes whose inputs are all constants are run and
  * their results kept (folding), a Conv absorbs the BatchNormalization and Relu after it
  * (a BatchNormalization after no Conv, the Mul, Add and Relu after it), constant Conv
- * weights are packed for the GEMM, and the inputs of Concats are placed in their outputs
- * (exec.c: placement). Runs give the same results as
- * without it (up to rounding where BatchNormalization is folded); when a run overrides
- * an initializer that something was made from, that part runs as it would have. Out of
- * memory just leaves a part undone. */
+ * weights are packed for the GEMM, the inputs of Concats are placed in their outputs
+ * (exec.c: placement), and outputs after the first that nothing reads are not made.
+ * Runs give the same results as without it (up to rounding where BatchNormalization is
+ * folded); when a run overrides an initializer that something was made from, that part
+ * runs as it would have. Out of memory just leaves a part undone. */
 void ox_plan_optimize(ox_plan *p);
 
 /* What ox_plan_optimize did to the main graph, for tests: nodes with results kept, nodes
  * fused into the node before them, Conv nodes whose weights (an initializer or fused
- * weights) are packed. */
+ * weights) are packed, named outputs no longer made because nothing reads them. */
 typedef struct ox_plan_stats {
-	size_t kept, fused, packed;
+	size_t kept, fused, packed, unread;
 } ox_plan_stats;
 void ox_plan_counts(const ox_plan *p, ox_plan_stats *c);
 

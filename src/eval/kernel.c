@@ -70,7 +70,7 @@ int ox_in_int8_operands(ox_k *k, ox_val **a, ox_val **b, ox_val **za, ox_val **z
 
 bool ox_out_wanted(const ox_k *k, int i)
 {
-	return i < k->nout && k->proto->output[i] && k->proto->output[i][0];
+	return i < k->nout && k->proto->output[i] && k->proto->output[i][0] && (!k->node || ox_node_out_used(k->node, i));
 }
 
 void ox_out_set(ox_k *k, int i, ox_val *v)

@@ -62,8 +62,10 @@ int ox_in_tensors(ox_k *k, ox_val **v, int n, int nreq);
  * (uint8 or int8, called na and nb in messages), their optional zero points 2 and 3 into za
  * and zb. */
 int ox_in_int8_operands(ox_k *k, ox_val **a, ox_val **b, ox_val **za, ox_val **zb, const char *na, const char *nb);
-/* Whether output i is wanted (named by the node). */
+/* Whether output i is wanted: named by the node, and read by something where the
+ * session knows (exec.c: ox_node_out_used). */
 bool ox_out_wanted(const ox_k *k, int i);
+bool ox_node_out_used(const ox_node *n, int i);
 /* Allocates output tensor i (uninitialized data); NULL after failing with the reason.
  * Where the session placed the output in a Concat's output (exec.c), it is a view there. */
 ox_val *ox_out_tensor(ox_k *k, int i, int type, int rank, const int64_t *dims);
