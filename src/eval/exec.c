@@ -1945,7 +1945,7 @@ void ox_plan_counts(const ox_plan *p, ox_plan_stats *c)
 	for (size_t i = 0; i < p->nnodes; i++) {
 		const ox_node *N = &p->nodes[i];
 		for (int j = 1; j < N->nout; j++)
-			c->unread += N->out[j] < 0 && N->proto->output[j][0];
+			c->unread += N->out[j] < 0 && N->proto->output[j] && N->proto->output[j][0];
 		const ox_val *w = N->fuse && N->fuse->w ? N->fuse->w : N->nin > 1 ? constant_of(p, N->in[1]) : NULL;
 		c->kept += N->cache != NULL;
 		c->fused += N->fused_away;

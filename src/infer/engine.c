@@ -413,12 +413,15 @@ static void put_type(keybuf *k, const ox_type *t)
  * opsets in force count only when the function imports none of its own, by content (the
  * table is the caller's, on its stack), in the table's order: equal tables built in
  * another order give another key, which only costs sharing. The call's attributes count
- * as written: the body's references find them so (ox_iattr). */
+ * as written: the body's references find them so (ox_iattr). A body inferred quietly
+ * (inside a function whose error was reported) is inferred again where errors show. */
 static void call_key(keybuf *k, const ox_ictx *x, size_t index)
 {
 	const ox_infer *e = x->e;
 	const Onnx__FunctionProto *f = e->m->functions[index];
+	bool quiet = e->quiet > 0;
 	PUT(k, index);
+	PUT(k, quiet);
 	for (size_t i = 0; !f->n_opset_import && i < e->opsets->cap; i++)
 		if (e->opsets->key[i]) {
 			PUT(k, e->opsets->len[i]);
