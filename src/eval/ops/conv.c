@@ -90,10 +90,8 @@ static int tables_new(const ox_conv_geom *g, tables *t)
 	t->depth = cin_g * t->kvol;
 	for (int i = n - 1; i >= 0; i--)
 		t->pstep[i] = i == n - 1 ? 1 : t->pstep[i + 1] * t->pdim[i + 1];
-	t->off = alloc_n(t->depth, sizeof(int64_t));
-	t->pos = alloc_n(t->npos, sizeof(int64_t));
-	if (!t->off || !t->pos)
-		return tables_free(t), -1;
+	if (!(t->off = alloc_n(t->depth, sizeof(int64_t))))
+		return -1;
 	int64_t step[OX_MAX_RANK] = {0};
 	for (int i = 0; i < n; i++)
 		step[i] = g->dil[i] * t->pstep[i];
@@ -101,9 +99,20 @@ static int tables_new(const ox_conv_geom *g, tables *t)
 	for (int64_t c = 1; c < cin_g; c++)
 		for (int64_t q = 0; q < t->kvol; q++)
 			t->off[c * t->kvol + q] = c * t->ps + t->off[q];
-	for (int i = 0; i < n; i++)
+	return 0;
+}
+
+/* t->pos: the offsets in the padded input of the output's positions over its first axes
+ * (nsp: every position; nsp - 1: where each row starts, all the direct convolution reads:
+ * a table of every position was the larger part of a run's serial work at 2 threads). */
+static int tables_pos(const ox_conv_geom *g, tables *t, int axes)
+{
+	int64_t step[OX_MAX_RANK] = {0};
+	for (int i = 0; i < g->nsp; i++)
 		step[i] = g->stride[i] * t->pstep[i];
-	offsets(n, g->out, step, t->pos);
+	if (!(t->pos = alloc_n(count_of(axes, g->out), sizeof(int64_t))))
+		return -1;
+	offsets(axes, g->out, step, t->pos);
 	return 0;
 }
 
@@ -761,28 +770,22 @@ static bool split_wanted(const conv_job *J, int64_t len)
 	return ox_dconv_straight(J->level, &probe);
 }
 
-/* s (a copy of conv_direct's tables) turned into those of the split input, in arrays of
- * its own: a tap's column parity picks the half, and a row's outputs read adjacent
- * columns of it. */
+/* s (a copy of conv_direct's tables) turned into those of the split input, the offsets
+ * in an array of its own: a tap's column parity picks the half, and a row's outputs read
+ * adjacent columns of it (from where the row starts, as before). */
 static int split_tables(const ox_conv_geom *g, tables *s)
 {
 	int n = g->nsp;
-	int64_t kw = g->kernel[n - 1], d = g->dil[n - 1], len = g->out[n - 1];
-	int64_t *off = alloc_n(s->depth, sizeof(int64_t)), *pos = alloc_n(s->npos, sizeof(int64_t));
-	if (!off || !pos) {
-		free(off);
-		free(pos);
+	int64_t kw = g->kernel[n - 1], d = g->dil[n - 1];
+	int64_t *off = alloc_n(s->depth, sizeof(int64_t));
+	if (!off)
 		return -1;
-	}
 	s->split = (s->pdim[n - 1] + 1) / 2;
 	for (int64_t k = 0; k < s->depth; k++) {
 		int64_t e = k % kw * d; /* the tap's column past the output's first */
 		off[k] = s->off[k] - e + (e % 2 ? s->split : 0) + e / 2;
 	}
-	for (int64_t p0 = 0; p0 < s->npos; p0 += len) /* each row's outputs 1 column apart, not 2 */
-		for (int64_t j = 0; j < len; j++)
-			pos[p0 + j] = s->pos[p0] + j;
-	s->off = off, s->pos = pos;
+	s->off = off;
 	return 0;
 }
 
@@ -832,7 +835,7 @@ static int conv_direct(const conv_job *J)
 	if (rc == 0)
 		direct_images(J, &t, wp, xp, len, st, cs);
 	if (split)
-		free(t.off), free(t.pos);
+		free(t.off);
 	free(cs);
 	free(xp);
 	free(own);
@@ -849,9 +852,13 @@ int ox_conv_f32_packed(int level, const ox_conv_geom *g, const float *x, const f
 	const ox_conv_packed *pk = packed;
 	int rc;
 	if (ox_dconv_available(level) && !uses_depthwise(g, &t)) {
-		rc = conv_direct(&J);
+		rc = tables_pos(g, &t, is_pointwise(g) ? 0 : g->nsp - 1) < 0 ? -1 : conv_direct(&J);
 		tables_free(&t);
 		return rc;
+	}
+	if (tables_pos(g, &t, g->nsp) < 0) {
+		tables_free(&t);
+		return -1;
 	}
 	/* scaled weights exist only packed: a convolution they do not fit cannot run */
 	if (pk && pk->scaled && (!packed_for(pk, level, g, &t, 0) || g->cin == g->group)) {
@@ -1060,6 +1067,10 @@ static int conv_f64(const ox_conv_geom *g, const double *x, const double *w, con
 	tables t;
 	if (tables_new(g, &t) < 0)
 		return -1;
+	if (tables_pos(g, &t, g->nsp) < 0) {
+		tables_free(&t);
+		return -1;
+	}
 	int64_t cin_g = g->cin / g->group, cout_g = g->cout / g->group, ins = count_of(g->nsp, g->in);
 	double *xp = alloc_n(g->cin * t.ps, sizeof(double));
 	int rc = xp ? 0 : -1;

@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 /* One image and group. Output position p = r * len + j (row r < rows, j < len) reads, at
- * depth k, x[pos[p] + off[k]]; neighbours in a row are stride apart in x. x must be
- * readable for ox_dconv_slack floats past the last element a position reads when
- * len is shorter than ox_dconv_min_len (tiles then run past the row). */
+ * depth k, x[pos[r] + j * stride + off[k]]. x must be readable for ox_dconv_slack floats
+ * past the last element a position reads when len is shorter than ox_dconv_min_len
+ * (tiles then run past the row). */
 typedef struct ox_dconv {
 	const float *x;
 	const int64_t *off, *pos;

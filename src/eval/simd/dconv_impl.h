@@ -134,7 +134,7 @@ TARGET static void FN(dc_unit)(const ox_dconv *c, const dc_plan *P, int64_t u, f
 	int lo = (int)(j * P->mr - ow), hi = c->len >= P->mr ? P->mr : (int)c->len;
 	int64_t p0 = row * c->len + ow, slab = blk * P->nv, ws = c->depth * VW;
 	int si = c->stride == 1 ? 0 : c->stride == 2 ? 1 : 2;
-	const float *xa = c->x + c->pos[p0];
+	const float *xa = c->x + c->pos[row] + ow * c->stride;
 	FN(dc_prefetch)(c, p0, blk * P->nv * VW, P->nv * VW, hi);
 	while (slab < P->nslab) {
 		int nv = P->nslab - slab >= P->nv ? P->nv : P->nslab - slab >= 2 ? 2 : 1;
@@ -267,7 +267,7 @@ TARGET static void FN(dc_straight_units)(const ox_dconv *c, const dc_plan *P, in
 		bool rows = c->rows > 1;
 		int64_t row = rows ? u : 0, j0 = rows ? 0 : u % P->tpr, j1 = rows ? P->tpr : j0 + 1;
 		int64_t ch0 = rows ? 0 : u / P->tpr * P->chunk, ch1 = rows || ch0 + P->chunk > c->cout ? c->cout : ch0 + P->chunk;
-		const float *xr = c->x + c->pos[row * c->len];
+		const float *xr = c->x + c->pos[row];
 		int64_t end = ch1 + P->chunk < c->cout ? ch1 + P->chunk : c->cout, blocks = (ch1 - ch0 + DC_PMR - 1) / DC_PMR;
 		int64_t bytes = rows ? 0 : (end - ch1 + VW - 1) / VW * slab * (int64_t)sizeof(float);
 		int64_t share = (bytes / (P->tpr * blocks) + 64) & ~(int64_t)63, at = j0 * blocks * share;
