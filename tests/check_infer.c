@@ -136,7 +136,7 @@ START_TEST(propagation)
 }
 END_TEST
 
-/* A body is inferred once per key (function, attributes as written, input types): calls
+/* A body is inferred once per key (function, attributes as resolved, input types): calls
  * that differ in one of them each get their own result, and a model whose functions each
  * call the next twice, 40 levels deep (2^40 calls expanded), checks at once (the harness's
  * time limit catches a regression). */
@@ -152,6 +152,19 @@ START_TEST(function_calls)
 				       "F <axis> (a) => (b) { b = Concat <axis: int = @axis> (a, a) }\n"),
 			 "4:3: graph.node[1] (local.F): output 'y2' is inferred as float[2,6], but it is declared as "
 			 "float[4,3]");
+	/* an attribute a call in a body passes on from the call of that body: its value, per
+	 * outer call (the two calls of G inside F are written alike) */
+	ck_assert_str_eq(first_problem("<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
+				       "g (float[2, 3] x) => (float[2, 6] y1, float[2, 6] y2) {\n"
+				       "  y1 = local.F <ax2 = 1> (x)\n"
+				       "  y2 = local.F <ax2 = 0> (x)\n"
+				       "}\n"
+				       "<domain: \"local\", opset_import: [\"\" : 17, \"local\" : 1]>\n"
+				       "F <ax2> (a) => (b) { b = local.G <ax: int = @ax2> (a) }\n"
+				       "<domain: \"local\", opset_import: [\"\" : 17]>\n"
+				       "G <ax> (a) => (b) { b = Concat <axis: int = @ax> (a, a) }\n"),
+			 "4:3: graph.node[1] (local.F): output 'y2' is inferred as float[4,3], but it is declared as "
+			 "float[2,6]");
 	char *text = malloc(8192);
 	ck_assert_ptr_nonnull(text);
 	int n = snprintf(text, 8192, "<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"

@@ -51,7 +51,8 @@ const Onnx__AttributeProto *ox_iattr(const ox_ictx *x, const char *name)
 		return a;
 	/* inside a function body: the call's attribute, else the function's default */
 	const ox_infer *e = x->e;
-	const Onnx__AttributeProto *r = e->caller ? find(e->caller->attribute, e->caller->n_attribute, a->ref_attr_name) : NULL;
+	const Onnx__AttributeProto *r =
+		e->caller ? find((Onnx__AttributeProto *const *)e->caller_attrs, e->n_caller_attrs, a->ref_attr_name) : NULL;
 	if (!r && e->function)
 		r = find(e->function->attribute_proto, e->function->n_attribute_proto, a->ref_attr_name);
 	return r;

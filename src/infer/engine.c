@@ -409,13 +409,42 @@ static void put_type(keybuf *k, const ox_type *t)
 		put(k, t->sym, n * sizeof *t->sym);
 }
 
+/* The attributes of the call x makes: those that refer to an attribute of the call being
+ * inferred (the call is in a function body) take its value, as the evaluator's planner
+ * resolves them, so a body sees values however deep the calls pass them on; one that
+ * finds none is left out (the body takes its default). */
+static const Onnx__AttributeProto **call_attrs(ox_ictx *x, size_t *n)
+{
+	ox_infer *e = x->e;
+	const Onnx__NodeProto *node = x->node;
+	const Onnx__AttributeProto **v = ox_arena_alloc(e->arena, (node->n_attribute + 1) * sizeof *v);
+	*n = 0;
+	for (size_t i = 0; v && i < node->n_attribute; i++) {
+		const Onnx__AttributeProto *a = node->attribute[i];
+		if (a->ref_attr_name && *a->ref_attr_name) {
+			const Onnx__AttributeProto *r = a->name ? ox_iattr(x, a->name) : NULL;
+			Onnx__AttributeProto *c = r && !(r->ref_attr_name && *r->ref_attr_name)
+							  ? ox_arena_alloc(e->arena, sizeof *c)
+							  : NULL;
+			if (!c)
+				continue;
+			*c = *r;
+			c->name = a->name;
+			a = c;
+		}
+		v[(*n)++] = a;
+	}
+	e->nomem |= !v;
+	return v;
+}
+
 /* The key of calling function index from x: what inferring its body depends on. The
  * opsets in force count only when the function imports none of its own, by content (the
  * table is the caller's, on its stack), in the table's order: equal tables built in
  * another order give another key, which only costs sharing. The call's attributes count
- * as written: the body's references find them so (ox_iattr). A body inferred quietly
- * (inside a function whose error was reported) is inferred again where errors show. */
-static void call_key(keybuf *k, const ox_ictx *x, size_t index)
+ * as resolved (call_attrs: n of them at attrs). A body inferred quietly (inside a
+ * function whose error was reported) is inferred again where errors show. */
+static void call_key(keybuf *k, const ox_ictx *x, size_t index, const Onnx__AttributeProto *const *attrs, size_t n)
 {
 	const ox_infer *e = x->e;
 	const Onnx__FunctionProto *f = e->m->functions[index];
@@ -428,9 +457,9 @@ static void call_key(keybuf *k, const ox_ictx *x, size_t index)
 			put(k, e->opsets->key[i], e->opsets->len[i]);
 			PUT(k, e->opsets->val[i]);
 		}
-	PUT(k, x->node->n_attribute);
-	for (size_t i = 0; i < x->node->n_attribute; i++) {
-		const ProtobufCMessage *a = &x->node->attribute[i]->base;
+	PUT(k, n);
+	for (size_t i = 0; i < n; i++) {
+		const ProtobufCMessage *a = &attrs[i]->base;
 		size_t size = protobuf_c_message_get_packed_size(a);
 		PUT(k, size);
 		if (!k->nomem && (k->n + size <= k->cap || ox_grow(&k->b, &k->cap, k->n + size, 1, 256)))
@@ -449,10 +478,10 @@ typedef struct call_done {
 	const ox_type *out[];
 } call_done;
 
-/* Infers the body of function index with the call's input types and attributes; its outputs
- * become the call's. An error inside is reported once per function (at the body's node),
- * and the call fails. */
-static void infer_body(ox_ictx *x, size_t index)
+/* Infers the body of function index with the call's input types and attributes (n at
+ * attrs); its outputs become the call's. An error inside is reported once per function
+ * (at the body's node), and the call fails. */
+static void infer_body(ox_ictx *x, size_t index, const Onnx__AttributeProto **attrs, size_t n)
 {
 	ox_infer *e = x->e;
 	ox_check *c = e->c;
@@ -466,11 +495,14 @@ static void infer_body(ox_ictx *x, size_t index)
 	ox_names opsets = {0};
 	const ox_names *saved_opsets = e->opsets;
 	const Onnx__NodeProto *saved_caller = e->caller;
+	const Onnx__AttributeProto **saved_attrs = e->caller_attrs;
+	size_t saved_n = e->n_caller_attrs;
 	const Onnx__FunctionProto *saved_function = e->function;
 	const ox_iscope *saved_scope = e->scope;
 	add_opsets(e, &opsets, f->opset_import, f->n_opset_import);
 	e->opsets = f->n_opset_import ? &opsets : saved_opsets;
 	e->caller = x->node;
+	e->caller_attrs = attrs, e->n_caller_attrs = n;
 	e->function = f;
 	e->in_progress[index] = true;
 	e->quiet += e->reported[index];
@@ -494,6 +526,7 @@ static void infer_body(ox_ictx *x, size_t index)
 	e->in_progress[index] = false;
 	e->opsets = saved_opsets;
 	e->caller = saved_caller;
+	e->caller_attrs = saved_attrs, e->n_caller_attrs = saved_n;
 	e->function = saved_function;
 	e->scope = saved_scope;
 	ox_names_free(&opsets);
@@ -511,8 +544,10 @@ static void infer_call(ox_ictx *x, size_t index)
 	const Onnx__FunctionProto *f = e->m->functions[index];
 	if (e->in_progress[index] || e->depth > 64)
 		return; /* recursion: the structural check reports it */
+	size_t n;
+	const Onnx__AttributeProto **attrs = call_attrs(x, &n);
 	keybuf k = {0};
-	call_key(&k, x, index);
+	call_key(&k, x, index, attrs, n);
 	const intptr_t *hit = k.nomem ? NULL : ox_names_find(&e->calls, k.b, k.n);
 	if (hit) {
 		const call_done *d = (const call_done *)*hit;
@@ -521,7 +556,7 @@ static void infer_call(ox_ictx *x, size_t index)
 		free(k.b);
 		return;
 	}
-	infer_body(x, index);
+	infer_body(x, index, attrs, n);
 	call_done *d = ox_arena_alloc(e->arena, sizeof *d + f->n_output * sizeof *d->out);
 	uint8_t *key = ox_arena_alloc(e->arena, k.n + 1);
 	if (!k.nomem && d && key) {

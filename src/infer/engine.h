@@ -33,7 +33,10 @@ struct ox_infer {
 	ox_names calls;             /* a call's key -> its outputs (engine.c: call keys) */
 	const ox_names *opsets;     /* domain -> version for the nodes being inferred */
 	ox_names model_opsets;
-	const Onnx__NodeProto *caller; /* the call being inferred (its attributes) */
+	const Onnx__NodeProto *caller; /* the call being inferred */
+	/* its attributes, references to the enclosing call's resolved (engine.c: call_attrs) */
+	const Onnx__AttributeProto **caller_attrs;
+	size_t n_caller_attrs;
 	const Onnx__FunctionProto *function;
 	int quiet;                  /* > 0: errors fail rules without being reported */
 	int depth;                  /* graphs and calls nested */
