@@ -165,6 +165,25 @@ START_TEST(function_calls)
 				       "G <ax> (a) => (b) { b = Concat <axis: int = @ax> (a, a) }\n"),
 			 "4:3: graph.node[1] (local.F): output 'y2' is inferred as float[4,3], but it is declared as "
 			 "float[2,6]");
+	/* G's error on float[2,3], met first inside F, whose own error was reported (so quietly),
+	 * is still reported where the graph calls G itself */
+	const char *quiet = "<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
+			    "g (float[3, 3] x, float[2, 3] v) => (float[3, 3] y, float[2, 3] z, float[2, 3] w) {\n"
+			    "  y = local.F(x)\n"
+			    "  z = local.F(v)\n"
+			    "  w = local.G(v)\n"
+			    "}\n"
+			    "<domain: \"local\", opset_import: [\"\" : 17, \"local\" : 1]>\n"
+			    "F (a) => (b) { t = Reshape(a, a) b = local.G(a) }\n"
+			    "<domain: \"local\", opset_import: [\"\" : 17]>\n"
+			    "G (a) => (b) { b = MatMul(a, a) }\n";
+	OnnxError err, *problems = NULL;
+	size_t count = 0;
+	ck_assert_int_eq(OnnxModel_CheckText(quiet, strlen(quiet), &problems, &count, &err), ONNXTXT_ERR_INVALID);
+	ck_assert_uint_eq(count, 2);
+	ck_assert_msg(strstr(problems[1].message, "functions[1].node[0] (MatMul): the inner dimensions differ") != NULL,
+		      "%s", problems[1].message);
+	free(problems);
 	char *text = malloc(8192);
 	ck_assert_ptr_nonnull(text);
 	int n = snprintf(text, 8192, "<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
