@@ -371,14 +371,19 @@ typedef struct keybuf {
 	bool nomem;
 } keybuf;
 
+/* Whether n more bytes fit (growing the buffer); false once out of memory. */
+static bool reserve(keybuf *k, size_t n)
+{
+	k->nomem |= !k->nomem && k->n + n > k->cap && !ox_grow(&k->b, &k->cap, k->n + n, 1, 256);
+	return !k->nomem;
+}
+
 static void put(keybuf *k, const void *v, size_t n)
 {
-	if (k->nomem || (k->n + n > k->cap && !ox_grow(&k->b, &k->cap, k->n + n, 1, 256))) {
-		k->nomem = true;
-		return;
+	if (reserve(k, n)) {
+		memcpy(k->b + k->n, v, n);
+		k->n += n;
 	}
-	memcpy(k->b + k->n, v, n);
-	k->n += n;
 }
 
 #define PUT(k, v) put(k, &(v), sizeof(v))
@@ -462,10 +467,8 @@ static void call_key(keybuf *k, const ox_ictx *x, size_t index, const Onnx__Attr
 		const ProtobufCMessage *a = &attrs[i]->base;
 		size_t size = protobuf_c_message_get_packed_size(a);
 		PUT(k, size);
-		if (!k->nomem && (k->n + size <= k->cap || ox_grow(&k->b, &k->cap, k->n + size, 1, 256)))
+		if (reserve(k, size))
 			k->n += protobuf_c_message_pack(a, k->b + k->n);
-		else
-			k->nomem = true;
 	}
 	PUT(k, x->n_in);
 	for (size_t i = 0; i < x->n_in; i++)
