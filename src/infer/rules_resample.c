@@ -32,6 +32,15 @@ static int resize_axes(ox_ictx *x, int rank, int *ax)
 	return (int)n;
 }
 
+/* The dim v rounds down to; an error when int64 cannot hold it. */
+static int scaled_dim(ox_ictx *x, size_t input, int axis, double v, ox_dim *d)
+{
+	if (!(v < 0x1p63))
+		return ox_ierr(x, OX_P_INPUT, input, "output dim %d would be %g, past what int64 holds", axis, v);
+	*d = ox_dim_num((int64_t)v);
+	return 0;
+}
+
 /* Output dims from sizes: stretched, or by keep_aspect_ratio_policy's one scale (rounded as
  * the evaluator rounds). */
 static int from_sizes(ox_ictx *x, const ox_type *in, const int64_t *sz, const int *ax, int n, ox_type *out)
@@ -52,7 +61,8 @@ static int from_sizes(ox_ictx *x, const ox_type *in, const int64_t *sz, const in
 		keep = larger ? fmax(keep, s) : fmin(keep, s);
 	}
 	for (int i = 0; !stretch && i < n; i++)
-		out->dims[ax[i]] = ox_dim_num((int64_t)(keep * (double)in->dims[ax[i]].v + 0.5));
+		if (scaled_dim(x, 3, ax[i], floor(keep * (double)in->dims[ax[i]].v + 0.5), &out->dims[ax[i]]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -62,7 +72,10 @@ static int from_scales(ox_ictx *x, size_t input, const ox_type *in, const double
 		if (!(s[i] > 0) || isinf(s[i]))
 			return ox_ierr(x, OX_P_INPUT, input, "scales[%d] is %g; scales must be positive", i, s[i]);
 		ox_dim d = in->dims[ax[i]];
-		out->dims[ax[i]] = ox_dim_known(d) ? ox_dim_num((int64_t)floor(s[i] * (double)d.v)) : s[i] == 1 ? d : OX_DIM_UNKNOWN;
+		if (!ox_dim_known(d))
+			out->dims[ax[i]] = s[i] == 1 ? d : OX_DIM_UNKNOWN;
+		else if (scaled_dim(x, input, ax[i], floor(s[i] * (double)d.v), &out->dims[ax[i]]) < 0)
+			return -1;
 	}
 	return 0;
 }
