@@ -123,14 +123,15 @@ static bool variant_runs(const ox_gemm_variant *v)
 	return v->level <= ox_cpu_level();
 }
 
-/* Sizes around every register block: 0, 1, the block, the block plus and minus one. */
+/* Sizes around every register block: 0, 1, the block, the block plus and minus one, and
+ * around half a block's width (the narrow kernel's tiles). */
 START_TEST(gemm_edges)
 {
 	const ox_gemm_variant *v = ox_gemm_variant_info(_i);
 	if (!variant_runs(v))
 		return;
 	int64_t ms[] = {0, 1, 2, v->mr - 1, v->mr, v->mr + 1, 2 * v->mr + 3};
-	int64_t ns[] = {0, 1, 3, v->nr - 1, v->nr, v->nr + 1, 2 * v->nr + 5};
+	int64_t ns[] = {0, 1, 3, v->nr / 2, v->nr / 2 + 1, v->nr - 1, v->nr, v->nr + 1, v->nr + v->nr / 2, 2 * v->nr + 5};
 	int64_t ks[] = {0, 1, 2, 7, 33};
 	unsigned flags = 0;
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)

@@ -25,6 +25,7 @@ typedef void (*ukernel)(int64_t kc, const float *a, const float *b, float *c, in
 typedef struct variant {
 	ox_gemm_variant pub;
 	ukernel run;
+	ukernel narrow; /* the same panels, for tiles of at most nr / 2 columns; or NULL */
 	int64_t mc, kc, nc; /* cache blocks: MC x KC of A in L2, KC x NR of B in L1, KC x NC in L3 */
 } variant;
 
@@ -180,22 +181,26 @@ OX_TARGET_AVX2 static void k_avx2_6x16(int64_t kc, const float *a, const float *
 
 /* ---- AVX-512: MR x 32 ------------------------------------------------------------ */
 
-/* The body of every AVX-512 kernel: MR rows of A broadcast against two vectors of B.
- * Inlined into one function per MR so that the accumulators stay in registers. */
+/* The body of every AVX-512 kernel: MR rows of A broadcast against NV (1 or 2) vectors of
+ * B, in panels 32 wide. Inlined into one function per shape so that the accumulators stay
+ * in registers. NV = 1 serves tiles of at most 16 columns (a product's last, when its
+ * width is 32k + 1 to 32k + 16) at half the work; each element of C still takes the same
+ * multiply-adds in the same order, so the bits do not depend on which kernel made it. */
 OX_TARGET_AVX512 static inline __attribute__((always_inline)) void
-k_avx512(const int MR, int64_t kc, const float *a, const float *b, float *c, int64_t ldc, float alpha, float beta,
-	 int mr, int nr, bool nt)
+k_avx512(const int MR, const int NV, int64_t kc, const float *a, const float *b, float *c, int64_t ldc, float alpha,
+	 float beta, int mr, int nr, bool nt)
 {
 	__m512 acc[16][2];
 	for (int i = 0; i < MR; i++)
 		acc[i][0] = acc[i][1] = _mm512_setzero_ps();
 #pragma GCC unroll 4
 	for (int64_t p = 0; p < kc; p++, a += MR, b += 32) {
-		__m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+		__m512 b0 = _mm512_load_ps(b), b1 = NV == 2 ? _mm512_load_ps(b + 16) : b0;
 		for (int i = 0; i < MR; i++) {
 			__m512 ai = _mm512_set1_ps(a[i]);
 			acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-			acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+			if (NV == 2)
+				acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
 		}
 	}
 	__m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
@@ -205,11 +210,16 @@ k_avx512(const int MR, int64_t kc, const float *a, const float *b, float *c, int
 		if (i >= mr)
 			break;
 		float *ci = c + i * ldc;
-		__m512 v0 = _mm512_mul_ps(acc[i][0], va), v1 = _mm512_mul_ps(acc[i][1], va);
-		if (beta != 0) {
+		__m512 v0 = _mm512_mul_ps(acc[i][0], va);
+		if (beta != 0)
 			v0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m0, ci), vb, v0);
-			v1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m1, ci + 16), vb, v1);
+		if (NV == 1) {
+			_mm512_mask_storeu_ps(ci, m0, v0);
+			continue;
 		}
+		__m512 v1 = _mm512_mul_ps(acc[i][1], va);
+		if (beta != 0)
+			v1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m1, ci + 16), vb, v1);
 		if (nt && nr == 32 && ((uintptr_t)ci & 63) == 0) {
 			_mm512_stream_ps(ci, v0);
 			_mm512_stream_ps(ci + 16, v1);
@@ -220,27 +230,27 @@ k_avx512(const int MR, int64_t kc, const float *a, const float *b, float *c, int
 	}
 }
 
-OX_TARGET_AVX512 static void k_avx512_14x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-					     float alpha, float beta, int mr, int nr, bool nt)
-{
-	k_avx512(14, kc, a, b, c, ldc, alpha, beta, mr, nr, nt);
-}
-
-OX_TARGET_AVX512 static void k_avx512_8x32(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-					    float alpha, float beta, int mr, int nr, bool nt)
-{
-	k_avx512(8, kc, a, b, c, ldc, alpha, beta, mr, nr, nt);
-}
+#define K_AVX512(MR, NV)                                                                                       \
+	OX_TARGET_AVX512 static void k_avx512_##MR##x##NV(int64_t kc, const float *a, const float *b, float *c,   \
+							  int64_t ldc, float alpha, float beta, int mr, int nr,  \
+							  bool nt)                                               \
+	{                                                                                                      \
+		k_avx512(MR, NV, kc, a, b, c, ldc, alpha, beta, mr, nr, nt);                                   \
+	}
+K_AVX512(14, 2)
+K_AVX512(14, 1)
+K_AVX512(8, 2)
+K_AVX512(8, 1)
 #endif
 
 /* ---- the variants ---------------------------------------------------------------- */
 
 static const variant variants[] = {
-	{{"scalar 4x8", OX_CPU_SCALAR, S_MR, S_NR}, k_scalar, 128, 256, 4096},
+	{{"scalar 4x8", OX_CPU_SCALAR, S_MR, S_NR}, k_scalar, NULL, 128, 256, 4096},
 #if OX_X86
-	{{"avx2 6x16", OX_CPU_AVX2, 6, 16}, k_avx2_6x16, 120, 256, 4096},
-	{{"avx512 14x32", OX_CPU_AVX512, 14, 32}, k_avx512_14x32, 448, 256, 4096},
-	{{"avx512 8x32", OX_CPU_AVX512, 8, 32}, k_avx512_8x32, 128, 256, 4096},
+	{{"avx2 6x16", OX_CPU_AVX2, 6, 16}, k_avx2_6x16, NULL, 120, 256, 4096},
+	{{"avx512 14x32", OX_CPU_AVX512, 14, 32}, k_avx512_14x2, k_avx512_14x1, 448, 256, 4096},
+	{{"avx512 8x32", OX_CPU_AVX512, 8, 32}, k_avx512_8x2, k_avx512_8x1, 128, 256, 4096},
 #endif
 };
 enum { NVARIANTS = sizeof variants / sizeof variants[0] };
@@ -299,9 +309,10 @@ static void block(const variant *v, int64_t mc, int64_t nc, int64_t kc, const fl
 	for (int64_t j = 0; j < nc; j += nr) {
 		const float *bj = bp + j * kc;
 		int nrr = nc - j < nr ? (int)(nc - j) : nr;
+		ukernel run = nrr <= nr / 2 && v->narrow ? v->narrow : v->run;
 		for (int64_t i = 0; i < mc; i += mr) {
 			int mrr = mc - i < mr ? (int)(mc - i) : mr;
-			v->run(kc, ap + i * kc, bj, c + i * ldc + j, ldc, alpha, beta, mrr, nrr, nt);
+			run(kc, ap + i * kc, bj, c + i * ldc + j, ldc, alpha, beta, mrr, nrr, nt);
 		}
 	}
 }
