@@ -44,3 +44,17 @@ void ox_field_clear(ProtobufCMessage *msg, const ProtobufCFieldDescriptor *fd)
 	}
 	memset(m + fd->offset, 0, ox_field_value_size(fd));
 }
+
+size_t ox_attrs_pack(const Onnx__AttributeProto *const *a, size_t n, uint8_t *out)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t size = protobuf_c_message_get_packed_size(&a[i]->base);
+		if (out) {
+			memcpy(out + total, &size, sizeof size);
+			protobuf_c_message_pack(&a[i]->base, out + total + sizeof size);
+		}
+		total += sizeof size + size;
+	}
+	return total;
+}

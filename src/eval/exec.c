@@ -17,6 +17,7 @@
 #include "infer/infer.h"
 #include "names.h"
 #include "ops/conv.h"
+#include "proto.h"
 #include "simd/cpu.h"
 #include "registry.h"
 #include "threads.h"
@@ -311,21 +312,13 @@ static int plan_subgraphs(planner *P, ox_plan *p, ox_node *N, int index, const c
 static const uint8_t *call_key(planner *P, const Onnx__FunctionProto *f, Onnx__OperatorSetIdProto **opsets,
 			       const Onnx__AttributeProto *const *ca, size_t n, size_t *len)
 {
-	size_t total = sizeof f + sizeof opsets;
-	for (size_t i = 0; i < n; i++)
-		total += sizeof(size_t) + protobuf_c_message_get_packed_size(&ca[i]->base);
+	size_t head = sizeof f + sizeof opsets, total = head + ox_attrs_pack(ca, n, NULL);
 	uint8_t *b = alloc(P, total);
 	if (!b)
 		return NULL;
 	memcpy(b, &f, sizeof f);
 	memcpy(b + sizeof f, &opsets, sizeof opsets);
-	size_t off = sizeof f + sizeof opsets;
-	for (size_t i = 0; i < n; i++) {
-		size_t size = protobuf_c_message_get_packed_size(&ca[i]->base);
-		memcpy(b + off, &size, sizeof size);
-		off += sizeof size;
-		off += protobuf_c_message_pack(&ca[i]->base, b + off);
-	}
+	ox_attrs_pack(ca, n, b + head);
 	*len = total;
 	return b;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "infer/engine.h"
+#include "proto.h"
 
 #define problem(c, ...) ox_check_report(c, ONNXTXT_ERR_INVALID, __VA_ARGS__)
 
@@ -463,13 +464,9 @@ static void call_key(keybuf *k, const ox_ictx *x, size_t index, const Onnx__Attr
 			PUT(k, e->opsets->val[i]);
 		}
 	PUT(k, n);
-	for (size_t i = 0; i < n; i++) {
-		const ProtobufCMessage *a = &attrs[i]->base;
-		size_t size = protobuf_c_message_get_packed_size(a);
-		PUT(k, size);
-		if (reserve(k, size))
-			k->n += protobuf_c_message_pack(a, k->b + k->n);
-	}
+	size_t size = ox_attrs_pack(attrs, n, NULL);
+	if (reserve(k, size))
+		k->n += ox_attrs_pack(attrs, n, k->b + k->n);
 	PUT(k, x->n_in);
 	for (size_t i = 0; i < x->n_in; i++)
 		put_type(k, x->in[i]);
