@@ -1009,7 +1009,8 @@ START_TEST(conv_pad_threads)
 END_TEST
 
 /* The direct convolution's tiles (dconv.h) across row lengths: rows shorter than a tile
- * (read past their end), a last tile moved back over the one before, big and small tiles,
+ * (read past their end), a last tile moved back over the one before, big tiles, big ones
+ * a position short (13 and 26 at AVX-512, 10 and 15 at AVX2) and small ones,
  * strides 1, 2 and 3, channels beyond whole vectors, groups; against the definition, and
  * 2 threads the bits of 1. */
 START_TEST(conv_direct_rows)

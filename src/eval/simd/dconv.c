@@ -14,10 +14,14 @@
 #include <immintrin.h>
 #endif
 
+/* The transposed tiles (dconv_impl.h): big, big one position short, small. */
+enum dc_tile { DC_BIG, DC_BIG1, DC_SMALL };
+
 /* How one convolution is cut into tiles: mr positions by nv vectors of vw channels. */
 typedef struct dc_plan dc_plan;
 struct dc_plan {
-	bool small, tile_major;
+	enum dc_tile tile;
+	bool tile_major;
 	bool straight; /* rows at stride 1 read straight (dc_straight_units): tpr tiles a row */
 	int mr, nv, vw;
 	int64_t chunk; /* one row read straight: channels a unit takes over one of its tiles */

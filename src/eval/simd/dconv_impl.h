@@ -6,17 +6,25 @@
  * accumulators as the registers hold beside the weights and the broadcast. What a
  * position costs by small tiles, a big tile's being 100 (3x3 convolutions, GFLOP/s big
  * and small: AVX-512, 16->64 on 55x55 224 and 204, 64->256 on 13x13 232 and 212; AVX2,
- * 64->256 on 13x13 83 and 47, 32->128 on 27x27 100 and 54). */
+ * 64->256 on 13x13 83 and 47, 32->128 on 27x27 100 and 54). Big tiles also come one
+ * position short, for rows that are a multiple of that and not of DC_MRB: none is
+ * computed past the row, and a position costs the same at AVX-512 (one thread, ms with
+ * 14 and 13 positions: 3x3 64->256 on 13x13 0.212 and 0.200, 1x1 512->1000 on 13x13 0.74
+ * read straight and 0.69), 13% more at AVX2 (the same 1x1 by 6 and 5 positions: 1.47
+ * and 1.61, while the 3x3 gains 0.554 -> 0.486). */
 #if VW == 16
 #define DC_MRB 14
 #define DC_MRS 7
 #define DC_SMALL_COST 111
+#define DC_SHORT_COST 100
 #else
 #define DC_MRB 6
 #define DC_MRS 3
 #define DC_SMALL_COST 175
+#define DC_SHORT_COST 113
 #endif
 #define DC_TS (4 * VW) /* floats of a row of the tile buffer */
+#define DC_STORE_DEPTH 128 /* fewer: sums this deep hide the transposing store */
 
 /* The tile at xa (MR positions stride st apart) times NV slabs of packed weights (ws
  * floats apart) over the whole depth, into tmp (MR rows of DC_TS). Each output is one
@@ -61,15 +69,18 @@ typedef void (*FN(dc_kernel))(const float *xa, const int64_t *off, int64_t depth
 #define DC_DEF_S(b, MR, NV) DC_DEF(dc_##b##_s1, MR, NV, 1) DC_DEF(dc_##b##_s2, MR, NV, 2) DC_DEF(dc_##b##_sn, MR, NV, 0)
 DC_DEF_S(b1, DC_MRB, 1)
 DC_DEF_S(b2, DC_MRB, 2)
+DC_DEF_S(m1, DC_MRB - 1, 1)
+DC_DEF_S(m2, DC_MRB - 1, 2)
 DC_DEF_S(s1, DC_MRS, 1)
 DC_DEF_S(s2, DC_MRS, 2)
 DC_DEF_S(s4, DC_MRS, 4)
 #undef DC_DEF_S
 #undef DC_DEF
 
-/* [big/small][1, 2, 4 vectors][stride 1, 2, other] */
-static const FN(dc_kernel) FN(dc_kernels)[2][3][3] = {
+/* [dc_tile][1, 2, 4 vectors][stride 1, 2, other] */
+static const FN(dc_kernel) FN(dc_kernels)[3][3][3] = {
 	{{FN(dc_b1_s1), FN(dc_b1_s2), FN(dc_b1_sn)}, {FN(dc_b2_s1), FN(dc_b2_s2), FN(dc_b2_sn)}, {NULL, NULL, NULL}},
+	{{FN(dc_m1_s1), FN(dc_m1_s2), FN(dc_m1_sn)}, {FN(dc_m2_s1), FN(dc_m2_s2), FN(dc_m2_sn)}, {NULL, NULL, NULL}},
 	{{FN(dc_s1_s1), FN(dc_s1_s2), FN(dc_s1_sn)}, {FN(dc_s2_s1), FN(dc_s2_s2), FN(dc_s2_sn)},
 	 {FN(dc_s4_s1), FN(dc_s4_s2), FN(dc_s4_sn)}},
 };
@@ -140,7 +151,7 @@ TARGET static void FN(dc_unit)(const ox_dconv *c, const dc_plan *P, int64_t u, f
 		int nv = P->nslab - slab >= P->nv ? P->nv : P->nslab - slab >= 2 ? 2 : 1;
 		if (slab + nv > (blk + 1) * P->nv)
 			break;
-		FN(dc_kernels)[P->small][nv == 4 ? 2 : nv - 1][si](xa, c->off, c->depth, c->w + slab * ws, ws, c->stride, tmp);
+		FN(dc_kernels)[P->tile][nv == 4 ? 2 : nv - 1][si](xa, c->off, c->depth, c->w + slab * ws, ws, c->stride, tmp);
 		FN(dc_store)(c, tmp, P->mr, nv, p0, slab * VW, lo, hi);
 		slab += nv;
 	}
@@ -304,27 +315,33 @@ TARGET static void FN(dc_split_row)(const float *x, int64_t len, int64_t p0, flo
  * than the big tile reads past its end) times a position's cost by that tile. */
 static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 {
-	int64_t L = c->len, big = (L + DC_MRB - 1) / DC_MRB * DC_MRB, small = (L + DC_MRS - 1) / DC_MRS * DC_MRS;
-	int64_t cost = big * 100 < small * DC_SMALL_COST ? big * 100 : small * DC_SMALL_COST;
-	P->small = cost < big * 100;
-	P->mr = P->small ? DC_MRS : DC_MRB;
-	P->nv = P->small ? 4 : 2;
+	int64_t L = c->len, mr[3] = {DC_MRB, DC_MRB - 1, DC_MRS}, cost = INT64_MAX;
+	for (int t = DC_BIG; t <= DC_SMALL; t++) {
+		int64_t tc = (L + mr[t] - 1) / mr[t] * mr[t] * (t == DC_SMALL ? DC_SMALL_COST : t == DC_BIG1 ? DC_SHORT_COST : 100);
+		if (tc < cost)
+			cost = tc, P->tile = t;
+	}
+	P->mr = (int)mr[P->tile];
+	P->nv = P->tile == DC_SMALL ? 4 : 2;
 	P->vw = VW;
 	P->units = FN(dc_units);
 	P->min_len = DC_MRB;
 	/* straight: shallow sums over rows of many tiles, where the transposing store would
 	 * cost most, and sums whose blocks of channels would be one slab (or end with one
 	 * slab by a small tile: 7 chains of multiply-adds at AVX-512, 3 at AVX2, too few to
-	 * hide their latency); 1x1 192->16 on 28x28: 158 GFLOP/s transposed, 219 straight */
+	 * hide their latency; or by a big one, when that slab is a fifth of the work or more);
+	 * 1x1 192->16 on 28x28: 158 GFLOP/s transposed, 219 straight; 512->48 on 13x13 0.039
+	 * and 0.035 ms, 512->80 0.061 and 0.058 */
 	int64_t nslab = (c->cout + VW - 1) / VW, wbytes = c->depth * c->cout * (int64_t)sizeof(float);
 	int64_t lanes = (c->len + VW - 1) / VW * VW;
 	bool shallow = c->depth <= DC_STRAIGHT_DEPTH && c->len >= DC_STRAIGHT_TILES * DC_PNV * VW;
 	/* and one row that straight tiles cover at less cost than the transposed ones (a
-	 * lane costs what a big tile's position does), at any depth (1x1 on 13x13 at AVX-512,
-	 * GFLOP/s transposed and straight: 512->1000 219 and 242, 64->256 178 and 229; on
-	 * 14x14 and 7x7 transposed wins) */
-	bool fewer = c->len >= DC_PNV * VW && lanes * 100 < cost;
-	bool thin = (nslab == 1 || (P->small && nslab % 2 == 1)) && wbytes <= TILE_MAJOR_MAX &&
+	 * lane costs what a big tile's position does), or whose sum is too shallow to hide
+	 * the transposing store (1x1 on 13x13 at AVX-512, ms straight and by 13-position
+	 * tiles: 64->256 0.0245 and 0.0293, 128->128 0.0238 and 0.0243, 256->256 0.092 and
+	 * 0.088, 512->1000 0.72 and 0.68; on 14x14 and 7x7 transposed wins) */
+	bool fewer = c->len >= DC_PNV * VW && (lanes * 100 < cost || c->depth < DC_STORE_DEPTH);
+	bool thin = (nslab == 1 || (nslab % 2 == 1 && (P->tile == DC_SMALL || nslab <= 5))) && wbytes <= TILE_MAJOR_MAX &&
 		    c->len >= DC_PNV * VW;
 	/* many rows (stride 1, or stride 2 read split: conv.c) the same when the sum is
 	 * shallow, and up to DC_STRAIGHT_ROWS_DEPTH when the rows fill their vectors */
@@ -341,6 +358,8 @@ static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 #undef DC_MRB
 #undef DC_MRS
 #undef DC_SMALL_COST
+#undef DC_SHORT_COST
 #undef DC_TS
+#undef DC_STORE_DEPTH
 #undef DC_PMR
 #undef DC_PNV
