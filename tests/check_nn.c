@@ -467,8 +467,9 @@ END_TEST
 
 /* Stride 2 over rows as wide as the models' (squeezenet's 3x3 MaxPool on 109, 54 and 27
  * columns, inception's with the end pad): a row's 2 or 3 taps come from one pair of
- * vectors (and the float after them), read in place where no window reaches past the row,
- * and must be pool_one's bits, NaNs included. Rows and planes are allocated exactly, so a
+ * vectors (and the float after them), read in place where no window reaches past the row
+ * (a max without pads down the rows first, nn_simd_impl.h pool_max_s2), and must be
+ * pool_one's bits, NaNs included: a NaN only where a window's first tap is one. Rows and planes are allocated exactly, so a
  * read past the end shows under AddressSanitizer. */
 START_TEST(vec_pool2d_stride2_rows)
 {
