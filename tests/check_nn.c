@@ -466,23 +466,27 @@ START_TEST(vec_pool2d)
 END_TEST
 
 /* Stride 2 over rows as wide as the models' (squeezenet's 3x3 MaxPool on 109, 54 and 27
- * columns, inception's with the end pad): a row's 2 or 3 taps come from one pair of
+ * columns, inception's with the end pad, resnet's with pads all round): a row's 2 or 3 taps come from one pair of
  * vectors (and the float after them), read in place where no window reaches past the row
- * (a max without pads down the rows first, nn_simd_impl.h pool_max_s2), and must be
- * pool_one's bits, NaNs included: a NaN only where a window's first tap is one. Rows and planes are allocated exactly, so a
- * read past the end shows under AddressSanitizer. */
+ * (a max down the rows first, nn_simd_impl.h pool_max_s2), and must be pool_one's bits,
+ * NaNs included: a NaN only where a window's first tap is one. Rows and planes are
+ * allocated exactly, so a read past the end shows under AddressSanitizer. */
 START_TEST(vec_pool2d_stride2_rows)
 {
 	const int64_t widths[] = {109, 54, 27, 112, 56, 28, 14, 37, 38, 65, 66};
 	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
 		for (int mode = 0; mode < 3; mode++)
-			for (int pad = 0; pad < 2; pad++) {
+			for (int pad = 0; pad < 3; pad++) { /* none, at the ends, all round (resnet's) */
 				ox_pool2d p = {.ih = 5, .iw = widths[w], .kh = 3, .kw = 3 + (w % 3 == 2), .sh = 2, .sw = 2,
-					       .dh = 1, .dw = 1, .pb = pad, .pr = pad, .mode = mode};
-				p.oh = (p.ih + p.pb - p.kh) / p.sh + 1;
-				p.ow = (p.iw + p.pr - p.kw) / p.sw + 1;
+					       .dh = 1, .dw = 1, .pt = pad / 2, .pl = pad / 2, .pb = pad > 0, .pr = pad > 0,
+					       .mode = mode};
+				if (pad == 2 && p.kw == 4)
+					p.kw = 2, p.sh = 1;
+				p.oh = (p.ih + p.pt + p.pb - p.kh) / p.sh + 1;
+				p.ow = (p.iw + p.pl + p.pr - p.kw) / p.sw + 1;
 				char what[64];
-				snprintf(what, sizeof what, "width %lld kw %lld pad %d", (long long)p.iw, (long long)p.kw, pad);
+				snprintf(what, sizeof what, "width %lld kw %lld sh %lld pad %d", (long long)p.iw, (long long)p.kw,
+					 (long long)p.sh, pad);
 				pool_case(&p, 1, w % 2 == 1, what);
 			}
 }

@@ -467,17 +467,18 @@ static TARGET void FN(pool2d_dilated)(const ox_pool2d *p, const float *x, float 
 	}
 }
 
-/* ---- max at stride 2 across, no pads: down the rows first --------------------------------
- * A 2- or 3-wide max at stride 2 along the rows (any height and stride down them), its
- * windows inside the input: each block of outputs takes the max down the window's rows of
- * two vectors of columns (and the column after them), then one set of permutes, rather than
- * one set a row (3x3/s2 MaxPool, one thread, ms: squeezenet's 64x111x111 0.076 -> 0.048,
- * 128x55x55 0.047 -> 0.026, 256x27x27 0.018 -> 0.015; the row copies and their
- * bookkeeping cost more than the taps).
- * The rows are read in place, the last vectors of a row masked. As in pool_one, a NaN
- * comes out where a window's first tap is one, and NaNs elsewhere are passed over: the
- * maxima leave every NaN out, then the first taps are put back in; a maximum that is a
- * zero may differ in sign from pool_one's. */
+/* ---- max at stride 2 across: down the rows first -----------------------------------------
+ * A 2- or 3-wide max at stride 2 along the rows (any height and stride down them): each
+ * block of outputs takes the max down the window's rows of two vectors of columns (and the
+ * column after them), then one set of permutes, rather than one set a row (3x3/s2
+ * MaxPool, one thread, ms: squeezenet's 64x111x111 0.076 -> 0.050 and 128x55x55 0.047 ->
+ * 0.028, resnet's 64x112x112 with pads 0.092 -> 0.058, inception's 192x56x56 with an
+ * end pad 0.075 -> 0.040; the row copies and their bookkeeping cost more than the
+ * taps). The rows are read in place: only those inside the input, columns past its
+ * end as -inf; a left pad is of one column at most, its windows then one column less. As
+ * in pool_one, a NaN comes out where a window's first tap inside the input is one, and
+ * NaNs elsewhere are passed over: the maxima leave every NaN out, then the first taps are
+ * put back in. A maximum that is a zero may differ in sign from pool_one's. */
 
 /* Lanes to read of a vector whose first column is n before the end. */
 static inline int FN(lanes_left)(int64_t n)
@@ -485,57 +486,76 @@ static inline int FN(lanes_left)(int64_t n)
 	return n >= VW ? VW : n > 0 ? (int)n : 0;
 }
 
-static inline __attribute__((always_inline)) TARGET void FN(pool_max_s2_plane)(const ox_pool2d *p, const float *x,
-									     float *y, const int KW)
+/* The block of outputs whose windows' first column is q, over nr rows iw apart: WHOLE,
+ * or na and nb lanes of its two vectors inside the row (the others -inf) and the column
+ * after them when ex. */
+static inline __attribute__((always_inline)) TARGET VF FN(pool_max_s2_block)(const float *q, int64_t iw, int64_t nr,
+									    int na, int nb, bool ex, const int KW,
+									    const bool WHOLE)
 {
-	int64_t ow = p->ow, iw = p->iw, kh = p->kh, need = 2 * (ow - 1) + KW; /* columns read */
+	VF a0 = WHOLE ? VLOAD(q) : VLOADNF(q, na, -INFINITY), b0 = WHOLE ? VLOAD(q + VW) : VLOADNF(q + VW, nb, -INFINITY);
+	VF a = VMAX(a0, VSET(-INFINITY)), b = VMAX(b0, VSET(-INFINITY)); /* NaN: -inf */
+	float e = (WHOLE || ex) && q[2 * VW] > -INFINITY ? q[2 * VW] : -INFINITY;
+	for (int64_t r = 1; r < nr; r++) {
+		q += iw;
+		a = VMAX(WHOLE ? VLOAD(q) : VLOADNF(q, na, -INFINITY), a);
+		b = VMAX(WHOLE ? VLOAD(q + VW) : VLOADNF(q + VW, nb, -INFINITY), b);
+		e = (WHOLE || ex) && q[2 * VW] > e ? q[2 * VW] : e;
+	}
+	VF acc = VMAX(VODDV(a, b), VEVENV(a, b));
+	if (KW == 3)
+		acc = VMAX(VEVEN1V(a, b, e), acc);
+	return VMAX(acc, VEVENV(a0, b0)); /* the first taps: their NaNs */
+}
+
+static inline __attribute__((always_inline)) TARGET void FN(pool_max_s2_plane)(const ox_pool2d *p, const float *x,
+									     float *y, const int KW, const int PL)
+{
+	int64_t ow = p->ow, iw = p->iw;
 	for (int64_t oy = 0; oy < p->oh; oy++) {
-		const float *r0 = x + oy * p->sh * iw;
+		int64_t y0 = oy * p->sh - p->pt, ya = y0 > 0 ? y0 : 0, yb = y0 + p->kh < p->ih ? y0 + p->kh : p->ih;
+		const float *r0 = x + ya * iw;
 		float *yr = y + oy * ow;
-		for (int64_t ob = 0; ob < ow; ob += VW) {
-			int64_t at = 2 * ob, n = need - at;
-			bool whole = n >= 2 * VW + (KW == 3);
-			int na = FN(lanes_left)(n), nb = FN(lanes_left)(n - VW);
-			const float *q = r0 + at;
-			VF a0 = whole ? VLOAD(q) : VLOADN(q, na), b0 = whole ? VLOAD(q + VW) : VLOADN(q + VW, nb);
-			VF a = VMAX(a0, VSET(-INFINITY)), b = VMAX(b0, VSET(-INFINITY)); /* NaN: -inf */
-			bool ex = KW == 3 && n > 2 * VW;
-			float e = -INFINITY;
-			for (int64_t r = 0; r < kh; r++, q += iw) {
-				if (r) {
-					a = VMAX(whole ? VLOAD(q) : VLOADN(q, na), a);
-					b = VMAX(whole ? VLOAD(q + VW) : VLOADN(q + VW, nb), b);
-				}
-				e = ex && q[2 * VW] > e ? q[2 * VW] : e;
-			}
-			VF acc = VMAX(VODDV(a, b), VEVENV(a, b));
-			if (KW == 3)
-				acc = VMAX(VEVEN1V(a, b, e), acc);
-			acc = VMAX(acc, VEVENV(a0, b0)); /* the first taps: their NaNs */
+		if (PL) { /* columns 0 .. KW - 2, pool_one's taps in its order */
+			float m = r0[0];
+			for (int64_t r = 0; r < yb - ya; r++)
+				for (int c = 0; c < KW - 1; c++)
+					m = r0[r * iw + c] > m ? r0[r * iw + c] : m;
+			yr[0] = m;
+		}
+		int64_t ob = PL;
+		for (; ob < ow && iw - (2 * ob - PL) >= 2 * VW + (KW == 3); ob += VW) {
+			VF acc = FN(pool_max_s2_block)(r0 + 2 * ob - PL, iw, yb - ya, VW, VW, true, KW, true);
 			if (ob + VW <= ow)
 				VSTORE(yr + ob, acc);
 			else
 				VSTOREN(yr + ob, acc, (int)(ow - ob));
 		}
+		for (; ob < ow; ob += VW) {
+			int64_t n = iw - (2 * ob - PL); /* columns from the block's first */
+			VF acc = FN(pool_max_s2_block)(r0 + 2 * ob - PL, iw, yb - ya, FN(lanes_left)(n), FN(lanes_left)(n - VW),
+						       KW == 3 && n > 2 * VW, KW, false);
+			VSTOREN(yr + ob, acc, (int)(ow - ob < VW ? ow - ob : VW));
+		}
 	}
 }
 
-/* planes planes through pool_max_s2_plane; false when p is not such a pool, or its rows
- * are shorter than half a vector (the other ways take them faster: 3x3/s2 of 256x13x13,
- * 0.004 against 0.0065 ms). */
+/* planes planes through pool_max_s2_plane; false when p is not such a pool (every window
+ * must start inside the input), or its rows are shorter than half a vector (the other ways
+ * take them faster: 3x3/s2 of 256x13x13, 0.004 against 0.0065 ms). */
 static TARGET bool FN(pool_max_s2)(const ox_pool2d *p, const float *x, float *y, int64_t planes)
 {
-	if (p->mode != OX_POOL_MAX || p->sw != 2 || 2 * p->ow < VW || (p->kw != 2 && p->kw != 3) || p->dh != 1 || p->dw != 1 ||
-	    p->pt || p->pb || p->pl || p->pr || p->oh < 1 || p->ow < 1 || (p->oh - 1) * p->sh + p->kh > p->ih ||
-	    2 * (p->ow - 1) + p->kw > p->iw)
+	if (p->mode != OX_POOL_MAX || p->sw != 2 || 2 * p->ow < VW || (p->kw != 2 && p->kw != 3) || p->dh != 1 ||
+	    p->dw != 1 || p->pl > 1 || p->pt >= p->kh || p->oh < 1 || (p->oh - 1) * p->sh - p->pt >= p->ih ||
+	    2 * (p->ow - 1) - p->pl >= p->iw)
 		return false;
 	for (int64_t q = 0; q < planes; q++) {
 		const float *xq = x + q * p->ih * p->iw;
 		float *yq = y + q * p->oh * p->ow;
 		if (p->kw == 3)
-			FN(pool_max_s2_plane)(p, xq, yq, 3);
+			p->pl ? FN(pool_max_s2_plane)(p, xq, yq, 3, 1) : FN(pool_max_s2_plane)(p, xq, yq, 3, 0);
 		else
-			FN(pool_max_s2_plane)(p, xq, yq, 2);
+			p->pl ? FN(pool_max_s2_plane)(p, xq, yq, 2, 1) : FN(pool_max_s2_plane)(p, xq, yq, 2, 0);
 	}
 	return true;
 }

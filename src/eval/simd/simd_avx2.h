@@ -13,6 +13,7 @@
 /* lanes [0, n) of p, n <= VW; the others read as 0 and left alone, nothing read or written past them */
 #define VLANES(n) _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 #define VLOADN(p, n) _mm256_maskload_ps(p, VLANES(n))
+#define VLOADNF(p, n, f) _mm256_blendv_ps(VSET(f), VLOADN(p, n), _mm256_castsi256_ps(VLANES(n))) /* the others f */
 #define VSTOREN(p, v, n) _mm256_maskstore_ps(p, VLANES(n), v)
 #define VSET(x) _mm256_set1_ps(x)
 #define VZERO _mm256_setzero_ps

@@ -10,6 +10,7 @@
 #define VSTREAM(p, v) _mm512_stream_ps(p, v)
 /* lanes [0, n) of p, n <= VW; the others read as 0 and left alone, nothing read or written past them */
 #define VLOADN(p, n) _mm512_maskz_loadu_ps((__mmask16)((1u << (n)) - 1), p)
+#define VLOADNF(p, n, f) _mm512_mask_loadu_ps(VSET(f), (__mmask16)((1u << (n)) - 1), p) /* the others f */
 #define VSTOREN(p, v, n) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (n)) - 1), v)
 #define VSET(x) _mm512_set1_ps(x)
 #define VZERO _mm512_setzero_ps

@@ -9,6 +9,7 @@
 #undef VSTORE
 #undef VSTREAM
 #undef VLOADN
+#undef VLOADNF
 #undef VSTOREN
 #undef VLANES
 #undef VSET
