@@ -495,12 +495,13 @@ static inline __attribute__((always_inline)) TARGET VF FN(pool_max_s2_block)(con
 {
 	VF a0 = WHOLE ? VLOAD(q) : VLOADNF(q, na, -INFINITY), b0 = WHOLE ? VLOAD(q + VW) : VLOADNF(q + VW, nb, -INFINITY);
 	VF a = VMAX(a0, VSET(-INFINITY)), b = VMAX(b0, VSET(-INFINITY)); /* NaN: -inf */
-	float e = (WHOLE || ex) && q[2 * VW] > -INFINITY ? q[2 * VW] : -INFINITY;
+	bool x3 = KW == 3 && (WHOLE || ex); /* the column after the vectors is read */
+	float e = x3 && q[2 * VW] > -INFINITY ? q[2 * VW] : -INFINITY;
 	for (int64_t r = 1; r < nr; r++) {
 		q += iw;
 		a = VMAX(WHOLE ? VLOAD(q) : VLOADNF(q, na, -INFINITY), a);
 		b = VMAX(WHOLE ? VLOAD(q + VW) : VLOADNF(q + VW, nb, -INFINITY), b);
-		e = (WHOLE || ex) && q[2 * VW] > e ? q[2 * VW] : e;
+		e = x3 && q[2 * VW] > e ? q[2 * VW] : e;
 	}
 	VF acc = VMAX(VODDV(a, b), VEVENV(a, b));
 	if (KW == 3)
