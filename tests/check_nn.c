@@ -489,6 +489,13 @@ START_TEST(vec_pool2d_stride2_rows)
 					 (long long)p.sh, pad);
 				pool_case(&p, 1, w % 2 == 1, what);
 			}
+	/* 2x2 over rows of whole pairs of vectors: the last block ends with the plane */
+	for (int64_t iw = 16; iw <= 64; iw *= 2)
+		for (int nan = 0; nan < 2; nan++) {
+			ox_pool2d p = {.ih = 4, .iw = iw, .kh = 2, .kw = 2, .sh = 2, .sw = 2, .dh = 1, .dw = 1,
+				       .oh = 2, .ow = iw / 2, .mode = OX_POOL_MAX};
+			pool_case(&p, 1, nan, "2x2 of whole vectors");
+		}
 }
 END_TEST
 
