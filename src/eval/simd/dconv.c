@@ -36,15 +36,14 @@ struct dc_plan {
  * 192->64 on 28x28 231 and 222, 128->128 on 14x14 227 and 201, 64->64 on 7x7 162 and 113). */
 enum { DC_STRAIGHT_DEPTH = 64, DC_STRAIGHT_TILES = 4 };
 
-/* Many rows go straight too with sums up to DC_STRAIGHT_DEPTH deep, and up to this deep
+/* Many rows go straight too with sums up to DC_STRAIGHT_DEPTH deep, and at any depth
  * when each row's positions fill their vectors (at most 1/16 of the lanes left over):
- * the first convolutions of CNNs, few input channels and the largest output, whose
- * transposing store is a fixed cost per output with lines written a piece at a time.
+ * the transposing store is a fixed cost per output with lines written a piece at a time.
  * AVX-512, 1 thread, ms warm (cold caches) transposed and straight: 3x3 s2 3->64 on
  * 224x224 0.27 (0.63) and 0.21 (0.35); 7x7 s2 3->64 1.08 (1.40) and 0.99 (1.01); 3x3
- * 32->64 on 112x112 2.02 (2.24) and 1.89 (1.93); 3x3 64->64 on 56x56 (576 deep) 0.93 and
- * 1.06; rows that leave lanes over lose: 3x3 16->64 on 56x56 0.26 and 0.27. */
-enum { DC_STRAIGHT_ROWS_DEPTH = 320 };
+ * 32->64 on 112x112 2.02 (2.24) and 1.89 (1.93); vgg's 3x3 64->64 on 224x224 17.7 and
+ * 16.1, 64->128 on 112x112 8.2 and 7.5, 128->128 (1152 deep) 15.7 and 14.9; rows that
+ * leave lanes over lose: 3x3 16->64 on 56x56 0.26 and 0.27, 64->64 0.93 and 1.06. */
 
 /* Weights up to this many bytes stay in L2 while every block of channels takes its turn
  * on a tile: tiles then go outermost, so that the input a tile reads (a band of rows of

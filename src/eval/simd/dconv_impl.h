@@ -355,10 +355,10 @@ static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 	bool thin = (nslab == 1 || (nslab % 2 == 1 && (P->tile == DC_SMALL || nslab <= 5))) && wbytes <= TILE_MAJOR_MAX &&
 		    c->len >= DC_PNV * VW;
 	/* many rows (stride 1, or stride 2 read split: conv.c) the same when the sum is
-	 * shallow, and up to DC_STRAIGHT_ROWS_DEPTH when the rows fill their vectors */
+	 * shallow, and at any depth when the rows fill their vectors */
 	bool full = (lanes - c->len) * 16 <= lanes;
 	bool rows = c->rows > 1 && c->len >= DC_PNV * VW &&
-		    (c->depth <= DC_STRAIGHT_DEPTH || (full && c->depth <= DC_STRAIGHT_ROWS_DEPTH));
+		    (c->depth <= DC_STRAIGHT_DEPTH || full);
 	if (c->stride == 1 && ((c->rows == 1 && (shallow || thin || fewer)) || rows)) {
 		P->straight = true;
 		P->mr = DC_PNV * VW;
