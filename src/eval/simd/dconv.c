@@ -36,6 +36,10 @@ struct dc_plan {
  * 192->64 on 28x28 231 and 222, 128->128 on 14x14 227 and 201, 64->64 on 7x7 162 and 113). */
 enum { DC_STRAIGHT_DEPTH = 64, DC_STRAIGHT_TILES = 4 };
 
+/* One row goes straight too when its sum is shallower than this, whatever the lanes: the
+ * transposing store is not hidden (dconv_impl.h, dc_plan_for). */
+enum { DC_STORE_DEPTH = 128 };
+
 /* Many rows go straight too with sums up to DC_STRAIGHT_DEPTH deep, and at any depth
  * when each row's positions fill their vectors (at most 1/16 of the lanes left over):
  * the transposing store is a fixed cost per output with lines written a piece at a time.

@@ -24,7 +24,6 @@
 #define DC_SHORT_COST 113
 #endif
 #define DC_TS (4 * VW) /* floats of a row of the tile buffer */
-#define DC_STORE_DEPTH 128 /* fewer: sums this deep hide the transposing store */
 
 /* The tile at xa (MR positions stride st apart) times NV slabs of packed weights (ws
  * floats apart) over the whole depth, into tmp (MR rows of DC_TS). Each output is one
@@ -371,6 +370,5 @@ static void FN(dc_plan_for)(const ox_dconv *c, dc_plan *P)
 #undef DC_SMALL_COST
 #undef DC_SHORT_COST
 #undef DC_TS
-#undef DC_STORE_DEPTH
 #undef DC_PMR
 #undef DC_PNV
